@@ -1,0 +1,231 @@
+//! The `hookhost` command line: `fire`, `check` and `list`.
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use serde_json::{Value, json};
+
+use hookhost::{Engine, EngineOptions, LayerPolicy, LoadOptions, Severity};
+
+/// Hook engine for AI coding-agent hosts.
+#[derive(Debug, Parser)]
+#[command(name = "hookhost", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Fire an event: read its input JSON, run the matching hooks, print the outcome.
+    Fire(FireArgs),
+    /// Validate configuration and print every warning (exit 1 on errors).
+    Check(ConfigArgs),
+    /// Show the resolved hooks per event with their sources.
+    List(ConfigArgs),
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum Format {
+    /// hookhost's `HookOutcome` JSON.
+    Outcome,
+    /// A Claude Code hook answer (JSON on stdout, exit 2 where only that blocks).
+    Claude,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum Policy {
+    /// Hooks of every layer run.
+    Additive,
+    /// Project hooks for an event replace the user's.
+    ProjectReplacesUser,
+}
+
+#[derive(Debug, Args)]
+struct ConfigArgs {
+    /// Extra settings file (or inline JSON object); repeatable.
+    #[arg(long = "settings", value_name = "FILE")]
+    settings: Vec<String>,
+    /// Plugin bundle directory; repeatable.
+    #[arg(long = "plugin", value_name = "DIR")]
+    plugins: Vec<PathBuf>,
+    /// Project directory (reads .claude/settings.json and settings.local.json).
+    /// Defaults to the current directory.
+    #[arg(long, value_name = "DIR")]
+    project_dir: Option<PathBuf>,
+    /// Home directory (reads ~/.claude/settings.json). Defaults to $HOME.
+    #[arg(long, value_name = "DIR")]
+    home: Option<PathBuf>,
+    /// Managed settings file.
+    #[arg(long, value_name = "FILE", default_value = hookhost::config::layer::DEFAULT_MANAGED_PATH)]
+    managed_settings: PathBuf,
+    /// Skip ~/.claude and <project>/.claude discovery; read only --settings and --plugin.
+    #[arg(long)]
+    no_discover: bool,
+    /// How settings layers combine.
+    #[arg(long, value_enum, default_value = "additive")]
+    policy: Policy,
+    /// Directory for precompiled Wasm artifacts.
+    #[arg(long, value_name = "DIR")]
+    cache_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+struct FireArgs {
+    /// Event name, e.g. PreToolUse.
+    event: String,
+    /// Event input JSON file, or `-` for standard input (the default).
+    #[arg(long, value_name = "FILE")]
+    input: Option<String>,
+    /// Session id to put in the input when it has none.
+    #[arg(long)]
+    session_id: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "outcome")]
+    format: Format,
+    #[command(flatten)]
+    config: ConfigArgs,
+}
+
+impl ConfigArgs {
+    fn load_options(&self) -> anyhow::Result<LoadOptions> {
+        let cwd = std::env::current_dir().context("cannot read the current directory")?;
+        let (home, project_dir) = if self.no_discover {
+            (self.home.clone(), self.project_dir.clone())
+        } else {
+            (
+                self.home
+                    .clone()
+                    .or_else(|| std::env::var_os("HOME").map(PathBuf::from)),
+                Some(self.project_dir.clone().unwrap_or(cwd)),
+            )
+        };
+        Ok(LoadOptions {
+            home,
+            project_dir,
+            managed_path: Some(self.managed_settings.clone()),
+            settings: self.settings.clone(),
+            plugins: self.plugins.clone(),
+            policy: match self.policy {
+                Policy::Additive => LayerPolicy::Additive,
+                Policy::ProjectReplacesUser => LayerPolicy::ProjectReplacesUser,
+            },
+        })
+    }
+
+    fn engine(&self) -> anyhow::Result<Engine> {
+        let mut options = EngineOptions::default();
+        options.wasm.cache_dir = self.cache_dir.clone().or(options.wasm.cache_dir);
+        Engine::load(&self.load_options()?, options).context("cannot start the engine")
+    }
+}
+
+/// Runs the CLI and returns the process exit code.
+pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Fire(args) => fire(args).await,
+        Command::Check(args) => check(&args),
+        Command::List(args) => list(&args),
+    }
+}
+
+fn read_input(args: &FireArgs) -> anyhow::Result<Value> {
+    let text = match args.input.as_deref() {
+        None | Some("-") => {
+            let mut text = String::new();
+            std::io::stdin()
+                .read_to_string(&mut text)
+                .context("cannot read the event input from standard input")?;
+            text
+        }
+        Some(path) => std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read the event input file {path}"))?,
+    };
+    if text.trim().is_empty() {
+        return Ok(json!({}));
+    }
+    let value: Value = serde_json::from_str(&text).context("the event input is not valid JSON")?;
+    if !value.is_object() {
+        bail!("the event input must be a JSON object");
+    }
+    Ok(value)
+}
+
+async fn fire(args: FireArgs) -> anyhow::Result<ExitCode> {
+    let mut input = read_input(&args)?;
+    let map = input.as_object_mut().expect("checked above");
+    let session = args
+        .session_id
+        .clone()
+        .unwrap_or_else(|| "hookhost-cli".into());
+    map.entry("session_id").or_insert(json!(session));
+    map.entry("transcript_path").or_insert(json!(""));
+    if let Ok(cwd) = std::env::current_dir() {
+        map.entry("cwd").or_insert(json!(cwd.display().to_string()));
+    }
+    map.entry("permission_mode").or_insert(json!("default"));
+    let engine = args.config.engine()?;
+    for diagnostic in engine.diagnostics() {
+        eprintln!("hookhost: {diagnostic}");
+    }
+    let outcome = engine.execute(&args.event, input).await;
+    engine.close().await;
+    match args.format {
+        Format::Outcome => {
+            println!("{}", serde_json::to_string_pretty(&outcome)?);
+            Ok(ExitCode::SUCCESS)
+        }
+        Format::Claude => {
+            let answer = outcome.to_claude_answer();
+            println!("{}", answer.stdout);
+            if let Some(stderr) = answer.stderr {
+                eprintln!("{stderr}");
+            }
+            Ok(ExitCode::from(answer.exit_code as u8))
+        }
+    }
+}
+
+fn check(args: &ConfigArgs) -> anyhow::Result<ExitCode> {
+    let engine = args.engine()?;
+    let diagnostics = engine.diagnostics();
+    for diagnostic in diagnostics {
+        println!("{diagnostic}");
+    }
+    let errors = diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .count();
+    println!(
+        "{} hooks loaded, {errors} errors, {} warnings",
+        engine.hooks().len(),
+        diagnostics.len() - errors
+    );
+    Ok(if errors > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn list(args: &ConfigArgs) -> anyhow::Result<ExitCode> {
+    let engine = args.engine()?;
+    let mut hooks = engine.hooks();
+    hooks.sort_by(|a, b| a.event.cmp(&b.event));
+    let mut current = String::new();
+    for hook in hooks {
+        if hook.event != current {
+            println!("{}:", hook.event);
+            current = hook.event.clone();
+        }
+        let matcher = hook.matcher.as_deref().unwrap_or("*");
+        println!(
+            "  [{}] {:<10} {} ({}) — {}",
+            hook.executor, matcher, hook.name, hook.source, hook.file
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

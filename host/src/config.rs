@@ -1,0 +1,302 @@
+//! Configuration: Claude Code–compatible `settings.json` layers and plugin bundles,
+//! resolved into a list of [`HookSpec`]s in configuration order.
+//!
+//! Loading is two-stage: [`settings`] reads raw JSON entry by entry (a bad entry becomes a
+//! [`Diagnostic`] and is skipped, the rest loads), [`layer`] discovers the files and
+//! merges the layers (managed ▸ user ▸ project ▸ local ▸ `--settings` ▸ plugins), and
+//! [`plugin`] reads bundles. Only resolved types reach the engine.
+
+pub mod layer;
+pub mod plugin;
+pub mod settings;
+
+use std::fmt;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::condition::Rule;
+use crate::matcher::Matcher;
+
+pub use layer::{LayerPolicy, LoadOptions, load};
+
+/// How serious a diagnostic is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Something was skipped or could not be read.
+    Error,
+    /// Loaded, but probably not what was meant.
+    Warning,
+}
+
+/// One problem found while loading configuration; always names the file and where.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Diagnostic {
+    /// Error or warning.
+    pub severity: Severity,
+    /// The file (or `--settings` argument) it concerns.
+    pub file: String,
+    /// Where in the file, e.g. `hooks.PreToolUse[0].hooks[1]`.
+    pub location: String,
+    /// What is wrong and what was done about it.
+    pub message: String,
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let level = match self.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        if self.location.is_empty() {
+            write!(f, "{level}: {}: {}", self.file, self.message)
+        } else {
+            write!(
+                f,
+                "{level}: {}: {}: {}",
+                self.file, self.location, self.message
+            )
+        }
+    }
+}
+
+/// Where a hook was configured.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Layer {
+    /// Managed policy settings.
+    Managed,
+    /// `~/.claude/settings.json`.
+    User,
+    /// `<project>/.claude/settings.json`.
+    Project,
+    /// `<project>/.claude/settings.local.json`.
+    Local,
+    /// An explicit `--settings` file.
+    Settings,
+    /// A plugin bundle, by name.
+    Plugin(String),
+    /// Registered at run time through the library.
+    Session,
+}
+
+impl Layer {
+    /// The label used in reports and `hookhost list`.
+    pub fn label(&self) -> String {
+        match self {
+            Layer::Managed => "managed".into(),
+            Layer::User => "user".into(),
+            Layer::Project => "project".into(),
+            Layer::Local => "local".into(),
+            Layer::Settings => "settings".into(),
+            Layer::Plugin(name) => format!("plugin:{name}"),
+            Layer::Session => "session".into(),
+        }
+    }
+}
+
+/// The shell a shell-form command runs in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shell {
+    /// `sh -c` (the default).
+    Sh,
+    /// `bash -c`.
+    Bash,
+}
+
+/// A `command` hook.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CommandHandler {
+    /// Shell string, or the executable in exec form.
+    pub command: String,
+    /// Exec-form arguments (no shell when present).
+    pub args: Option<Vec<String>>,
+    /// Shell for the shell form.
+    pub shell: Shell,
+    /// Fire and forget.
+    pub run_async: bool,
+    /// Background; an exit-2 block queues a rewake notice.
+    pub async_rewake: bool,
+}
+
+/// A directory a Wasm hook may open.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct AllowedPath {
+    /// Host directory.
+    pub path: PathBuf,
+    /// Read-write when true, read-only otherwise.
+    pub write: bool,
+}
+
+/// A `wasm` hook.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WasmHandler {
+    /// Path to the component.
+    pub component: PathBuf,
+    /// Fuel budget per call.
+    pub fuel: Option<u64>,
+    /// Memory cap per call, MiB.
+    pub memory_mb: Option<u64>,
+    /// Any failure blocks.
+    pub fail_closed: bool,
+    /// Preopened directories.
+    pub allowed_paths: Vec<AllowedPath>,
+    /// Environment variables passed through (names).
+    pub env: Vec<String>,
+    /// Per-hook config values offered through the `config` import.
+    pub config: Value,
+    /// Cap on the answer size, bytes.
+    pub max_output_bytes: Option<usize>,
+}
+
+/// An `http` hook.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HttpHandler {
+    /// POST target.
+    pub url: String,
+    /// Extra headers; values may reference granted env vars.
+    pub headers: Vec<(String, String)>,
+    /// Env var names that may be interpolated into headers.
+    pub allowed_env_vars: Vec<String>,
+}
+
+/// A `prompt` hook.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PromptHandler {
+    /// Prompt text (`$ARGUMENTS` is replaced by the input JSON).
+    pub prompt: String,
+    /// Model override.
+    pub model: Option<String>,
+    /// Keep going after `ok: false` where the event allows it.
+    pub continue_on_block: bool,
+}
+
+/// What runs a hook.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Handler {
+    /// Shell or exec command.
+    Command(CommandHandler),
+    /// HTTP POST.
+    Http(HttpHandler),
+    /// One LLM completion.
+    Prompt(PromptHandler),
+    /// Wasm component.
+    Wasm(WasmHandler),
+    /// A handler type hookhost accepts in configuration but does not run (`agent`,
+    /// `mcp_tool`); reported as a non-blocking error naming the type.
+    Unsupported(String),
+}
+
+impl Handler {
+    /// Executor name used in reports.
+    pub fn executor_name(&self) -> &'static str {
+        match self {
+            Handler::Command(_) => "command",
+            Handler::Http(_) => "http",
+            Handler::Prompt(_) => "prompt",
+            Handler::Wasm(_) => "wasm",
+            Handler::Unsupported(_) => "unsupported",
+        }
+    }
+
+    /// A short human name for reports.
+    pub fn display_name(&self) -> String {
+        let name = match self {
+            Handler::Command(c) => match &c.args {
+                Some(args) if !args.is_empty() => format!("{} {}", c.command, args.join(" ")),
+                _ => c.command.clone(),
+            },
+            Handler::Http(h) => h.url.clone(),
+            Handler::Prompt(p) => p.prompt.clone(),
+            Handler::Wasm(w) => w
+                .component
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| w.component.display().to_string()),
+            Handler::Unsupported(kind) => kind.clone(),
+        };
+        let mut short: String = name.chars().take(80).collect();
+        if short.len() < name.len() {
+            short.push('…');
+        }
+        short
+    }
+}
+
+/// One resolved hook.
+#[derive(Debug, Clone)]
+pub struct HookSpec {
+    /// The event it is configured for.
+    pub event: String,
+    /// Compiled L2 matcher.
+    pub matcher: Matcher,
+    /// The matcher as written.
+    pub matcher_text: Option<String>,
+    /// The `if` rule.
+    pub condition: Option<Rule>,
+    /// What runs.
+    pub handler: Handler,
+    /// Per-hook timeout (the event default applies when absent).
+    pub timeout: Option<Duration>,
+    /// Spinner text while running.
+    pub status_message: Option<String>,
+    /// Run at most once per session.
+    pub once: bool,
+    /// Member of a `sequential` group.
+    pub sequential: bool,
+    /// Identifies the matcher group (file, event, index) for sequential runs.
+    pub group: String,
+    /// Where it came from.
+    pub layer: Layer,
+    /// The file it came from.
+    pub file: String,
+    /// Base directory for `/pattern` rules (the project root for project settings).
+    pub base_dir: Option<PathBuf>,
+    /// Extra environment (`CLAUDE_PLUGIN_ROOT`, `CLAUDE_PLUGIN_DATA`).
+    pub env: Vec<(String, String)>,
+    /// Explicit name (`name` field), if any.
+    pub name: Option<String>,
+}
+
+impl HookSpec {
+    /// The name used in reports.
+    pub fn display_name(&self) -> String {
+        self.name
+            .clone()
+            .unwrap_or_else(|| self.handler.display_name())
+    }
+}
+
+/// Settings keys that govern HTTP hooks, merged across files.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct HttpPolicy {
+    /// `allowedHttpHookUrls`, if set anywhere.
+    pub allowed_urls: Option<Vec<String>>,
+    /// `httpHookAllowedEnvVars`, if set anywhere.
+    pub allowed_env_vars: Option<Vec<String>>,
+}
+
+/// Everything configuration produced.
+#[derive(Debug, Clone, Default)]
+pub struct LoadedConfig {
+    /// Hooks in configuration order.
+    pub hooks: Vec<HookSpec>,
+    /// Problems found; errors mean something was skipped.
+    pub diagnostics: Vec<Diagnostic>,
+    /// HTTP hook policy.
+    pub http_policy: HttpPolicy,
+    /// The project directory, if known.
+    pub project_dir: Option<PathBuf>,
+    /// The home directory, if known.
+    pub home: Option<PathBuf>,
+}
+
+impl LoadedConfig {
+    /// Whether any diagnostic is an error.
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics
+            .iter()
+            .any(|d| d.severity == Severity::Error)
+    }
+}

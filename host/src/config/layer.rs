@@ -1,0 +1,451 @@
+//! Discovery and layering of settings files.
+//!
+//! Layers, in configuration order: managed ▸ user ▸ project ▸ local ▸ `--settings` ▸
+//! plugins. Hooks of every layer merge additively (identical handlers from several
+//! settings files run once; a plugin's copy stays separate). [`LayerPolicy::ProjectReplacesUser`]
+//! is the stricter alternative: where the project (or local) layer configures an event,
+//! the user layer's hooks for that event are dropped.
+//!
+//! `disableAllHooks` takes its value after precedence (managed > `--settings` > local >
+//! project > user): `true` outside managed settings keeps only managed hooks, `true` in
+//! managed settings stops every hook. `allowManagedHooksOnly` in managed settings keeps
+//! only managed hooks; an invalid value there fails closed (treated as `true`).
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::plugin::{read_json, read_plugin};
+use super::settings::{FileContext, read_hooks};
+use super::{Diagnostic, HookSpec, HttpPolicy, Layer, LoadedConfig, Severity};
+
+/// How layers combine.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum LayerPolicy {
+    /// Every layer's hooks run (Claude Code behaviour).
+    #[default]
+    Additive,
+    /// Project/local hooks for an event replace the user's hooks for that event.
+    ProjectReplacesUser,
+}
+
+/// Where to find configuration.
+#[derive(Debug, Clone, Default)]
+pub struct LoadOptions {
+    /// Home directory: `~/.claude/settings.json` is read when set.
+    pub home: Option<PathBuf>,
+    /// Project directory: `.claude/settings.json` and `.claude/settings.local.json`.
+    pub project_dir: Option<PathBuf>,
+    /// Managed settings file (default `/etc/claude-code/managed-settings.json`); a
+    /// `managed-settings.d/` beside it is merged alphabetically after it.
+    pub managed_path: Option<PathBuf>,
+    /// Explicit `--settings` files, or inline JSON objects.
+    pub settings: Vec<String>,
+    /// Plugin bundle directories.
+    pub plugins: Vec<PathBuf>,
+    /// How layers combine.
+    pub policy: LayerPolicy,
+}
+
+/// The default managed settings location on Linux.
+pub const DEFAULT_MANAGED_PATH: &str = "/etc/claude-code/managed-settings.json";
+
+struct Source {
+    layer: Layer,
+    label: String,
+    value: Option<Value>,
+    base_dir: Option<PathBuf>,
+}
+
+fn read_source(
+    path: &Path,
+    layer: Layer,
+    base_dir: Option<PathBuf>,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Source> {
+    if !path.exists() {
+        return None;
+    }
+    let label = path.display().to_string();
+    let value = match read_json(path) {
+        Ok(value @ Value::Object(_)) => Some(value),
+        Ok(_) => {
+            diags.push(file_error(
+                &label,
+                "settings must be a JSON object; file skipped",
+            ));
+            None
+        }
+        Err(message) => {
+            diags.push(file_error(&label, &format!("{message}; file skipped")));
+            None
+        }
+    };
+    Some(Source {
+        layer,
+        label,
+        value,
+        base_dir,
+    })
+}
+
+fn file_error(file: &str, message: &str) -> Diagnostic {
+    Diagnostic {
+        severity: Severity::Error,
+        file: file.to_string(),
+        location: String::new(),
+        message: message.to_string(),
+    }
+}
+
+fn gather(options: &LoadOptions, diags: &mut Vec<Diagnostic>) -> Vec<Source> {
+    let project = options.project_dir.clone();
+    let mut sources = Vec::new();
+    let managed = options
+        .managed_path
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(DEFAULT_MANAGED_PATH));
+    sources.extend(read_source(
+        &managed,
+        Layer::Managed,
+        project.clone(),
+        diags,
+    ));
+    if let Some(dir) = managed.parent().map(|p| p.join("managed-settings.d"))
+        && let Ok(entries) = std::fs::read_dir(&dir)
+    {
+        let mut files: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|e| e == "json"))
+            .collect();
+        files.sort();
+        for file in files {
+            sources.extend(read_source(&file, Layer::Managed, project.clone(), diags));
+        }
+    }
+    if let Some(home) = &options.home {
+        let file = home.join(".claude").join("settings.json");
+        sources.extend(read_source(&file, Layer::User, Some(home.clone()), diags));
+    }
+    if let Some(dir) = &project {
+        let claude = dir.join(".claude");
+        sources.extend(read_source(
+            &claude.join("settings.json"),
+            Layer::Project,
+            project.clone(),
+            diags,
+        ));
+        sources.extend(read_source(
+            &claude.join("settings.local.json"),
+            Layer::Local,
+            project.clone(),
+            diags,
+        ));
+    }
+    for (index, arg) in options.settings.iter().enumerate() {
+        if arg.trim_start().starts_with('{') {
+            let label = format!("--settings[{index}]");
+            match serde_json::from_str::<Value>(arg) {
+                Ok(value) => sources.push(Source {
+                    layer: Layer::Settings,
+                    label,
+                    value: Some(value),
+                    base_dir: project.clone(),
+                }),
+                Err(err) => {
+                    diags.push(file_error(&label, &format!("invalid JSON: {err}; skipped")))
+                }
+            }
+            continue;
+        }
+        let path = Path::new(arg);
+        match read_source(path, Layer::Settings, project.clone(), diags) {
+            Some(source) => sources.push(source),
+            None => diags.push(file_error(arg, "settings file not found; skipped")),
+        }
+    }
+    sources
+}
+
+/// The effective boolean of `key`, by precedence: managed > `--settings` > local >
+/// project > user. Returns the value and whether it came from managed settings.
+fn effective_flag(sources: &[Source], key: &str) -> Option<(bool, bool)> {
+    let rank = |layer: &Layer| match layer {
+        Layer::Managed => 0,
+        Layer::Settings => 1,
+        Layer::Local => 2,
+        Layer::Project => 3,
+        _ => 4,
+    };
+    let mut found: Option<(usize, bool, bool)> = None;
+    for source in sources {
+        let Some(value) = source.value.as_ref().and_then(|v| v.get(key)) else {
+            continue;
+        };
+        let flag = value.as_bool().unwrap_or(true);
+        let r = rank(&source.layer);
+        if found.is_none_or(|(best, _, _)| r < best) {
+            found = Some((r, flag, source.layer == Layer::Managed));
+        }
+    }
+    found.map(|(_, flag, managed)| (flag, managed))
+}
+
+fn merge_list(sources: &[Source], key: &str, diags: &mut Vec<Diagnostic>) -> Option<Vec<String>> {
+    let mut merged: Option<Vec<String>> = None;
+    for source in sources {
+        let Some(value) = source.value.as_ref().and_then(|v| v.get(key)) else {
+            continue;
+        };
+        let list = merged.get_or_insert_with(Vec::new);
+        match value.as_array() {
+            Some(items) => list.extend(items.iter().filter_map(Value::as_str).map(str::to_string)),
+            None => diags.push(Diagnostic {
+                severity: Severity::Error,
+                file: source.label.clone(),
+                location: key.to_string(),
+                message: "must be an array of strings; treated as empty".into(),
+            }),
+        }
+    }
+    merged
+}
+
+/// Loads every configured layer and plugin into one [`LoadedConfig`].
+pub fn load(options: &LoadOptions) -> LoadedConfig {
+    let mut diags = Vec::new();
+    let sources = gather(options, &mut diags);
+    let project = options.project_dir.clone();
+    let mut hooks = Vec::new();
+    for source in &sources {
+        let Some(value) = &source.value else { continue };
+        let Some(section) = value.get("hooks") else {
+            continue;
+        };
+        let mut vars = Vec::new();
+        if let Some(dir) = &project {
+            vars.push(("CLAUDE_PROJECT_DIR".to_string(), dir.display().to_string()));
+        }
+        let ctx = FileContext {
+            file: source.label.clone(),
+            layer: source.layer.clone(),
+            base_dir: source.base_dir.clone(),
+            vars,
+            env: Vec::new(),
+        };
+        read_hooks(section, &ctx, &mut hooks, &mut diags);
+    }
+    for plugin in &options.plugins {
+        read_plugin(
+            plugin,
+            project.as_deref(),
+            options.home.as_deref(),
+            &mut hooks,
+            &mut diags,
+        );
+    }
+    let mut hooks = dedup(hooks);
+    if options.policy == LayerPolicy::ProjectReplacesUser {
+        let overridden: HashSet<String> = hooks
+            .iter()
+            .filter(|h| matches!(h.layer, Layer::Project | Layer::Local))
+            .map(|h| h.event.clone())
+            .collect();
+        hooks.retain(|h| !(h.layer == Layer::User && overridden.contains(&h.event)));
+    }
+    apply_policy(&sources, &mut hooks, &mut diags);
+    LoadedConfig {
+        hooks,
+        http_policy: HttpPolicy {
+            allowed_urls: merge_list(&sources, "allowedHttpHookUrls", &mut diags),
+            allowed_env_vars: merge_list(&sources, "httpHookAllowedEnvVars", &mut diags),
+        },
+        diagnostics: diags,
+        project_dir: project,
+        home: options.home.clone(),
+    }
+}
+
+fn apply_policy(sources: &[Source], hooks: &mut Vec<HookSpec>, diags: &mut Vec<Diagnostic>) {
+    let note = |message: &str| Diagnostic {
+        severity: Severity::Warning,
+        file: "settings".into(),
+        location: String::new(),
+        message: message.to_string(),
+    };
+    if let Some((true, managed)) = effective_flag(sources, "disableAllHooks") {
+        if managed {
+            hooks.clear();
+            diags.push(note(
+                "disableAllHooks in managed settings: every hook is off",
+            ));
+        } else {
+            hooks.retain(|h| h.layer == Layer::Managed);
+            diags.push(note("disableAllHooks: only managed hooks run"));
+        }
+        return;
+    }
+    let managed_only = sources
+        .iter()
+        .filter(|s| s.layer == Layer::Managed)
+        .filter_map(|s| s.value.as_ref()?.get("allowManagedHooksOnly"))
+        .any(|v| v.as_bool() != Some(false));
+    if managed_only {
+        hooks.retain(|h| h.layer == Layer::Managed);
+        diags.push(note("allowManagedHooksOnly: only managed hooks run"));
+    }
+}
+
+/// Drops identical handlers configured in several settings files (first kept). Plugin
+/// hooks are never merged with each other or with settings hooks.
+fn dedup(hooks: Vec<HookSpec>) -> Vec<HookSpec> {
+    let mut seen = HashSet::new();
+    hooks
+        .into_iter()
+        .filter(|hook| {
+            let owner = match &hook.layer {
+                Layer::Plugin(name) => format!("plugin:{name}"),
+                _ => "settings".to_string(),
+            };
+            let key = format!(
+                "{owner}\u{1}{}\u{1}{:?}\u{1}{:?}\u{1}{:?}\u{1}{:?}",
+                hook.event,
+                hook.matcher_text,
+                hook.condition.as_ref().map(|c| c.as_str().to_string()),
+                hook.handler,
+                hook.sequential
+            );
+            seen.insert(key)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn write(path: &Path, value: Value) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, value.to_string()).unwrap();
+    }
+
+    fn hook(command: &str) -> Value {
+        json!({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": command}]}]}})
+    }
+
+    struct Tree {
+        _dir: tempfile::TempDir,
+        home: PathBuf,
+        project: PathBuf,
+        managed: PathBuf,
+    }
+
+    fn tree() -> Tree {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        let project = dir.path().join("proj");
+        let managed = dir.path().join("etc").join("managed-settings.json");
+        Tree {
+            home,
+            project,
+            managed,
+            _dir: dir,
+        }
+    }
+
+    fn options(t: &Tree) -> LoadOptions {
+        LoadOptions {
+            home: Some(t.home.clone()),
+            project_dir: Some(t.project.clone()),
+            managed_path: Some(t.managed.clone()),
+            ..LoadOptions::default()
+        }
+    }
+
+    fn commands(config: &LoadedConfig) -> Vec<String> {
+        config
+            .hooks
+            .iter()
+            .map(|h| h.handler.display_name())
+            .collect()
+    }
+
+    #[test]
+    fn layers_merge_in_order_and_dedup() {
+        let t = tree();
+        write(&t.managed, hook("managed"));
+        write(&t.home.join(".claude/settings.json"), hook("same"));
+        write(&t.project.join(".claude/settings.json"), hook("same"));
+        write(
+            &t.project.join(".claude/settings.local.json"),
+            hook("local"),
+        );
+        let mut opts = options(&t);
+        opts.settings.push(hook("inline").to_string());
+        let config = load(&opts);
+        assert_eq!(
+            commands(&config),
+            vec!["managed", "same", "local", "inline"]
+        );
+        assert!(config.diagnostics.is_empty(), "{:?}", config.diagnostics);
+    }
+
+    #[test]
+    fn project_replaces_user_policy() {
+        let t = tree();
+        write(&t.home.join(".claude/settings.json"), hook("user"));
+        write(&t.project.join(".claude/settings.json"), hook("project"));
+        let mut opts = options(&t);
+        opts.policy = LayerPolicy::ProjectReplacesUser;
+        assert_eq!(commands(&load(&opts)), vec!["project"]);
+    }
+
+    #[test]
+    fn disable_all_hooks_precedence() {
+        let t = tree();
+        write(&t.managed, hook("managed"));
+        let mut user = hook("user");
+        user["disableAllHooks"] = json!(true);
+        write(&t.home.join(".claude/settings.json"), user);
+        write(&t.project.join(".claude/settings.json"), hook("project"));
+        assert_eq!(commands(&load(&options(&t))), vec!["managed"]);
+        // A project `false` beats a user `true`.
+        let mut project = hook("project");
+        project["disableAllHooks"] = json!(false);
+        write(&t.project.join(".claude/settings.json"), project);
+        assert_eq!(
+            commands(&load(&options(&t))),
+            vec!["managed", "user", "project"]
+        );
+    }
+
+    #[test]
+    fn managed_policies() {
+        let t = tree();
+        let mut managed = hook("managed");
+        managed["allowManagedHooksOnly"] = json!("yes please");
+        write(&t.managed, managed);
+        write(&t.home.join(".claude/settings.json"), hook("user"));
+        assert_eq!(commands(&load(&options(&t))), vec!["managed"]);
+        let mut managed = hook("managed");
+        managed["disableAllHooks"] = json!(true);
+        write(&t.managed, managed);
+        assert!(load(&options(&t)).hooks.is_empty());
+    }
+
+    #[test]
+    fn unreadable_files_are_errors_not_panics() {
+        let t = tree();
+        std::fs::create_dir_all(t.project.join(".claude")).unwrap();
+        std::fs::write(t.project.join(".claude/settings.json"), "{ not json").unwrap();
+        write(&t.home.join(".claude/settings.json"), hook("user"));
+        let mut opts = options(&t);
+        opts.settings.push("/nonexistent/settings.json".into());
+        let config = load(&opts);
+        assert_eq!(commands(&config), vec!["user"]);
+        assert_eq!(config.diagnostics.len(), 2);
+        assert!(config.has_errors());
+    }
+}

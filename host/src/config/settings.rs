@@ -1,0 +1,512 @@
+//! Reads the `hooks` section of a settings file (or a plugin's `hooks.json`) entry by
+//! entry. Raw serde types mirror the file; each entry is resolved on its own, so a bad
+//! entry becomes a diagnostic naming file, event and index and the rest still loads.
+//!
+//! Claude Code's handler types tolerate unknown fields (real plugins add their own); the
+//! `wasm` type is ours and is strict, so a misspelt limit is reported instead of ignored.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::{
+    AllowedPath, CommandHandler, Diagnostic, Handler, HookSpec, HttpHandler, Layer, PromptHandler,
+    Severity, Shell, WasmHandler,
+};
+use crate::condition::Rule;
+use crate::event::{EventSpec, Handlers};
+use crate::matcher::Matcher;
+
+/// What a file's entries share.
+#[derive(Debug, Clone)]
+pub struct FileContext {
+    /// File label for diagnostics and reports.
+    pub file: String,
+    /// The layer it belongs to.
+    pub layer: Layer,
+    /// Base directory for `/pattern` rules.
+    pub base_dir: Option<PathBuf>,
+    /// `${NAME}` placeholders expanded in commands, args, urls and paths.
+    pub vars: Vec<(String, String)>,
+    /// Environment added to the hooks of this file.
+    pub env: Vec<(String, String)>,
+}
+
+impl FileContext {
+    fn diag(&self, severity: Severity, location: String, message: String) -> Diagnostic {
+        Diagnostic {
+            severity,
+            file: self.file.clone(),
+            location,
+            message,
+        }
+    }
+
+    /// Replaces every `${NAME}` placeholder this file defines.
+    pub fn expand(&self, text: &str) -> String {
+        let mut out = text.to_string();
+        for (name, value) in &self.vars {
+            out = out.replace(&format!("${{{name}}}"), value);
+        }
+        out
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawCommon {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(rename = "if")]
+    condition: Option<String>,
+    timeout: Option<f64>,
+    status_message: Option<String>,
+    #[serde(default)]
+    once: bool,
+    name: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawCommand {
+    command: String,
+    args: Option<Vec<String>>,
+    shell: Option<String>,
+    #[serde(default, rename = "async")]
+    run_async: bool,
+    #[serde(default)]
+    async_rewake: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct RawWasm {
+    #[serde(rename = "type")]
+    _kind: String,
+    #[serde(rename = "if")]
+    _condition: Option<String>,
+    #[serde(rename = "timeout")]
+    _timeout: Option<f64>,
+    #[serde(rename = "statusMessage")]
+    _status_message: Option<String>,
+    #[serde(rename = "once")]
+    _once: Option<bool>,
+    #[serde(rename = "name")]
+    _name: Option<String>,
+    component: String,
+    fuel: Option<u64>,
+    memory_mb: Option<u64>,
+    #[serde(default)]
+    fail_closed: bool,
+    #[serde(default)]
+    allowed_paths: Vec<RawAllowedPath>,
+    #[serde(default)]
+    env: Vec<String>,
+    #[serde(default)]
+    config: Value,
+    max_output_bytes: Option<usize>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawAllowedPath {
+    path: String,
+    #[serde(default)]
+    write: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawHttp {
+    url: String,
+    #[serde(default)]
+    headers: serde_json::Map<String, Value>,
+    #[serde(default)]
+    allowed_env_vars: Vec<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawPrompt {
+    prompt: String,
+    model: Option<String>,
+    #[serde(default)]
+    continue_on_block: bool,
+}
+
+fn from_value<T: for<'de> Deserialize<'de>>(value: &Value) -> Result<T, String> {
+    T::deserialize(value).map_err(|err| err.to_string())
+}
+
+/// Reads `hooks` (the object mapping event names to matcher groups) into `out`.
+pub fn read_hooks(
+    hooks: &Value,
+    ctx: &FileContext,
+    out: &mut Vec<HookSpec>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let Some(events) = hooks.as_object() else {
+        diags.push(ctx.diag(
+            Severity::Error,
+            "hooks".into(),
+            "`hooks` must be an object mapping event names to matcher groups; skipped".into(),
+        ));
+        return;
+    };
+    for (event, groups) in events {
+        let spec = EventSpec::for_name(event);
+        if !spec.known {
+            diags.push(ctx.diag(
+                Severity::Warning,
+                format!("hooks.{event}"),
+                format!("unknown event `{event}`: kept as a custom event"),
+            ));
+        }
+        let Some(groups) = groups.as_array() else {
+            diags.push(ctx.diag(
+                Severity::Error,
+                format!("hooks.{event}"),
+                "expected an array of matcher groups; event skipped".into(),
+            ));
+            continue;
+        };
+        for (index, group) in groups.iter().enumerate() {
+            read_group(event, &spec, index, group, ctx, out, diags);
+        }
+    }
+}
+
+fn read_group(
+    event: &str,
+    spec: &EventSpec,
+    index: usize,
+    group: &Value,
+    ctx: &FileContext,
+    out: &mut Vec<HookSpec>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let location = format!("hooks.{event}[{index}]");
+    let error = |message: String| ctx.diag(Severity::Error, location.clone(), message);
+    let Some(object) = group.as_object() else {
+        diags.push(error("a matcher group must be an object; skipped".into()));
+        return;
+    };
+    let matcher_text = match object.get("matcher") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(text)) => Some(text.clone()),
+        Some(_) => {
+            diags.push(error("`matcher` must be a string; group skipped".into()));
+            return;
+        }
+    };
+    let matcher = match Matcher::compile(matcher_text.as_deref(), spec) {
+        Ok(matcher) => matcher,
+        Err(err) => {
+            diags.push(error(format!("{err}; group skipped")));
+            return;
+        }
+    };
+    if spec.known && spec.matcher_field.is_none() && !matches!(matcher, Matcher::Any) {
+        diags.push(ctx.diag(
+            Severity::Warning,
+            location.clone(),
+            format!("`{event}` has no matcher support; the matcher is ignored"),
+        ));
+    }
+    let sequential = match object.get("sequential") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(_) => {
+            diags.push(error(
+                "`sequential` must be a boolean; group skipped".into(),
+            ));
+            return;
+        }
+    };
+    let Some(handlers) = object.get("hooks").and_then(Value::as_array) else {
+        diags.push(error(
+            "`hooks` must be an array of handlers; group skipped".into(),
+        ));
+        return;
+    };
+    for (hook_index, raw) in handlers.iter().enumerate() {
+        let location = format!("{location}.hooks[{hook_index}]");
+        match read_handler(raw, spec, ctx) {
+            Ok((handler, common)) => {
+                if common.condition.is_some() && spec.known && !spec.tool_event {
+                    diags.push(ctx.diag(
+                        Severity::Warning,
+                        location.clone(),
+                        format!("`if` is only evaluated on tool events; on `{event}` this hook never runs"),
+                    ));
+                }
+                if let Handler::Unsupported(kind) = &handler {
+                    diags.push(ctx.diag(
+                        Severity::Warning,
+                        location.clone(),
+                        format!("`{kind}` hooks are not supported by hookhost; it will be reported as an error when it fires"),
+                    ));
+                }
+                out.push(HookSpec {
+                    event: event.to_string(),
+                    matcher: matcher.clone(),
+                    matcher_text: matcher_text.clone(),
+                    condition: common.condition,
+                    handler,
+                    timeout: common.timeout,
+                    status_message: common.status_message,
+                    once: common.once,
+                    sequential,
+                    group: format!("{}#{location}", ctx.file),
+                    layer: ctx.layer.clone(),
+                    file: ctx.file.clone(),
+                    base_dir: ctx.base_dir.clone(),
+                    env: ctx.env.clone(),
+                    name: common.name,
+                });
+            }
+            Err(message) => diags.push(ctx.diag(
+                Severity::Error,
+                location,
+                format!("{message}; hook skipped"),
+            )),
+        }
+    }
+}
+
+struct Common {
+    condition: Option<Rule>,
+    timeout: Option<Duration>,
+    status_message: Option<String>,
+    once: bool,
+    name: Option<String>,
+}
+
+fn read_handler(
+    raw: &Value,
+    spec: &EventSpec,
+    ctx: &FileContext,
+) -> Result<(Handler, Common), String> {
+    if !raw.is_object() {
+        return Err("a hook must be an object".into());
+    }
+    let common: RawCommon = from_value(raw)?;
+    let timeout = match common.timeout {
+        Some(secs) if !(secs.is_finite() && secs > 0.0) => {
+            return Err(format!(
+                "`timeout` must be a positive number of seconds, found {secs}"
+            ));
+        }
+        Some(secs) => Some(Duration::from_secs_f64(secs)),
+        None => None,
+    };
+    let condition = common
+        .condition
+        .as_deref()
+        .map(Rule::parse)
+        .transpose()
+        .map_err(|err| format!("`if`: {err}"))?;
+    let llm = matches!(common.kind.as_str(), "prompt" | "agent");
+    let accepted = match spec.handlers {
+        Handlers::All => true,
+        Handlers::NoLlm => !llm,
+        Handlers::CommandOnly => matches!(common.kind.as_str(), "command" | "wasm" | "mcp_tool"),
+    };
+    if !accepted {
+        return Err(format!(
+            "`{}` hooks are not accepted on `{}`",
+            common.kind, spec.name
+        ));
+    }
+    let handler = match common.kind.as_str() {
+        "command" => Handler::Command(read_command(raw, ctx)?),
+        "wasm" => Handler::Wasm(read_wasm(raw, ctx)?),
+        "http" => {
+            let http: RawHttp = from_value(raw)?;
+            let headers = http
+                .headers
+                .into_iter()
+                .map(|(name, value)| match value {
+                    Value::String(v) => Ok((name, v)),
+                    _ => Err(format!("header `{name}` must be a string")),
+                })
+                .collect::<Result<_, _>>()?;
+            Handler::Http(HttpHandler {
+                url: ctx.expand(&http.url),
+                headers,
+                allowed_env_vars: http.allowed_env_vars,
+            })
+        }
+        "prompt" => {
+            let prompt: RawPrompt = from_value(raw)?;
+            Handler::Prompt(PromptHandler {
+                prompt: prompt.prompt,
+                model: prompt.model,
+                continue_on_block: prompt.continue_on_block,
+            })
+        }
+        "agent" | "mcp_tool" => Handler::Unsupported(common.kind.clone()),
+        other => return Err(format!("unknown hook type `{other}`")),
+    };
+    Ok((
+        handler,
+        Common {
+            condition,
+            timeout,
+            status_message: common.status_message,
+            once: common.once,
+            name: common.name,
+        },
+    ))
+}
+
+fn read_command(raw: &Value, ctx: &FileContext) -> Result<CommandHandler, String> {
+    let command: RawCommand = from_value(raw)?;
+    if command.command.trim().is_empty() {
+        return Err("`command` is empty".into());
+    }
+    let shell = match command.shell.as_deref() {
+        None | Some("sh") => Shell::Sh,
+        Some("bash") => Shell::Bash,
+        Some(other) => return Err(format!("unsupported `shell` \"{other}\" (sh or bash)")),
+    };
+    Ok(CommandHandler {
+        command: ctx.expand(&command.command),
+        args: command
+            .args
+            .map(|args| args.iter().map(|a| ctx.expand(a)).collect()),
+        shell,
+        run_async: command.run_async || command.async_rewake,
+        async_rewake: command.async_rewake,
+    })
+}
+
+fn read_wasm(raw: &Value, ctx: &FileContext) -> Result<WasmHandler, String> {
+    let wasm: RawWasm = from_value(raw)?;
+    if wasm.component.trim().is_empty() {
+        return Err("`component` is empty".into());
+    }
+    if wasm.memory_mb == Some(0) {
+        return Err("`memoryMb` must be at least 1".into());
+    }
+    let resolve = |path: &str| {
+        let expanded = PathBuf::from(ctx.expand(path));
+        match (&ctx.base_dir, expanded.is_relative()) {
+            (Some(base), true) => base.join(expanded),
+            _ => expanded,
+        }
+    };
+    Ok(WasmHandler {
+        component: resolve(&wasm.component),
+        fuel: wasm.fuel,
+        memory_mb: wasm.memory_mb,
+        fail_closed: wasm.fail_closed,
+        allowed_paths: wasm
+            .allowed_paths
+            .iter()
+            .map(|p| AllowedPath {
+                path: resolve(&p.path),
+                write: p.write,
+            })
+            .collect(),
+        env: wasm.env,
+        config: wasm.config,
+        max_output_bytes: wasm.max_output_bytes,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn ctx() -> FileContext {
+        FileContext {
+            file: "settings.json".into(),
+            layer: Layer::Project,
+            base_dir: Some("/proj".into()),
+            vars: vec![("CLAUDE_PROJECT_DIR".into(), "/proj".into())],
+            env: vec![],
+        }
+    }
+
+    fn read(hooks: Value) -> (Vec<HookSpec>, Vec<Diagnostic>) {
+        let mut out = Vec::new();
+        let mut diags = Vec::new();
+        read_hooks(&hooks, &ctx(), &mut out, &mut diags);
+        (out, diags)
+    }
+
+    #[test]
+    fn bad_entries_are_skipped_and_named() {
+        let (hooks, diags) = read(json!({
+            "PreToolUse": [
+                {"matcher": "Bash", "hooks": [
+                    {"type": "command", "command": "ok.sh"},
+                    {"type": "teleport", "command": "x"},
+                    {"type": "command", "command": 42},
+                    {"type": "command"},
+                    {"type": "command", "command": "${CLAUDE_PROJECT_DIR}/b.sh", "timeout": 5}
+                ]},
+                {"matcher": "Bash[(", "hooks": [{"type": "command", "command": "x"}]}
+            ],
+            "Stop": "nope"
+        }));
+        assert_eq!(hooks.len(), 2);
+        assert_eq!(hooks[1].handler.display_name(), "/proj/b.sh");
+        assert_eq!(hooks[1].timeout, Some(Duration::from_secs(5)));
+        let locations: Vec<_> = diags.iter().map(|d| d.location.as_str()).collect();
+        assert_eq!(
+            locations,
+            vec![
+                "hooks.PreToolUse[0].hooks[1]",
+                "hooks.PreToolUse[0].hooks[2]",
+                "hooks.PreToolUse[0].hooks[3]",
+                "hooks.PreToolUse[1]",
+                "hooks.Stop",
+            ]
+        );
+        assert!(diags[0].message.contains("unknown hook type `teleport`"));
+        assert!(diags.iter().all(|d| d.severity == Severity::Error));
+    }
+
+    #[test]
+    fn wasm_entries_are_strict() {
+        let (hooks, diags) = read(json!({"PreToolUse": [{"hooks": [
+            {"type": "wasm", "component": "guard.wasm", "memoryMB": 64},
+            {"type": "wasm", "component": "guard.wasm", "memoryMb": 64, "failClosed": true,
+             "allowedPaths": [{"path": "${CLAUDE_PROJECT_DIR}", "write": false}], "config": {"k": 1}}
+        ]}]}));
+        assert_eq!(hooks.len(), 1);
+        assert!(
+            diags[0].message.contains("memoryMB"),
+            "{}",
+            diags[0].message
+        );
+        let Handler::Wasm(wasm) = &hooks[0].handler else {
+            panic!()
+        };
+        assert_eq!(wasm.component, PathBuf::from("/proj/guard.wasm"));
+        assert_eq!(wasm.allowed_paths[0].path, PathBuf::from("/proj"));
+        assert!(wasm.fail_closed);
+    }
+
+    #[test]
+    fn prompt_on_session_start_is_refused_and_unknown_events_kept() {
+        let (hooks, diags) = read(json!({
+            "SessionStart": [{"hooks": [{"type": "prompt", "prompt": "x"}]}],
+            "MyEvent": [{"hooks": [{"type": "command", "command": "x"}]}]
+        }));
+        assert_eq!(hooks.len(), 1);
+        assert_eq!(hooks[0].event, "MyEvent");
+        assert_eq!(diags.len(), 2);
+        assert!(
+            diags
+                .iter()
+                .any(|d| d.message.contains("not accepted on `SessionStart`"))
+        );
+        assert!(diags.iter().any(|d| d.severity == Severity::Warning));
+    }
+}

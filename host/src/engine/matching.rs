@@ -1,0 +1,105 @@
+//! Selecting the hooks of an event: the matcher field, the `if` rule and the input
+//! normalisation they rely on.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use crate::condition::RuleContext;
+use crate::config::HookSpec;
+use crate::event::EventSpec;
+
+/// Makes `input` an object carrying `hook_event_name`.
+pub(crate) fn normalise_input(event: &str, input: Value) -> Value {
+    let mut map = match input {
+        Value::Object(map) => map,
+        Value::Null => Map::new(),
+        other => {
+            let mut map = Map::new();
+            map.insert("input".into(), other);
+            map
+        }
+    };
+    map.insert("hook_event_name".into(), Value::String(event.to_string()));
+    Value::Object(map)
+}
+
+/// The parts of an input that matching reads, extracted once per event.
+pub(crate) struct MatchInput<'a> {
+    spec: &'a EventSpec,
+    value: Option<String>,
+    tool_name: Option<&'a str>,
+    tool_input: &'a Value,
+    cwd: PathBuf,
+    home: Option<&'a Path>,
+}
+
+impl<'a> MatchInput<'a> {
+    pub(crate) fn new(spec: &'a EventSpec, input: &'a Value, home: Option<&'a Path>) -> Self {
+        let field = |name: &str| input.get(name).and_then(Value::as_str);
+        let value = spec.matcher_field.and_then(field).map(|v| {
+            if spec.name == "FileChanged" {
+                Path::new(v)
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_else(|| v.to_string())
+            } else {
+                v.to_string()
+            }
+        });
+        static NULL: Value = Value::Null;
+        Self {
+            spec,
+            value,
+            tool_name: field("tool_name"),
+            tool_input: input.get("tool_input").unwrap_or(&NULL),
+            cwd: field("cwd")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| PathBuf::from("/")),
+            home,
+        }
+    }
+
+    fn rule_context(&self, hook: &'a HookSpec) -> Option<RuleContext<'_>> {
+        Some(RuleContext {
+            tool_name: self.tool_name?,
+            tool_input: self.tool_input,
+            cwd: &self.cwd,
+            home: self.home,
+            base: hook.base_dir.as_deref().unwrap_or(&self.cwd),
+        })
+    }
+
+    /// Whether `hook` fires for this input (event already checked).
+    pub(crate) fn matches(&self, hook: &'a HookSpec) -> bool {
+        let rule_ctx = self.rule_context(hook);
+        // Events without matcher support ignore the matcher; custom events compare
+        // `tool_name` only when the input has one.
+        let matcher_ok = match (self.spec.known, self.spec.matcher_field) {
+            (true, None) => true,
+            (false, _) if self.value.is_none() => true,
+            _ => hook
+                .matcher
+                .matches(self.value.as_deref(), rule_ctx.as_ref()),
+        };
+        if !matcher_ok {
+            return false;
+        }
+        match &hook.condition {
+            None => true,
+            Some(_) if self.spec.known && !self.spec.tool_event => false,
+            Some(rule) => rule_ctx.is_some_and(|ctx| rule.matches(&ctx)),
+        }
+    }
+}
+
+/// The input a later hook of a sequential group sees after `updated` rewrote the tool
+/// input. `None` when there is no tool input to rewrite.
+pub(crate) fn rewrite_input(input: &Value, updated: &Value) -> Option<Value> {
+    let mut next = input.clone();
+    let map = next.as_object_mut()?;
+    map.contains_key("tool_input").then(|| {
+        map.insert("tool_input".into(), updated.clone());
+    })?;
+    Some(next)
+}

@@ -1,0 +1,87 @@
+//! Session hooks: registered at run time through the library, fired after the
+//! configuration hooks of the same event.
+
+use std::sync::atomic::Ordering;
+
+use super::{Engine, EngineError, Prepared, executor_for};
+use crate::config::{Handler, HookSpec, Layer};
+use crate::event::EventSpec;
+use crate::matcher::Matcher;
+
+/// Identifies a session hook for removal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct SessionHookId(pub u64);
+
+impl HookSpec {
+    /// A session hook for `event`, firing when `matcher` accepts the event's matcher
+    /// field.
+    pub fn session(
+        event: &str,
+        matcher: Option<&str>,
+        handler: Handler,
+    ) -> Result<HookSpec, EngineError> {
+        let spec = EventSpec::for_name(event);
+        let compiled =
+            Matcher::compile(matcher, &spec).map_err(|source| EngineError::SessionHook {
+                event: event.to_string(),
+                source,
+            })?;
+        Ok(HookSpec {
+            event: event.to_string(),
+            matcher: compiled,
+            matcher_text: matcher.map(str::to_string),
+            condition: None,
+            handler,
+            timeout: None,
+            status_message: None,
+            once: false,
+            sequential: false,
+            group: String::new(),
+            layer: Layer::Session,
+            file: "session".into(),
+            base_dir: None,
+            env: Vec::new(),
+            name: None,
+        })
+    }
+}
+
+impl Engine {
+    /// Registers a session hook; it fires after the configuration hooks of its event.
+    pub fn add_session_hook(&self, mut spec: HookSpec) -> Result<SessionHookId, EngineError> {
+        spec.layer = Layer::Session;
+        let wasm = match spec.handler {
+            Handler::Wasm(_) => Some(self.wasm_runtime()?),
+            _ => None,
+        };
+        let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
+        let executor = executor_for(&spec, wasm.as_ref());
+        self.inner
+            .session_hooks
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(Prepared { id, spec, executor });
+        Ok(SessionHookId(id))
+    }
+
+    /// Removes a session hook; `false` when no hook has that id.
+    pub fn remove_session_hook(&self, id: SessionHookId) -> bool {
+        let mut hooks = self
+            .inner
+            .session_hooks
+            .write()
+            .unwrap_or_else(|e| e.into_inner());
+        let before = hooks.len();
+        hooks.retain(|hook| hook.id != id.0);
+        hooks.len() != before
+    }
+
+    /// Removes every session hook.
+    pub fn clear_session_hooks(&self) {
+        self.inner
+            .session_hooks
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+    }
+}

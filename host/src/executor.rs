@@ -1,0 +1,212 @@
+//! The [`Executor`] trait every hook type implements, the [`HookCall`] it receives, and
+//! [`Background`], which owns detached work (async hooks) and the notices it produces.
+
+pub mod command;
+pub mod wasm;
+
+use std::collections::VecDeque;
+use std::future::Future;
+use std::path::PathBuf;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::task::JoinHandle;
+
+use crate::event::EventSpec;
+use crate::outcome::{HookResult, HookStatus};
+
+/// A boxed future, as returned by [`Executor::execute`].
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Everything one hook invocation needs. Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct HookCall {
+    /// Display name of the hook (for errors and logs).
+    pub name: String,
+    /// The event's catalog entry.
+    pub event: EventSpec,
+    /// The event name.
+    pub event_name: Arc<str>,
+    /// The hook input.
+    pub input: Arc<Value>,
+    /// The hook input, serialised once per event.
+    pub input_json: Arc<str>,
+    /// Time allowed.
+    pub timeout: Duration,
+    /// Environment for processes (`CLAUDE_PROJECT_DIR`, plugin variables, …).
+    pub env: Arc<Vec<(String, String)>>,
+    /// Working directory for processes.
+    pub cwd: Option<PathBuf>,
+    /// Where detached work goes.
+    pub background: Background,
+}
+
+/// Runs one kind of hook. Implementations never panic on bad hook behaviour and never
+/// return early without a [`HookResult`]: a failure is a result like any other.
+pub trait Executor: Send + Sync {
+    /// Runs the hook once.
+    fn execute<'a>(&'a self, call: HookCall) -> BoxFuture<'a, HookResult>;
+}
+
+/// Runs a handler type hookhost does not support, reporting it.
+pub struct Unsupported(pub String);
+
+impl Executor for Unsupported {
+    fn execute<'a>(&'a self, _call: HookCall) -> BoxFuture<'a, HookResult> {
+        let message = format!("`{}` hooks are not supported by hookhost", self.0);
+        Box::pin(async move { HookResult::non_blocking(message) })
+    }
+}
+
+/// What a background (async) hook reported when it finished.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AsyncNotice {
+    /// The hook.
+    pub hook: String,
+    /// The event it fired for.
+    pub event: String,
+    /// How it ended.
+    pub status: HookStatus,
+    /// `true` for an `asyncRewake` hook that blocked: the host should wake the agent.
+    pub rewake: bool,
+    /// Block reason, stderr, or error text.
+    pub message: Option<String>,
+    /// Context to deliver on the next turn.
+    pub additional_context: Option<String>,
+    /// System message to deliver on the next turn.
+    pub system_message: Option<String>,
+}
+
+impl AsyncNotice {
+    /// The notice for a finished background hook.
+    pub fn from_result(hook: &str, event: &str, rewake: bool, result: HookResult) -> Self {
+        let blocked = result.status == HookStatus::Blocking;
+        Self {
+            hook: hook.to_string(),
+            event: event.to_string(),
+            status: result.status,
+            rewake: rewake && blocked,
+            message: result
+                .output
+                .reason
+                .or(result.output.permission_decision_reason)
+                .or(result.error),
+            additional_context: result.output.additional_context,
+            system_message: result.output.system_message,
+        }
+    }
+}
+
+#[derive(Default)]
+struct BackgroundInner {
+    tasks: Mutex<Vec<JoinHandle<()>>>,
+    notices: Mutex<VecDeque<AsyncNotice>>,
+    wake: tokio::sync::Notify,
+}
+
+/// Detached work and its notices. Clones share state.
+#[derive(Clone, Default)]
+pub struct Background {
+    inner: Arc<BackgroundInner>,
+}
+
+impl std::fmt::Debug for Background {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Background").finish_non_exhaustive()
+    }
+}
+
+impl Background {
+    /// Runs `work` detached; [`Background::close`] waits for it.
+    pub fn spawn(&self, work: impl Future<Output = ()> + Send + 'static) {
+        let handle = tokio::spawn(work);
+        let mut tasks = self.inner.tasks.lock().unwrap_or_else(|e| e.into_inner());
+        tasks.retain(|t| !t.is_finished());
+        tasks.push(handle);
+    }
+
+    /// Queues a notice for the host.
+    pub fn notify(&self, notice: AsyncNotice) {
+        self.inner
+            .notices
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push_back(notice);
+        self.inner.wake.notify_waiters();
+        self.inner.wake.notify_one();
+    }
+
+    /// Takes every queued notice.
+    pub fn take_notices(&self) -> Vec<AsyncNotice> {
+        self.inner
+            .notices
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .drain(..)
+            .collect()
+    }
+
+    /// Waits for the next notice.
+    pub async fn next_notice(&self) -> AsyncNotice {
+        loop {
+            let wake = self.inner.wake.notified();
+            if let Some(notice) = self
+                .inner
+                .notices
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .pop_front()
+            {
+                return notice;
+            }
+            wake.await;
+        }
+    }
+
+    /// Number of background tasks still running.
+    pub fn running(&self) -> usize {
+        let tasks = self.inner.tasks.lock().unwrap_or_else(|e| e.into_inner());
+        tasks.iter().filter(|t| !t.is_finished()).count()
+    }
+
+    /// Waits up to `limit` for background work, then aborts what is left (which kills
+    /// its processes) and waits for the aborted tasks to unwind.
+    pub async fn close(&self, limit: Duration) {
+        let mut tasks: Vec<_> = self
+            .inner
+            .tasks
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .drain(..)
+            .collect();
+        let deadline = tokio::time::Instant::now() + limit;
+        let mut polled = vec![false; tasks.len()];
+        for (index, task) in tasks.iter_mut().enumerate() {
+            if tokio::time::timeout_at(deadline, &mut *task).await.is_err() {
+                break;
+            }
+            polled[index] = true;
+        }
+        for (task, done) in tasks.into_iter().zip(polled) {
+            if !done {
+                task.abort();
+                let _ = task.await;
+            }
+        }
+    }
+
+    /// Aborts all background work immediately.
+    pub fn abort_all(&self) {
+        for task in self
+            .inner
+            .tasks
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .drain(..)
+        {
+            task.abort();
+        }
+    }
+}

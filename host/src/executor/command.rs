@@ -1,0 +1,501 @@
+//! The `command` executor: the only place hookhost spawns processes.
+//!
+//! Each hook runs in its own process group. The input JSON goes to stdin; stdout and
+//! stderr are read concurrently and capped (the rest is drained and dropped, so a hook
+//! printing gigabytes neither blocks nor exhausts memory). When the hook exits, times
+//! out, or the call is abandoned, the whole group is killed: no orphans. A first stdout
+//! line of `{"async": true}` detaches the hook into the background.
+//!
+//! The exit-code matrix (reference 2.3) lives in [`interpret`], a pure function.
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
+use tokio::process::{Child, Command};
+use tokio::sync::oneshot;
+
+use super::{AsyncNotice, BoxFuture, Executor, HookCall};
+use crate::config::{CommandHandler, Shell};
+use crate::event::{EventSpec, Fields};
+use crate::outcome::HookResult;
+use crate::output::{
+    HookOutput, PermissionDecision, is_async_marker, looks_like_json, parse_answer,
+};
+
+/// Bytes kept from each of stdout and stderr.
+pub const OUTPUT_CAP: usize = 1024 * 1024;
+
+/// Time allowed for the pipes to close once the hook's process group is gone.
+const PIPE_GRACE: Duration = Duration::from_millis(500);
+
+/// Runs `command` hooks.
+pub struct CommandExecutor {
+    handler: CommandHandler,
+}
+
+impl CommandExecutor {
+    /// An executor for one configured command.
+    pub fn new(handler: CommandHandler) -> Self {
+        Self { handler }
+    }
+
+    fn command(&self, call: &HookCall) -> Command {
+        let mut command = match &self.handler.args {
+            Some(args) => {
+                let mut c = Command::new(&self.handler.command);
+                c.args(args);
+                c
+            }
+            None => {
+                let shell = match self.handler.shell {
+                    Shell::Sh => "sh",
+                    Shell::Bash => "bash",
+                };
+                let mut c = Command::new(shell);
+                c.arg("-c").arg(&self.handler.command);
+                c
+            }
+        };
+        command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .envs(call.env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+        if let Some(cwd) = call.cwd.as_ref().filter(|dir| dir.is_dir()) {
+            command.current_dir(cwd);
+        }
+        command
+    }
+}
+
+impl Executor for CommandExecutor {
+    fn execute<'a>(&'a self, call: HookCall) -> BoxFuture<'a, HookResult> {
+        Box::pin(self.run(call))
+    }
+}
+
+/// Kills a process group when dropped, unless disarmed.
+struct GroupGuard(Option<Pid>);
+
+impl GroupGuard {
+    fn kill(&mut self) {
+        if let Some(pid) = self.0.take() {
+            // ESRCH (group already gone) is fine.
+            let _ = killpg(pid, Signal::SIGKILL);
+        }
+    }
+}
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// What a finished process left behind.
+struct Finished {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+struct Running {
+    child: Child,
+    guard: GroupGuard,
+    stdout: tokio::task::JoinHandle<Vec<u8>>,
+    stderr: tokio::task::JoinHandle<Vec<u8>>,
+}
+
+impl Running {
+    /// Waits for exit (or `timeout`), kills the group, collects the output.
+    async fn finish(mut self, timeout: Duration) -> Result<Finished, Duration> {
+        let status = tokio::time::timeout(timeout, self.child.wait()).await;
+        self.guard.kill();
+        let status = match status {
+            Ok(status) => status.ok(),
+            Err(_) => {
+                let _ = self.child.wait().await;
+                self.stdout.abort();
+                self.stderr.abort();
+                return Err(timeout);
+            }
+        };
+        let collect = |task: tokio::task::JoinHandle<Vec<u8>>| async move {
+            let abort = task.abort_handle();
+            match tokio::time::timeout(PIPE_GRACE, task).await {
+                Ok(Ok(bytes)) => String::from_utf8_lossy(&bytes).into_owned(),
+                _ => {
+                    abort.abort();
+                    String::new()
+                }
+            }
+        };
+        let (stdout, stderr) = tokio::join!(collect(self.stdout), collect(self.stderr));
+        Ok(Finished {
+            code: status.and_then(|s| s.code()),
+            stdout,
+            stderr,
+        })
+    }
+}
+
+/// Reads `reader` to the end, keeping the first [`OUTPUT_CAP`] bytes. The first line is
+/// sent on `first_line` as soon as it is complete.
+async fn read_capped(
+    mut reader: impl AsyncRead + Unpin,
+    mut first_line: Option<oneshot::Sender<String>>,
+) -> Vec<u8> {
+    let mut kept = Vec::new();
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        let n = match reader.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        let room = OUTPUT_CAP.saturating_sub(kept.len());
+        kept.extend_from_slice(&buf[..n.min(room)]);
+        if let Some(pos) = kept.iter().position(|&b| b == b'\n')
+            && let Some(tx) = first_line.take()
+        {
+            let _ = tx.send(String::from_utf8_lossy(&kept[..pos]).into_owned());
+        }
+    }
+    if let Some(tx) = first_line.take() {
+        let _ = tx.send(String::from_utf8_lossy(&kept).into_owned());
+    }
+    kept
+}
+
+impl CommandExecutor {
+    async fn run(&self, call: HookCall) -> HookResult {
+        let mut child = match self.command(&call).spawn() {
+            Ok(child) => child,
+            Err(err) => {
+                return HookResult::non_blocking(format!(
+                    "cannot start `{}`: {err}",
+                    self.handler.command
+                ));
+            }
+        };
+        let guard = GroupGuard(child.id().map(|id| Pid::from_raw(id as i32)));
+        if let Some(mut stdin) = child.stdin.take() {
+            let input = call.input_json.clone();
+            tokio::spawn(async move {
+                // A hook that never reads stdin is fine: ignore EPIPE.
+                let _ = stdin.write_all(input.as_bytes()).await;
+                let _ = stdin.shutdown().await;
+            });
+        }
+        let (line_tx, line_rx) = oneshot::channel();
+        let stdout = tokio::spawn(read_capped(
+            child.stdout.take().expect("stdout is piped"),
+            Some(line_tx),
+        ));
+        let stderr = tokio::spawn(read_capped(
+            child.stderr.take().expect("stderr is piped"),
+            None,
+        ));
+        let running = Running {
+            child,
+            guard,
+            stdout,
+            stderr,
+        };
+        let mut finish = Box::pin(running.finish(call.timeout));
+        let mut line_rx = Some(line_rx);
+        loop {
+            tokio::select! {
+                finished = &mut finish => return conclude(&call, finished),
+                line = async { line_rx.as_mut().expect("present while selected").await }, if line_rx.is_some() => {
+                    line_rx = None;
+                    if line.as_deref().is_ok_and(is_async_marker) {
+                        // The hook detached itself: it goes on in the background and
+                        // reports through a notice.
+                        let background = call.background.clone();
+                        background.spawn(async move {
+                            let result = conclude(&call, finish.await);
+                            call.background.notify(notice(&call, false, result));
+                        });
+                        return HookResult::answer(HookOutput::default());
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn conclude(call: &HookCall, finished: Result<Finished, Duration>) -> HookResult {
+    match finished {
+        Ok(done) => interpret(
+            done.code,
+            &done.stdout,
+            &done.stderr,
+            &call.event,
+            &call.event_name,
+        ),
+        Err(limit) => HookResult::cancelled(format!(
+            "timed out after {}s; process group killed",
+            limit.as_secs_f64()
+        )),
+    }
+}
+
+/// Applies the reference's exit-code matrix to a finished command.
+pub fn interpret(
+    code: Option<i32>,
+    stdout: &str,
+    stderr: &str,
+    spec: &EventSpec,
+    event: &str,
+) -> HookResult {
+    let parsed = looks_like_json(stdout).then(|| {
+        serde_json::from_str::<serde_json::Value>(stdout.trim())
+            .map_err(|err| err.to_string())
+            .and_then(|value| parse_answer(&value, event).map_err(|err| err.to_string()))
+    });
+    let stderr_text = stderr.trim();
+    match code {
+        Some(0) => match parsed {
+            Some(Ok(output)) => HookResult::answer(output),
+            Some(Err(err)) => HookResult::non_blocking(format!("invalid JSON output: {err}")),
+            None => {
+                let text = stdout.trim();
+                let mut output = HookOutput::default();
+                if spec.plain_text_context && !text.is_empty() {
+                    output.additional_context = Some(text.to_string());
+                }
+                HookResult::answer(output)
+            }
+        },
+        Some(2) if spec.can_block => {
+            let mut output = match parsed {
+                Some(Ok(output)) => output,
+                _ => HookOutput::default(),
+            };
+            let reason = output
+                .reason
+                .clone()
+                .filter(|r| !r.is_empty())
+                .or_else(|| (!stderr_text.is_empty()).then(|| stderr_text.to_string()))
+                .unwrap_or_else(|| "blocked by hook (exit code 2)".to_string());
+            output.block = true;
+            output.reason = Some(reason.clone());
+            if spec.honours(Fields::PERMISSION_DECISION) {
+                // Exit 2 wins over any JSON allow.
+                output.permission_decision = Some(PermissionDecision::Deny);
+                output.permission_decision_reason = Some(reason);
+            }
+            HookResult::answer(output)
+        }
+        // PermissionRequest ignores exit 2; other events that cannot block report it.
+        Some(2) if spec.name == "PermissionRequest" => HookResult::answer(HookOutput::default()),
+        Some(2) => HookResult::non_blocking(first_line("exit code 2", stderr_text)),
+        other => {
+            if spec.name == "WorktreeCreate" {
+                return HookResult::block(first_line(&exit_text(other), stderr_text));
+            }
+            match parsed {
+                Some(Ok(output)) => HookResult::answer(output),
+                _ => HookResult::non_blocking(first_line(
+                    &format!("failed with non-blocking status code: {}", exit_text(other)),
+                    stderr_text,
+                )),
+            }
+        }
+    }
+}
+
+fn exit_text(code: Option<i32>) -> String {
+    match code {
+        Some(code) => format!("exit code {code}"),
+        None => "killed by a signal".to_string(),
+    }
+}
+
+fn first_line(prefix: &str, stderr: &str) -> String {
+    match stderr.lines().next() {
+        Some(line) if !line.is_empty() => format!("{prefix}: {line}"),
+        _ => prefix.to_string(),
+    }
+}
+
+/// Builds the notice for a detached or async command.
+pub fn notice(call: &HookCall, rewake: bool, result: HookResult) -> AsyncNotice {
+    AsyncNotice::from_result(&call.name, &call.event_name, rewake, result)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outcome::HookStatus;
+
+    fn run(code: Option<i32>, stdout: &str, stderr: &str, event: &str) -> HookResult {
+        interpret(code, stdout, stderr, &EventSpec::for_name(event), event)
+    }
+
+    #[test]
+    fn exit_code_matrix() {
+        let allow =
+            r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}"#;
+        let cases: &[(&str, Option<i32>, &str, &str, &str, HookStatus)] = &[
+            (
+                "exit0_empty",
+                Some(0),
+                "",
+                "",
+                "PreToolUse",
+                HookStatus::Success,
+            ),
+            (
+                "exit0_json_allow",
+                Some(0),
+                allow,
+                "",
+                "PreToolUse",
+                HookStatus::Success,
+            ),
+            (
+                "exit0_bad_schema",
+                Some(0),
+                r#"{"continue":"x"}"#,
+                "",
+                "Stop",
+                HookStatus::NonBlockingError,
+            ),
+            (
+                "exit0_broken_json_is_text",
+                Some(0),
+                "{oops",
+                "",
+                "Stop",
+                HookStatus::Success,
+            ),
+            (
+                "exit2_blocks",
+                Some(2),
+                "",
+                "nope",
+                "PreToolUse",
+                HookStatus::Blocking,
+            ),
+            (
+                "exit2_beats_json_allow",
+                Some(2),
+                allow,
+                "nope",
+                "PreToolUse",
+                HookStatus::Blocking,
+            ),
+            (
+                "exit2_bad_json_still_blocks",
+                Some(2),
+                "{bad}",
+                "nope",
+                "Stop",
+                HookStatus::Blocking,
+            ),
+            (
+                "exit2_unblockable",
+                Some(2),
+                "",
+                "x",
+                "Notification",
+                HookStatus::NonBlockingError,
+            ),
+            (
+                "exit2_permission_request_ignored",
+                Some(2),
+                "",
+                "x",
+                "PermissionRequest",
+                HookStatus::Success,
+            ),
+            (
+                "exit1_plain",
+                Some(1),
+                "text",
+                "boom",
+                "PreToolUse",
+                HookStatus::NonBlockingError,
+            ),
+            (
+                "exit1_json_decides",
+                Some(1),
+                r#"{"decision":"block","reason":"r"}"#,
+                "",
+                "Stop",
+                HookStatus::Blocking,
+            ),
+            (
+                "exit1_json_allow",
+                Some(1),
+                allow,
+                "",
+                "PreToolUse",
+                HookStatus::Success,
+            ),
+            (
+                "signal",
+                None,
+                "",
+                "",
+                "PreToolUse",
+                HookStatus::NonBlockingError,
+            ),
+            (
+                "worktree_nonzero_fails",
+                Some(1),
+                "",
+                "no",
+                "WorktreeCreate",
+                HookStatus::Blocking,
+            ),
+        ];
+        for (name, code, stdout, stderr, event, status) in cases {
+            assert_eq!(
+                run(*code, stdout, stderr, event).status,
+                *status,
+                "case {name}"
+            );
+        }
+    }
+
+    #[test]
+    fn exit2_reason_and_decision() {
+        let result = run(Some(2), "", "  dangerous\nmore", "PreToolUse");
+        assert_eq!(result.output.reason.as_deref(), Some("dangerous\nmore"));
+        assert_eq!(
+            result.output.permission_decision,
+            Some(PermissionDecision::Deny)
+        );
+        let json = r#"{"decision":"block","reason":"from json"}"#;
+        assert_eq!(
+            run(Some(2), json, "stderr", "Stop")
+                .output
+                .reason
+                .as_deref(),
+            Some("from json")
+        );
+    }
+
+    #[test]
+    fn plain_text_becomes_context_only_where_documented() {
+        let start = run(Some(0), "hello\n", "", "SessionStart");
+        assert_eq!(start.output.additional_context.as_deref(), Some("hello"));
+        let pre = run(Some(0), "hello\n", "", "PreToolUse");
+        assert_eq!(pre.output.additional_context, None);
+    }
+
+    #[test]
+    fn non_blocking_error_names_first_stderr_line() {
+        let result = run(Some(1), "", "first\nsecond", "Stop");
+        assert_eq!(
+            result.error.as_deref(),
+            Some("failed with non-blocking status code: exit code 1: first")
+        );
+    }
+}

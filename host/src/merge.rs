@@ -1,0 +1,530 @@
+//! The one merge step: folds the results of every hook that ran for an event, in
+//! configuration order (never completion order), into one [`HookOutcome`].
+//!
+//! | field | rule |
+//! | --- | --- |
+//! | should_block / block_reason | any block wins; first blocking hook gives the reason |
+//! | additional_context, system_message | newline-joined in configuration order |
+//! | updated_input, updated_tool_output | last writer in configuration order |
+//! | permission_decision | deny > defer > ask > allow; reason of the first hook with the winner |
+//! | updated_permissions, watch_paths | accumulated (watch paths de-duplicated) |
+//! | continue / stop_reason | any false stops; first reason kept |
+//! | initial_user_message, session_title | first |
+//!
+//! Field scoping happens here as well: a field on an event that does not honour it is
+//! dropped and listed in `ignored_fields`.
+
+use std::time::Duration;
+
+use crate::event::{EventSpec, Fields};
+use crate::outcome::{HookOutcome, HookReport, HookResult, HookStatus, IgnoredField, millis};
+use crate::output::{HookOutput, PermissionDecision};
+
+/// One finished hook, as handed to [`merge`].
+#[derive(Debug, Clone)]
+pub struct Ran {
+    /// Display name.
+    pub name: String,
+    /// Source label.
+    pub source: String,
+    /// Executor name.
+    pub executor: &'static str,
+    /// What it produced.
+    pub result: HookResult,
+    /// How long it took.
+    pub duration: Duration,
+}
+
+fn join(target: &mut Option<String>, text: &str) {
+    match target {
+        Some(existing) => {
+            existing.push('\n');
+            existing.push_str(text);
+        }
+        None => *target = Some(text.to_string()),
+    }
+}
+
+/// Removes the fields `spec` does not honour from `output`, naming each in `ignored`.
+fn scope(spec: &EventSpec, hook: &str, output: &mut HookOutput, ignored: &mut Vec<IgnoredField>) {
+    let mut drop_if = |field: Fields, name: &str, present: bool| {
+        let keep = spec.honours(field);
+        if present && !keep {
+            ignored.push(IgnoredField {
+                hook: hook.to_string(),
+                field: name.to_string(),
+            });
+        }
+        keep
+    };
+    if !drop_if(Fields::BLOCK, "decision", output.block) {
+        output.block = false;
+    }
+    if !drop_if(
+        Fields::CONTINUE,
+        "continue",
+        output.continue_ == Some(false),
+    ) {
+        output.continue_ = None;
+        output.stop_reason = None;
+    }
+    if !drop_if(
+        Fields::SYSTEM_MESSAGE,
+        "systemMessage",
+        output.system_message.is_some(),
+    ) {
+        output.system_message = None;
+    }
+    if !drop_if(
+        Fields::ADDITIONAL_CONTEXT,
+        "additionalContext",
+        output.additional_context.is_some(),
+    ) {
+        output.additional_context = None;
+    }
+    if !drop_if(
+        Fields::PERMISSION_DECISION,
+        "permissionDecision",
+        output.permission_decision.is_some(),
+    ) {
+        output.permission_decision = None;
+        output.permission_decision_reason = None;
+    }
+    if !drop_if(
+        Fields::UPDATED_INPUT,
+        "updatedInput",
+        output.updated_input.is_some(),
+    ) {
+        output.updated_input = None;
+    }
+    if !drop_if(
+        Fields::UPDATED_PERMISSIONS,
+        "updatedPermissions",
+        !output.updated_permissions.is_empty(),
+    ) {
+        output.updated_permissions.clear();
+    }
+    if !drop_if(
+        Fields::WATCH_PATHS,
+        "watchPaths",
+        !output.watch_paths.is_empty(),
+    ) {
+        output.watch_paths.clear();
+    }
+    if !drop_if(
+        Fields::INITIAL_USER_MESSAGE,
+        "initialUserMessage",
+        output.initial_user_message.is_some(),
+    ) {
+        output.initial_user_message = None;
+    }
+    if !drop_if(
+        Fields::SESSION_TITLE,
+        "sessionTitle",
+        output.session_title.is_some(),
+    ) {
+        output.session_title = None;
+    }
+    if !drop_if(Fields::RETRY, "retry", output.retry.is_some()) {
+        output.retry = None;
+    }
+    if !drop_if(
+        Fields::UPDATED_TOOL_OUTPUT,
+        "updatedToolOutput",
+        output.updated_tool_output.is_some(),
+    ) {
+        output.updated_tool_output = None;
+    }
+}
+
+/// Merges `ran` (in configuration order) for the event described by `spec`.
+pub fn merge(event: &str, spec: &EventSpec, ran: Vec<Ran>) -> HookOutcome {
+    let mut outcome = HookOutcome::empty(event);
+    let mut decision: Option<(PermissionDecision, Option<String>)> = None;
+    for Ran {
+        name,
+        source,
+        executor,
+        mut result,
+        duration,
+    } in ran
+    {
+        scope(spec, &name, &mut result.output, &mut outcome.ignored_fields);
+        let out = result.output;
+        let blocks = out.blocks();
+        if result.status == HookStatus::Blocking && !blocks {
+            // The block was scoped away: the hook still answered.
+            result.status = HookStatus::Success;
+        }
+        if blocks {
+            if !outcome.should_block {
+                outcome.block_reason = out
+                    .reason
+                    .clone()
+                    .or_else(|| out.permission_decision_reason.clone())
+                    .or_else(|| Some(format!("blocked by hook {name}")));
+            }
+            outcome.should_block = true;
+        }
+        if let Some(context) = &out.additional_context {
+            join(&mut outcome.additional_context, context);
+        }
+        if let Some(message) = &out.system_message {
+            join(&mut outcome.system_message, message);
+        }
+        if let Some(input) = out.updated_input {
+            outcome.updated_input = Some(input);
+        }
+        if let Some(output) = out.updated_tool_output {
+            outcome.updated_tool_output = Some(output);
+        }
+        let hook_decision = out.permission_decision.or(
+            // Exit 2 / decision block on PreToolUse counts as deny.
+            (out.block && spec.honours(Fields::PERMISSION_DECISION))
+                .then_some(PermissionDecision::Deny),
+        );
+        if let Some(this) = hook_decision {
+            let reason = out
+                .permission_decision_reason
+                .clone()
+                .or(out.reason.clone());
+            match &decision {
+                Some((current, _)) if *current >= this => {}
+                _ => decision = Some((this, reason)),
+            }
+        }
+        outcome.updated_permissions.extend(out.updated_permissions);
+        for path in out.watch_paths {
+            if !outcome.watch_paths.contains(&path) {
+                outcome.watch_paths.push(path);
+            }
+        }
+        if outcome.initial_user_message.is_none() {
+            outcome.initial_user_message = out.initial_user_message;
+        }
+        if outcome.session_title.is_none() {
+            outcome.session_title = out.session_title;
+        }
+        if out.retry.is_some() {
+            outcome.retry = out.retry.or(outcome.retry);
+        }
+        outcome.interrupt |= out.interrupt;
+        if out.continue_ == Some(false) {
+            if outcome.continue_ {
+                outcome.stop_reason = out.stop_reason;
+            }
+            outcome.continue_ = false;
+        }
+        outcome.counts.add(result.status);
+        outcome.hooks.push(HookReport {
+            name,
+            source,
+            executor: executor.to_string(),
+            status: result.status,
+            duration_ms: millis(duration),
+            error: result.error,
+        });
+    }
+    if let Some((decision, reason)) = decision {
+        outcome.permission_decision = Some(decision.as_str().to_string());
+        outcome.permission_decision_reason = reason;
+    }
+    outcome
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::output::HookOutput;
+    use serde_json::json;
+
+    fn ran(name: &str, output: HookOutput) -> Ran {
+        Ran {
+            name: name.into(),
+            source: "project".into(),
+            executor: "command",
+            result: HookResult::answer(output),
+            duration: Duration::from_millis(1),
+        }
+    }
+
+    fn decision(d: PermissionDecision, reason: &str) -> HookOutput {
+        HookOutput {
+            permission_decision: Some(d),
+            permission_decision_reason: Some(reason.into()),
+            ..HookOutput::default()
+        }
+    }
+
+    fn pre() -> EventSpec {
+        EventSpec::for_name("PreToolUse")
+    }
+
+    struct Case {
+        name: &'static str,
+        event: &'static str,
+        hooks: Vec<Ran>,
+        check: fn(&HookOutcome),
+    }
+
+    #[test]
+    fn merge_table() {
+        use PermissionDecision::*;
+        let cases = vec![
+            Case {
+                name: "nothing_ran",
+                event: "PreToolUse",
+                hooks: vec![],
+                check: |o| {
+                    assert!(!o.should_block && o.continue_ && o.permission_decision.is_none())
+                },
+            },
+            Case {
+                name: "deny_beats_allow_and_ask",
+                event: "PreToolUse",
+                hooks: vec![
+                    ran("a", decision(Allow, "fine")),
+                    ran("b", decision(Ask, "hmm")),
+                    ran("c", decision(Deny, "no")),
+                    ran("d", decision(Allow, "fine")),
+                ],
+                check: |o| {
+                    assert_eq!(o.permission_decision.as_deref(), Some("deny"));
+                    assert_eq!(o.permission_decision_reason.as_deref(), Some("no"));
+                    assert!(o.should_block);
+                    assert_eq!(o.block_reason.as_deref(), Some("no"));
+                },
+            },
+            Case {
+                name: "defer_beats_ask",
+                event: "PreToolUse",
+                hooks: vec![ran("a", decision(Ask, "x")), ran("b", decision(Defer, "y"))],
+                check: |o| assert_eq!(o.permission_decision.as_deref(), Some("defer")),
+            },
+            Case {
+                name: "first_reason_among_equals",
+                event: "PreToolUse",
+                hooks: vec![
+                    ran("a", decision(Ask, "first")),
+                    ran("b", decision(Ask, "second")),
+                ],
+                check: |o| assert_eq!(o.permission_decision_reason.as_deref(), Some("first")),
+            },
+            Case {
+                name: "first_block_reason_in_config_order",
+                event: "Stop",
+                hooks: vec![
+                    ran("a", HookOutput::default()),
+                    ran(
+                        "b",
+                        HookOutput {
+                            block: true,
+                            reason: Some("keep going".into()),
+                            ..HookOutput::default()
+                        },
+                    ),
+                    ran(
+                        "c",
+                        HookOutput {
+                            block: true,
+                            reason: Some("later".into()),
+                            ..HookOutput::default()
+                        },
+                    ),
+                ],
+                check: |o| {
+                    assert!(o.should_block);
+                    assert_eq!(o.block_reason.as_deref(), Some("keep going"));
+                    assert_eq!(o.counts.blocking, 2);
+                    assert_eq!(o.counts.success, 1);
+                },
+            },
+            Case {
+                name: "context_joined_in_order",
+                event: "UserPromptSubmit",
+                hooks: vec![
+                    ran(
+                        "a",
+                        HookOutput {
+                            additional_context: Some("one".into()),
+                            ..HookOutput::default()
+                        },
+                    ),
+                    ran(
+                        "b",
+                        HookOutput {
+                            additional_context: Some("two".into()),
+                            ..HookOutput::default()
+                        },
+                    ),
+                ],
+                check: |o| assert_eq!(o.additional_context.as_deref(), Some("one\ntwo")),
+            },
+            Case {
+                name: "updated_input_last_writer_in_config_order",
+                event: "PreToolUse",
+                hooks: vec![
+                    ran(
+                        "a",
+                        HookOutput {
+                            updated_input: Some(json!({"v": 1})),
+                            ..HookOutput::default()
+                        },
+                    ),
+                    ran(
+                        "b",
+                        HookOutput {
+                            updated_input: Some(json!({"v": 2})),
+                            ..HookOutput::default()
+                        },
+                    ),
+                    ran("c", HookOutput::default()),
+                ],
+                check: |o| assert_eq!(o.updated_input, Some(json!({"v": 2}))),
+            },
+            Case {
+                name: "continue_false_keeps_first_reason",
+                event: "Stop",
+                hooks: vec![
+                    ran(
+                        "a",
+                        HookOutput {
+                            continue_: Some(false),
+                            stop_reason: Some("first".into()),
+                            ..HookOutput::default()
+                        },
+                    ),
+                    ran(
+                        "b",
+                        HookOutput {
+                            continue_: Some(false),
+                            stop_reason: Some("second".into()),
+                            ..HookOutput::default()
+                        },
+                    ),
+                ],
+                check: |o| {
+                    assert!(!o.continue_);
+                    assert_eq!(o.stop_reason.as_deref(), Some("first"));
+                },
+            },
+            Case {
+                name: "watch_paths_accumulate_dedup",
+                event: "SessionStart",
+                hooks: vec![
+                    ran(
+                        "a",
+                        HookOutput {
+                            watch_paths: vec!["/a".into(), "/b".into()],
+                            ..HookOutput::default()
+                        },
+                    ),
+                    ran(
+                        "b",
+                        HookOutput {
+                            watch_paths: vec!["/b".into(), "/c".into()],
+                            ..HookOutput::default()
+                        },
+                    ),
+                ],
+                check: |o| assert_eq!(o.watch_paths, vec!["/a", "/b", "/c"]),
+            },
+            Case {
+                name: "updated_input_out_of_scope_is_ignored_and_reported",
+                event: "Stop",
+                hooks: vec![ran(
+                    "a",
+                    HookOutput {
+                        updated_input: Some(json!({})),
+                        watch_paths: vec!["/x".into()],
+                        ..HookOutput::default()
+                    },
+                )],
+                check: |o| {
+                    assert!(o.updated_input.is_none() && o.watch_paths.is_empty());
+                    let fields: Vec<_> =
+                        o.ignored_fields.iter().map(|f| f.field.as_str()).collect();
+                    assert_eq!(fields, vec!["updatedInput", "watchPaths"]);
+                },
+            },
+            Case {
+                name: "permission_request_deny_wins_and_permissions_accumulate",
+                event: "PermissionRequest",
+                hooks: vec![
+                    ran(
+                        "a",
+                        HookOutput {
+                            permission_decision: Some(Allow),
+                            updated_permissions: vec![json!({"type": "setMode"})],
+                            ..HookOutput::default()
+                        },
+                    ),
+                    ran(
+                        "b",
+                        HookOutput {
+                            permission_decision: Some(Allow),
+                            updated_permissions: vec![json!({"type": "addRules"})],
+                            ..HookOutput::default()
+                        },
+                    ),
+                    ran("c", decision(Deny, "nope")),
+                ],
+                check: |o| {
+                    assert_eq!(o.permission_decision.as_deref(), Some("deny"));
+                    assert_eq!(o.updated_permissions.len(), 2);
+                    assert!(o.should_block);
+                },
+            },
+            Case {
+                name: "block_on_unblockable_event_is_ignored",
+                event: "Notification",
+                hooks: vec![ran(
+                    "a",
+                    HookOutput {
+                        block: true,
+                        reason: Some("x".into()),
+                        ..HookOutput::default()
+                    },
+                )],
+                check: |o| {
+                    assert!(!o.should_block);
+                    assert_eq!(o.counts.success, 1);
+                    assert_eq!(o.ignored_fields[0].field, "decision");
+                },
+            },
+        ];
+        for case in cases {
+            let spec = EventSpec::for_name(case.event);
+            let outcome = merge(case.event, &spec, case.hooks);
+            println!("case {}", case.name);
+            (case.check)(&outcome);
+        }
+    }
+
+    #[test]
+    fn failures_are_counted_and_reported() {
+        let outcome = merge(
+            "PreToolUse",
+            &pre(),
+            vec![
+                Ran {
+                    name: "x".into(),
+                    source: "user".into(),
+                    executor: "command",
+                    result: HookResult::non_blocking("exit 1"),
+                    duration: Duration::ZERO,
+                },
+                Ran {
+                    name: "y".into(),
+                    source: "user".into(),
+                    executor: "wasm",
+                    result: HookResult::cancelled("fuel"),
+                    duration: Duration::ZERO,
+                },
+            ],
+        );
+        assert_eq!(outcome.counts.non_blocking_error, 1);
+        assert_eq!(outcome.counts.cancelled, 1);
+        assert_eq!(outcome.hooks[1].error.as_deref(), Some("fuel"));
+    }
+}

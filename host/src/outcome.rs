@@ -1,0 +1,214 @@
+//! [`HookOutcome`]: the only thing the engine returns, and the per-hook [`HookResult`]
+//! every executor produces.
+
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::output::HookOutput;
+
+/// How one hook ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HookStatus {
+    /// Ran and answered (possibly with no output).
+    Success,
+    /// Ran and asked to block.
+    Blocking,
+    /// Failed without blocking: the action proceeds.
+    NonBlockingError,
+    /// Stopped by a timeout or a limit, or not run; no decision.
+    Cancelled,
+}
+
+/// What an executor hands back for one hook call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HookResult {
+    /// How the hook ended.
+    pub status: HookStatus,
+    /// What it answered.
+    pub output: HookOutput,
+    /// Error text for failures (names the limit, exit code or parse problem).
+    pub error: Option<String>,
+}
+
+impl HookResult {
+    /// A successful answer (status becomes `blocking` when the answer blocks).
+    pub fn answer(output: HookOutput) -> Self {
+        let status = if output.blocks() {
+            HookStatus::Blocking
+        } else {
+            HookStatus::Success
+        };
+        Self {
+            status,
+            output,
+            error: None,
+        }
+    }
+
+    /// A failure that lets the action proceed.
+    pub fn non_blocking(error: impl Into<String>) -> Self {
+        Self {
+            status: HookStatus::NonBlockingError,
+            output: HookOutput::default(),
+            error: Some(error.into()),
+        }
+    }
+
+    /// A hook stopped by a timeout or limit.
+    pub fn cancelled(error: impl Into<String>) -> Self {
+        Self {
+            status: HookStatus::Cancelled,
+            output: HookOutput::default(),
+            error: Some(error.into()),
+        }
+    }
+
+    /// A block with `reason` (fail-closed failures, exit code 2).
+    pub fn block(reason: impl Into<String>) -> Self {
+        let reason = reason.into();
+        Self {
+            status: HookStatus::Blocking,
+            output: HookOutput {
+                block: true,
+                reason: Some(reason),
+                ..HookOutput::default()
+            },
+            error: None,
+        }
+    }
+}
+
+/// One hook's line in the outcome.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HookReport {
+    /// Display name of the hook.
+    pub name: String,
+    /// Where it was configured (`managed`, `user`, `project`, `local`, `settings`,
+    /// `plugin:<name>`, `session`).
+    pub source: String,
+    /// `command`, `http`, `prompt` or `wasm`.
+    pub executor: String,
+    /// How it ended.
+    pub status: HookStatus,
+    /// Wall time in milliseconds.
+    pub duration_ms: f64,
+    /// Error text, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// How many hooks ended in each status.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Counts {
+    /// `success`.
+    pub success: usize,
+    /// `blocking`.
+    pub blocking: usize,
+    /// `non_blocking_error`.
+    pub non_blocking_error: usize,
+    /// `cancelled`.
+    pub cancelled: usize,
+}
+
+impl Counts {
+    /// Adds one hook of `status`.
+    pub fn add(&mut self, status: HookStatus) {
+        match status {
+            HookStatus::Success => self.success += 1,
+            HookStatus::Blocking => self.blocking += 1,
+            HookStatus::NonBlockingError => self.non_blocking_error += 1,
+            HookStatus::Cancelled => self.cancelled += 1,
+        }
+    }
+}
+
+/// An answer field a hook set on an event that does not honour it: ignored, reported.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct IgnoredField {
+    /// The hook that set it.
+    pub hook: String,
+    /// The protocol field name.
+    pub field: String,
+}
+
+/// The merged answer of every hook that ran for one event.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HookOutcome {
+    /// The event.
+    pub event: String,
+    /// Any hook blocked.
+    pub should_block: bool,
+    /// Reason of the first blocking hook in configuration order.
+    pub block_reason: Option<String>,
+    /// Context from every hook, newline-joined in configuration order.
+    pub additional_context: Option<String>,
+    /// Rewritten tool input (last writer in configuration order).
+    pub updated_input: Option<Value>,
+    /// Most restrictive permission decision (`deny` > `defer` > `ask` > `allow`).
+    pub permission_decision: Option<String>,
+    /// Reason given with the winning decision.
+    pub permission_decision_reason: Option<String>,
+    /// Accumulated permission updates.
+    pub updated_permissions: Vec<Value>,
+    /// Accumulated, de-duplicated watch paths.
+    pub watch_paths: Vec<String>,
+    /// First initial user message.
+    pub initial_user_message: Option<String>,
+    /// First session title.
+    pub session_title: Option<String>,
+    /// PermissionDenied retry hint.
+    pub retry: Option<bool>,
+    /// PermissionRequest interrupt.
+    pub interrupt: bool,
+    /// False when any hook asked to stop.
+    #[serde(rename = "continue")]
+    pub continue_: bool,
+    /// First stop reason.
+    pub stop_reason: Option<String>,
+    /// System messages, newline-joined in configuration order.
+    pub system_message: Option<String>,
+    /// Rewritten tool output (last writer in configuration order).
+    pub updated_tool_output: Option<Value>,
+    /// Answer fields set on an event that does not honour them.
+    pub ignored_fields: Vec<IgnoredField>,
+    /// One report per hook, in configuration order.
+    pub hooks: Vec<HookReport>,
+    /// Hooks per status.
+    pub counts: Counts,
+}
+
+impl HookOutcome {
+    /// The outcome of an event no hook matched.
+    pub fn empty(event: &str) -> Self {
+        Self {
+            event: event.to_string(),
+            should_block: false,
+            block_reason: None,
+            additional_context: None,
+            updated_input: None,
+            permission_decision: None,
+            permission_decision_reason: None,
+            updated_permissions: Vec::new(),
+            watch_paths: Vec::new(),
+            initial_user_message: None,
+            session_title: None,
+            retry: None,
+            interrupt: false,
+            continue_: true,
+            stop_reason: None,
+            system_message: None,
+            updated_tool_output: None,
+            ignored_fields: Vec::new(),
+            hooks: Vec::new(),
+            counts: Counts::default(),
+        }
+    }
+}
+
+/// Milliseconds of a duration, for reports.
+pub(crate) fn millis(duration: Duration) -> f64 {
+    (duration.as_secs_f64() * 1_000_000.0).round() / 1000.0
+}
