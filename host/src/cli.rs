@@ -8,7 +8,7 @@ use anyhow::{Context, bail};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde_json::{Value, json};
 
-use hookhost::{Engine, EngineOptions, LayerPolicy, LoadOptions, Severity};
+use crate::{Engine, EngineOptions, LayerPolicy, LoadOptions, Severity};
 
 /// Hook engine for AI coding-agent hosts.
 #[derive(Debug, Parser)]
@@ -34,6 +34,8 @@ enum Format {
     Outcome,
     /// A Claude Code hook answer (JSON on stdout, exit 2 where only that blocks).
     Claude,
+    /// A short human-readable summary.
+    Summary,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -60,7 +62,7 @@ struct ConfigArgs {
     #[arg(long, value_name = "DIR")]
     home: Option<PathBuf>,
     /// Managed settings file.
-    #[arg(long, value_name = "FILE", default_value = hookhost::config::layer::DEFAULT_MANAGED_PATH)]
+    #[arg(long, value_name = "FILE", default_value = crate::config::layer::DEFAULT_MANAGED_PATH)]
     managed_settings: PathBuf,
     /// Skip ~/.claude and <project>/.claude discovery; read only --settings and --plugin.
     #[arg(long)]
@@ -123,7 +125,37 @@ impl ConfigArgs {
     }
 }
 
-/// Runs the CLI and returns the process exit code.
+/// The whole program: parses arguments, runs, and maps the result to the exit code
+/// (64 for usage errors and unreadable input, otherwise the command's own code).
+pub fn main() -> ExitCode {
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("HOOKHOST_LOG")
+                .unwrap_or_else(|_| "warn".into()),
+        )
+        .with_writer(std::io::stderr)
+        .try_init();
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("hookhost: cannot start the async runtime: {err}");
+            return ExitCode::from(70);
+        }
+    };
+    match runtime.block_on(run(cli)) {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("hookhost: {err:#}");
+            ExitCode::from(64)
+        }
+    }
+}
+
+/// Runs a parsed command line and returns the process exit code.
 pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Fire(args) => fire(args).await,
@@ -178,6 +210,10 @@ async fn fire(args: FireArgs) -> anyhow::Result<ExitCode> {
             println!("{}", serde_json::to_string_pretty(&outcome)?);
             Ok(ExitCode::SUCCESS)
         }
+        Format::Summary => {
+            print!("{}", summary(&outcome));
+            Ok(ExitCode::SUCCESS)
+        }
         Format::Claude => {
             let answer = outcome.to_claude_answer();
             println!("{}", answer.stdout);
@@ -228,4 +264,60 @@ fn list(args: &ConfigArgs) -> anyhow::Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn one_line(text: &str, max: usize) -> String {
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() <= max {
+        return flat;
+    }
+    let cut: String = flat.chars().take(max).collect();
+    format!("{cut}…")
+}
+
+/// A few lines a person can read: the decision, then one line per hook.
+fn summary(outcome: &crate::HookOutcome) -> String {
+    let mut lines = Vec::new();
+    let verdict = if outcome.should_block {
+        format!(
+            "BLOCKED: {}",
+            one_line(outcome.block_reason.as_deref().unwrap_or(""), 160)
+        )
+    } else if let Some(decision) = &outcome.permission_decision {
+        format!("{}", decision.to_uppercase())
+    } else {
+        "no objection".to_string()
+    };
+    lines.push(format!("{} → {verdict}", outcome.event));
+    if let Some(input) = &outcome.updated_input {
+        lines.push(format!(
+            "  updated input: {}",
+            one_line(&input.to_string(), 160)
+        ));
+    }
+    if let Some(context) = &outcome.additional_context {
+        lines.push(format!("  context: {}", one_line(context, 160)));
+    }
+    if let Some(message) = &outcome.system_message {
+        lines.push(format!("  system message: {}", one_line(message, 160)));
+    }
+    for hook in &outcome.hooks {
+        let status = serde_json::to_value(hook.status)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
+        let error = hook
+            .error
+            .as_deref()
+            .map(|e| format!(" ({})", one_line(e, 100)))
+            .unwrap_or_default();
+        lines.push(format!(
+            "  - [{}] {} from {}: {status} in {:.2} ms{error}",
+            hook.executor,
+            one_line(&hook.name, 60),
+            hook.source,
+            hook.duration_ms
+        ));
+    }
+    lines.join("\n") + "\n"
 }

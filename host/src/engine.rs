@@ -556,6 +556,12 @@ impl Engine {
             .insert(key, (active, Instant::now()));
     }
 
+    /// Counters of the Wasm component cache (`None` before any Wasm hook was loaded).
+    pub fn wasm_cache_stats(&self) -> Option<crate::executor::wasm::cache::CacheStats> {
+        let slot = self.inner.wasm.lock().unwrap_or_else(|e| e.into_inner());
+        slot.as_ref().map(|runtime| runtime.cache_stats())
+    }
+
     pub(crate) fn wasm_runtime(&self) -> Result<Arc<WasmRuntime>, EngineError> {
         let mut slot = self.inner.wasm.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(runtime) = slot.as_ref() {

@@ -33,6 +33,7 @@
 //! and [`engine`] (the orchestration).
 
 pub mod claude;
+pub mod cli;
 pub mod condition;
 pub mod config;
 pub mod engine;

@@ -1,1 +1,8 @@
+//! hookhost integration tests: real processes, real Wasm components, one binary.
 
+mod cli;
+mod command;
+mod config;
+mod examples;
+mod pipeline;
+mod wasm;

@@ -231,6 +231,7 @@ fn read_group(
         ));
         return;
     };
+    let group_id = format!("{}#{location}", ctx.file);
     for (hook_index, raw) in handlers.iter().enumerate() {
         let location = format!("{location}.hooks[{hook_index}]");
         match read_handler(raw, spec, ctx) {
@@ -259,7 +260,7 @@ fn read_group(
                     status_message: common.status_message,
                     once: common.once,
                     sequential,
-                    group: format!("{}#{location}", ctx.file),
+                    group: group_id.clone(),
                     layer: ctx.layer.clone(),
                     file: ctx.file.clone(),
                     base_dir: ctx.base_dir.clone(),
@@ -412,9 +413,25 @@ fn read_wasm(raw: &Value, ctx: &FileContext) -> Result<WasmHandler, String> {
             })
             .collect(),
         env: wasm.env,
-        config: wasm.config,
+        config: expand_strings(wasm.config, ctx),
         max_output_bytes: wasm.max_output_bytes,
     })
+}
+
+/// Expands placeholders in every string of a `config` value.
+fn expand_strings(value: Value, ctx: &FileContext) -> Value {
+    match value {
+        Value::String(text) => Value::String(ctx.expand(&text)),
+        Value::Array(items) => {
+            Value::Array(items.into_iter().map(|v| expand_strings(v, ctx)).collect())
+        }
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .map(|(k, v)| (k, expand_strings(v, ctx)))
+                .collect(),
+        ),
+        other => other,
+    }
 }
 
 #[cfg(test)]

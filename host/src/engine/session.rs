@@ -4,7 +4,7 @@
 use std::sync::atomic::Ordering;
 
 use super::{Engine, EngineError, Prepared, executor_for};
-use crate::config::{Handler, HookSpec, Layer};
+use crate::config::{Handler, HookSpec, Layer, WasmHandler};
 use crate::event::EventSpec;
 use crate::matcher::Matcher;
 
@@ -56,6 +56,28 @@ impl Engine {
         };
         let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
         let executor = executor_for(&spec, wasm.as_ref());
+        self.inner
+            .session_hooks
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(Prepared { id, spec, executor });
+        Ok(SessionHookId(id))
+    }
+
+    /// Registers a Wasm component given as bytes as a session hook for `event` and
+    /// `matcher`; `handler` supplies the limits and grants (its `component` path is only
+    /// used as the hook's name).
+    pub fn add_session_wasm(
+        &self,
+        event: &str,
+        matcher: Option<&str>,
+        bytes: &[u8],
+        handler: WasmHandler,
+    ) -> Result<SessionHookId, EngineError> {
+        let runtime = self.wasm_runtime()?;
+        let spec = HookSpec::session(event, matcher, Handler::Wasm(handler.clone()))?;
+        let executor = runtime.executor_from_bytes(bytes, &handler, &spec.display_name());
+        let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
         self.inner
             .session_hooks
             .write()

@@ -460,6 +460,17 @@ impl WasmHook {
         };
         log_stdio(&self.shared.name, &stdio);
         self.runtime.discard(store);
+        if stdio.contents().len() >= limits::STDIO_CAPTURE_BYTES {
+            // Writes past the cap fail inside the guest; name the limit in any failure.
+            return result.map_err(|failure| Failure {
+                message: format!(
+                    "stdout/stderr limit of {} KiB exceeded: {}",
+                    limits::STDIO_CAPTURE_BYTES >> 10,
+                    failure.message
+                ),
+                ..failure
+            });
+        }
         result
     }
 
@@ -503,13 +514,16 @@ fn root_cause(err: &wasmtime::Error) -> String {
     err.root_cause().to_string()
 }
 
-/// The last line the guest wrote to stderr (a Rust panic message), if any.
+/// The guest's panic message (Rust prints it to stderr before aborting), if any.
 fn panic_note(stdio: &MemoryOutputPipe) -> String {
     let contents = stdio.contents();
     let text = String::from_utf8_lossy(&contents);
-    match text.lines().rev().find(|l| !l.trim().is_empty()) {
-        Some(line) => format!(" ({})", truncate(line.trim(), 300)),
-        None => String::new(),
+    let mut lines = text
+        .lines()
+        .skip_while(|line| !line.contains("panicked at"));
+    match (lines.next(), lines.next()) {
+        (Some(_), Some(message)) => format!(" (guest panicked: {})", truncate(message.trim(), 300)),
+        _ => String::new(),
     }
 }
 

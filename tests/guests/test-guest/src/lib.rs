@@ -1,0 +1,127 @@
+//! A guest that misbehaves on request: its `config.mode` picks the behaviour, so one
+//! component covers every limit and refusal the integration tests prove.
+
+use std::io::Write;
+
+use hookhost_guest::{
+    Answer, Event, Hook, PreToolUse, SessionStart, Stop, config, export_hook, log,
+};
+
+/// The test hook.
+pub struct TestGuest;
+
+fn mode() -> String {
+    config::get_str("mode").unwrap_or_else(|| "allow".into())
+}
+
+fn path() -> String {
+    config::get_str("path").unwrap_or_default()
+}
+
+#[inline(never)]
+fn recurse(depth: u64) -> u64 {
+    if depth == u64::MAX {
+        return 0;
+    }
+    std::hint::black_box(recurse(std::hint::black_box(depth + 1))) ^ depth
+}
+
+fn act(event: &Event) -> Result<Answer, String> {
+    match mode().as_str() {
+        "allow" => Ok(Answer::allow()),
+        "deny" => Ok(Answer::deny("test-guest says no")),
+        "block" => Ok(Answer::block("test-guest blocks")),
+        "context" => Ok(Answer::none().with_context(config::get_str("text").unwrap_or_default())),
+        "echo" => {
+            let report = serde_json::json!({
+                "event": event.name(),
+                "tool": event.tool_name(),
+                "command": event.tool_field("command"),
+                "session": event.session_id(),
+                "matcher_value": event.matcher_value(),
+                "config": config::all(),
+                "env": std::env::var("HOME").ok(),
+                "secret_env": std::env::var("PATH").ok(),
+                "raw_event": event.json().get("hook_event_name").cloned(),
+            });
+            Ok(Answer::none().with_context(report.to_string()))
+        }
+        "rewrite" => {
+            let mut input = event.tool_input().ok_or("no tool input")?;
+            let command = input["command"].as_str().unwrap_or("").to_string();
+            input["command"] = serde_json::Value::String(format!("{command} --dry-run"));
+            Ok(Answer::none().update_input(&input))
+        }
+        "loop" => {
+            let mut x: u64 = 1;
+            loop {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
+                if x == 42 {
+                    return Ok(Answer::none());
+                }
+            }
+        }
+        "memory" => {
+            let mut chunks: Vec<Vec<u8>> = Vec::new();
+            loop {
+                chunks.push(vec![7u8; 1 << 20]);
+                if chunks.len() == usize::MAX {
+                    return Ok(Answer::none());
+                }
+            }
+        }
+        "stack" => Ok(Answer::none().with_context(recurse(0).to_string())),
+        "read" => match std::fs::read_to_string(path()) {
+            Ok(text) => Ok(Answer::none().with_context(format!("read ok: {}", text.trim()))),
+            Err(err) => Ok(Answer::none().with_context(format!("read failed: {err}"))),
+        },
+        "write" => match std::fs::write(path(), b"written by test-guest") {
+            Ok(()) => Ok(Answer::none().with_context("write ok")),
+            Err(err) => Ok(Answer::none().with_context(format!("write failed: {err}"))),
+        },
+        "print" => {
+            let line = [b'x'; 1023];
+            let mut out = std::io::stdout();
+            for _ in 0..10_000 {
+                out.write_all(&line).map_err(|e| e.to_string())?;
+                out.write_all(b"\n").map_err(|e| e.to_string())?;
+            }
+            Ok(Answer::none())
+        }
+        "panic" => panic!("test-guest panicked on purpose"),
+        "garbage" => Ok(Answer::none().update_input_text("{not json")),
+        "err" => Err("test-guest returned an error".into()),
+        "huge" => Ok(Answer::none().with_context("y".repeat(1 << 20))),
+        "sleep" => {
+            std::thread::sleep(std::time::Duration::from_secs(30));
+            Ok(Answer::none())
+        }
+        "log" => {
+            for i in 0..1000 {
+                log::info(&format!("log line {i}"));
+            }
+            Ok(Answer::none())
+        }
+        other => Err(format!("unknown mode {other}")),
+    }
+}
+
+impl Hook for TestGuest {
+    fn pre_tool_use(call: PreToolUse) -> Result<Answer, String> {
+        act(&call)
+    }
+
+    fn stop(stop: Stop) -> Result<Answer, String> {
+        act(&stop)
+    }
+
+    fn session_start(start: SessionStart) -> Result<Answer, String> {
+        act(&start)
+    }
+
+    fn other(event: Event) -> Result<Answer, String> {
+        act(&event)
+    }
+}
+
+export_hook!(TestGuest);

@@ -1,0 +1,170 @@
+//! The `hookhost` binary as a real process.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use hookhost_tests::{TestEnv, command, hooks};
+use serde_json::{Value, json};
+
+fn hookhost(env: &TestEnv, args: &[&str], stdin: &str) -> (i32, Value, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hookhost-under-test"))
+        .args(args)
+        .args([
+            "--home",
+            &env.home.display().to_string(),
+            "--project-dir",
+            &env.project.display().to_string(),
+        ])
+        .args([
+            "--managed-settings",
+            &env.root.join("managed.json").display().to_string(),
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run hookhost");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    let json = serde_json::from_str(&stdout).unwrap_or(Value::String(stdout));
+    (
+        out.status.code().unwrap_or(-1),
+        json,
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
+#[test]
+fn fire_prints_the_outcome_with_every_key() {
+    let env = TestEnv::new();
+    let settings = env.settings(
+        "s.json",
+        hooks(
+            "PreToolUse",
+            Some("Bash"),
+            vec![command("echo 'no rm' >&2; exit 2")],
+        ),
+    );
+    let input = json!({"tool_name": "Bash", "tool_input": {"command": "rm -rf /"}}).to_string();
+    let (code, outcome, _) = hookhost(
+        &env,
+        &[
+            "fire",
+            "PreToolUse",
+            "--settings",
+            &settings.display().to_string(),
+        ],
+        &input,
+    );
+    assert_eq!(code, 0, "exit 0 whatever the decision");
+    for key in [
+        "should_block",
+        "block_reason",
+        "additional_context",
+        "updated_input",
+        "permission_decision",
+        "permission_decision_reason",
+        "updated_permissions",
+        "watch_paths",
+        "initial_user_message",
+        "retry",
+        "continue",
+        "stop_reason",
+        "system_message",
+        "updated_tool_output",
+        "hooks",
+        "counts",
+    ] {
+        assert!(outcome.get(key).is_some(), "missing key {key} in {outcome}");
+    }
+    assert_eq!(outcome["should_block"], true);
+    assert_eq!(outcome["permission_decision"], "deny");
+    assert_eq!(outcome["hooks"][0]["status"], "blocking");
+    assert_eq!(outcome["counts"]["blocking"], 1);
+}
+
+#[test]
+fn fire_reads_input_file_and_formats_for_claude() {
+    let env = TestEnv::new();
+    let settings = env.settings(
+        "s.json",
+        hooks(
+            "Stop",
+            None,
+            vec![command(
+                "echo '{\"decision\":\"block\",\"reason\":\"run the tests\"}'",
+            )],
+        ),
+    );
+    let input = env.write("stop.json", "{}");
+    let (code, answer, _) = hookhost(
+        &env,
+        &[
+            "fire",
+            "Stop",
+            "--input",
+            &input.display().to_string(),
+            "--format",
+            "claude",
+            "--settings",
+            &settings.display().to_string(),
+        ],
+        "",
+    );
+    assert_eq!(code, 0);
+    assert_eq!(
+        answer,
+        json!({"decision": "block", "reason": "run the tests"})
+    );
+}
+
+#[test]
+fn fire_rejects_unreadable_input() {
+    let env = TestEnv::new();
+    let (code, _, stderr) = hookhost(&env, &["fire", "Stop"], "not json");
+    assert_eq!(code, 64);
+    assert!(stderr.contains("not valid JSON"), "{stderr}");
+    let (code, _, stderr) = hookhost(&env, &["fire", "Stop", "--input", "/nonexistent.json"], "");
+    assert_eq!(code, 64);
+    assert!(stderr.contains("/nonexistent.json"), "{stderr}");
+}
+
+#[test]
+fn check_reports_errors_and_warnings_and_list_shows_sources() {
+    let env = TestEnv::new();
+    let settings = env.settings(
+        "bad.json",
+        json!({"PreToolUse": [{"hooks": [{"type": "command"}, command("true")]}], "MyEvent": [{"hooks": [command("true")]}]}),
+    );
+    let path = settings.display().to_string();
+    let (code, output, _) = hookhost(&env, &["check", "--settings", &path], "");
+    let text = output.as_str().unwrap().to_string();
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("bad.json: hooks.PreToolUse[0].hooks[0]"),
+        "{text}"
+    );
+    assert!(text.contains("unknown event `MyEvent`"), "{text}");
+    let good = env.settings("good.json", hooks("Stop", None, vec![command("true")]));
+    let (code, _, _) = hookhost(
+        &env,
+        &["check", "--settings", &good.display().to_string()],
+        "",
+    );
+    assert_eq!(code, 0);
+    let (code, listing, _) = hookhost(&env, &["list", "--settings", &path], "");
+    assert_eq!(code, 0);
+    let listing = listing.as_str().unwrap().to_string();
+    assert!(
+        listing.contains("PreToolUse:")
+            && listing.contains("[command]")
+            && listing.contains("(settings)"),
+        "{listing}"
+    );
+}

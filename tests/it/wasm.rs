@@ -1,0 +1,367 @@
+//! The Wasm executor: limits, refusals, grants, fail-open and fail-closed, concurrency
+//! and the disk cache, with the misbehaving `test-guest` and `socket-guest` components.
+
+use std::time::Duration;
+
+use hookhost::config::WasmHandler;
+use hookhost::{Engine, HookOutcome, HookStatus};
+use hookhost_tests::{TestEnv, guests, hooks, wasm};
+use serde_json::{Value, json};
+
+fn guest(mode: &str, extra: Value) -> Value {
+    let mut handler = wasm(guests::TEST_GUEST, extra);
+    let config = handler.get("config").cloned().unwrap_or(json!({}));
+    let mut config = config.as_object().cloned().unwrap_or_default();
+    config.insert("mode".into(), json!(mode));
+    handler["config"] = Value::Object(config);
+    handler
+}
+
+async fn run(env: &TestEnv, handler: Value) -> HookOutcome {
+    let engine = env.engine(hooks("PreToolUse", None, vec![handler]));
+    engine.execute("PreToolUse", env.bash("ls")).await
+}
+
+fn error(outcome: &HookOutcome) -> String {
+    outcome.hooks[0].error.clone().unwrap_or_default()
+}
+
+#[tokio::test]
+async fn decisions_come_back_typed() {
+    let env = TestEnv::new();
+    let outcome = run(&env, guest("deny", json!({}))).await;
+    assert_eq!(outcome.hooks[0].executor, "wasm");
+    assert_eq!(outcome.permission_decision.as_deref(), Some("deny"));
+    assert_eq!(outcome.block_reason.as_deref(), Some("test-guest says no"));
+    let outcome = run(&env, guest("allow", json!({}))).await;
+    assert_eq!(outcome.permission_decision.as_deref(), Some("allow"));
+    assert_eq!(outcome.hooks[0].status, HookStatus::Success);
+}
+
+#[tokio::test]
+async fn config_env_and_input_reach_the_guest() {
+    let env = TestEnv::new();
+    // HOME is granted, PATH is not.
+    let outcome = run(
+        &env,
+        guest("echo", json!({"env": ["HOME"], "config": {"answer": 42}})),
+    )
+    .await;
+    let report: Value =
+        serde_json::from_str(outcome.additional_context.as_deref().unwrap()).unwrap();
+    assert_eq!(report["event"], "PreToolUse");
+    assert_eq!(report["tool"], "Bash");
+    assert_eq!(report["command"], "ls");
+    assert_eq!(report["session"], "test-session");
+    assert_eq!(report["matcher_value"], "Bash");
+    assert_eq!(report["config"], json!({"answer": 42, "mode": "echo"}));
+    assert_eq!(report["env"], std::env::var("HOME").unwrap());
+    assert_eq!(report["secret_env"], Value::Null);
+    assert_eq!(report["raw_event"], "PreToolUse");
+}
+
+#[tokio::test]
+async fn updated_input_from_a_guest() {
+    let env = TestEnv::new();
+    let outcome = run(&env, guest("rewrite", json!({}))).await;
+    assert_eq!(
+        outcome.updated_input,
+        Some(json!({"command": "ls --dry-run"}))
+    );
+}
+
+struct LimitCase {
+    name: &'static str,
+    mode: &'static str,
+    extra: Value,
+    status: HookStatus,
+    error: &'static str,
+}
+
+#[tokio::test]
+async fn every_limit_stops_the_guest_and_is_named() {
+    let env = TestEnv::new();
+    let cases = vec![
+        LimitCase {
+            name: "fuel",
+            mode: "loop",
+            extra: json!({"fuel": 10_000_000}),
+            status: HookStatus::Cancelled,
+            error: "fuel limit of 10000000 exhausted",
+        },
+        LimitCase {
+            name: "wall_time",
+            mode: "loop",
+            extra: json!({"fuel": 1_000_000_000_000u64, "timeout": 0.3}),
+            status: HookStatus::Cancelled,
+            error: "wall-time limit of 0.3s exceeded",
+        },
+        LimitCase {
+            name: "host_call_deadline",
+            mode: "sleep",
+            extra: json!({"timeout": 0.3}),
+            status: HookStatus::Cancelled,
+            error: "wall-time limit of 0.3s exceeded",
+        },
+        LimitCase {
+            name: "memory",
+            mode: "memory",
+            extra: json!({"memoryMb": 16}),
+            status: HookStatus::NonBlockingError,
+            error: "memory limit of 16 MiB exceeded",
+        },
+        LimitCase {
+            name: "stack",
+            mode: "stack",
+            extra: json!({}),
+            status: HookStatus::NonBlockingError,
+            error: "stack overflow",
+        },
+        LimitCase {
+            name: "output",
+            mode: "huge",
+            extra: json!({"maxOutputBytes": 65536}),
+            status: HookStatus::NonBlockingError,
+            error: "output limit of 65536 bytes exceeded",
+        },
+        LimitCase {
+            name: "stdio",
+            mode: "print",
+            extra: json!({}),
+            status: HookStatus::NonBlockingError,
+            error: "stdout/stderr limit of 64 KiB exceeded",
+        },
+        LimitCase {
+            name: "panic",
+            mode: "panic",
+            extra: json!({}),
+            status: HookStatus::NonBlockingError,
+            error: "test-guest panicked on purpose",
+        },
+        LimitCase {
+            name: "garbage",
+            mode: "garbage",
+            extra: json!({}),
+            status: HookStatus::NonBlockingError,
+            error: "invalid answer: `updated-input` is not valid JSON",
+        },
+        LimitCase {
+            name: "err",
+            mode: "err",
+            extra: json!({}),
+            status: HookStatus::NonBlockingError,
+            error: "hook returned an error: test-guest returned an error",
+        },
+    ];
+    for case in cases {
+        let outcome = run(&env, guest(case.mode, case.extra)).await;
+        assert_eq!(
+            outcome.hooks[0].status, case.status,
+            "case {}: {:?}",
+            case.name, outcome.hooks[0]
+        );
+        assert!(
+            error(&outcome).contains(case.error),
+            "case {}: {}",
+            case.name,
+            error(&outcome)
+        );
+        assert!(
+            !outcome.should_block,
+            "case {}: fail-open by default",
+            case.name
+        );
+    }
+}
+
+#[tokio::test]
+async fn fail_closed_turns_every_failure_into_a_named_block() {
+    let env = TestEnv::new();
+    for (mode, extra) in [
+        ("loop", json!({"fuel": 1_000_000, "failClosed": true})),
+        ("memory", json!({"memoryMb": 8, "failClosed": true})),
+        ("panic", json!({"failClosed": true})),
+        ("garbage", json!({"failClosed": true})),
+    ] {
+        let outcome = run(&env, guest(mode, extra)).await;
+        assert!(outcome.should_block, "{mode}");
+        assert_eq!(
+            outcome.permission_decision.as_deref(),
+            Some("deny"),
+            "{mode}"
+        );
+        let reason = outcome.block_reason.unwrap();
+        assert!(
+            reason.starts_with("wasm hook test_guest.wasm failed closed"),
+            "{mode}: {reason}"
+        );
+    }
+    let missing = wasm("/nonexistent/guard.wasm", json!({"failClosed": true}));
+    let outcome = run(&env, missing).await;
+    assert!(outcome.should_block);
+    assert!(
+        outcome
+            .block_reason
+            .unwrap()
+            .contains("cannot read component /nonexistent/guard.wasm")
+    );
+    let outcome = run(&env, wasm("/nonexistent/guard.wasm", json!({}))).await;
+    assert_eq!(outcome.hooks[0].status, HookStatus::NonBlockingError);
+}
+
+#[tokio::test]
+async fn filesystem_access_only_where_granted() {
+    let env = TestEnv::new();
+    let granted = env.root.join("granted");
+    let readonly = env.root.join("readonly");
+    std::fs::create_dir_all(&granted).unwrap();
+    std::fs::create_dir_all(&readonly).unwrap();
+    std::fs::write(readonly.join("note.txt"), "hello from the host").unwrap();
+    std::fs::write(env.root.join("outside.txt"), "secret").unwrap();
+    let grants = json!([{"path": readonly.display().to_string()}, {"path": granted.display().to_string(), "write": true}]);
+    let case = |mode: &str, path: std::path::PathBuf| {
+        guest(
+            mode,
+            json!({"allowedPaths": grants, "config": {"path": path.display().to_string()}}),
+        )
+    };
+    let context = |outcome: HookOutcome| outcome.additional_context.unwrap_or_default();
+    assert_eq!(
+        context(run(&env, case("read", readonly.join("note.txt"))).await),
+        "read ok: hello from the host"
+    );
+    assert!(
+        context(run(&env, case("read", env.root.join("outside.txt"))).await)
+            .starts_with("read failed")
+    );
+    assert!(
+        context(run(&env, case("read", readonly.join("../outside.txt"))).await)
+            .starts_with("read failed")
+    );
+    assert!(
+        context(run(&env, case("write", readonly.join("new.txt"))).await)
+            .starts_with("write failed")
+    );
+    assert!(!readonly.join("new.txt").exists());
+    assert_eq!(
+        context(run(&env, case("write", granted.join("new.txt"))).await),
+        "write ok"
+    );
+    assert_eq!(
+        std::fs::read_to_string(granted.join("new.txt")).unwrap(),
+        "written by test-guest"
+    );
+    // No grant at all: nothing is visible.
+    let bare = guest(
+        "read",
+        json!({"config": {"path": readonly.join("note.txt").display().to_string()}}),
+    );
+    assert!(context(run(&env, bare).await).starts_with("read failed"));
+}
+
+#[tokio::test]
+async fn components_importing_sockets_are_refused_at_load() {
+    let env = TestEnv::new();
+    let outcome = run(&env, wasm(guests::SOCKET_GUEST, json!({}))).await;
+    assert_eq!(outcome.hooks[0].status, HookStatus::NonBlockingError);
+    let error = error(&outcome);
+    assert!(error.contains("imports `wasi:sockets/"), "{error}");
+    assert!(error.contains("does not grant"), "{error}");
+}
+
+#[tokio::test]
+async fn hundreds_of_parallel_calls_of_one_component() {
+    let env = TestEnv::new();
+    let engine = env.engine(hooks("PreToolUse", None, vec![guest("deny", json!({}))]));
+    let mut calls = tokio::task::JoinSet::new();
+    for i in 0..300 {
+        let engine = engine.clone();
+        let input = env.bash(&format!("echo {i}"));
+        calls.spawn(async move { engine.execute("PreToolUse", input).await });
+    }
+    let mut denied = 0;
+    while let Some(outcome) = calls.join_next().await {
+        let outcome = outcome.unwrap();
+        assert_eq!(
+            outcome.hooks[0].status,
+            HookStatus::Blocking,
+            "{:?}",
+            outcome.hooks[0]
+        );
+        denied += 1;
+    }
+    assert_eq!(denied, 300);
+}
+
+#[tokio::test]
+async fn second_engine_start_compiles_nothing() {
+    let env = TestEnv::new();
+    let settings = hooks(
+        "PreToolUse",
+        None,
+        vec![
+            guest("allow", json!({})),
+            wasm(guests::BASH_GUARD, json!({})),
+        ],
+    );
+    let first = env.engine(settings.clone());
+    let stats = first.wasm_cache_stats().unwrap();
+    assert_eq!((stats.compiled, stats.disk_hits), (2, 0));
+    drop(first);
+    let second = env.engine(settings);
+    let stats = second.wasm_cache_stats().unwrap();
+    assert_eq!((stats.compiled, stats.disk_hits), (0, 2));
+    assert_eq!(
+        second.execute("PreToolUse", env.bash("ls")).await.hooks[0].status,
+        HookStatus::Success
+    );
+}
+
+#[tokio::test]
+async fn session_wasm_hooks_from_bytes() {
+    let env = TestEnv::new();
+    let engine = Engine::load(&env.load_options(&[], &[]), env.engine_options()).unwrap();
+    let bytes = std::fs::read(guests::BASH_GUARD).unwrap();
+    let handler = WasmHandler {
+        component: "session-bash-guard.wasm".into(),
+        fuel: None,
+        memory_mb: None,
+        fail_closed: true,
+        allowed_paths: vec![],
+        env: vec![],
+        config: Value::Null,
+        max_output_bytes: None,
+    };
+    let id = engine
+        .add_session_wasm("PreToolUse", Some("Bash"), &bytes, handler)
+        .unwrap();
+    let outcome = engine.execute("PreToolUse", env.bash("rm -rf /")).await;
+    assert!(outcome.should_block);
+    assert_eq!(outcome.hooks[0].source, "session");
+    assert_eq!(outcome.hooks[0].name, "session-bash-guard.wasm");
+    assert!(engine.remove_session_hook(id));
+    assert!(
+        !engine
+            .execute("PreToolUse", env.bash("rm -rf /"))
+            .await
+            .should_block
+    );
+}
+
+#[tokio::test]
+async fn no_state_survives_between_calls() {
+    let env = TestEnv::new();
+    // A fresh instance per call: a guest that trapped does not poison the next call.
+    let engine = env.engine(json!({"PreToolUse": [
+        {"matcher": "Bash", "hooks": [guest("panic", json!({}))]},
+        {"matcher": "Bash", "hooks": [guest("allow", json!({}))]}
+    ]}));
+    for _ in 0..3 {
+        let outcome = engine.execute("PreToolUse", env.bash("ls")).await;
+        assert_eq!(outcome.hooks[0].status, HookStatus::NonBlockingError);
+        assert_eq!(outcome.hooks[1].status, HookStatus::Success);
+    }
+    let started = std::time::Instant::now();
+    let _ = tokio::time::timeout(Duration::from_secs(5), engine.close()).await;
+    assert!(started.elapsed() < Duration::from_secs(5));
+}
