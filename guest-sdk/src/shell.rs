@@ -68,11 +68,11 @@ pub fn pipelines(command: &str) -> Option<Vec<Pipeline>> {
                 in_word = true;
             }
             '\\' => {
-                if let Some(next) = chars.next() {
-                    if next != '\n' {
-                        word.push(next);
-                        in_word = true;
-                    }
+                if let Some(next) = chars.next()
+                    && next != '\n'
+                {
+                    word.push(next);
+                    in_word = true;
                 }
             }
             '|' if chars.peek() != Some(&'|') => {

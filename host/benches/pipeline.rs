@@ -1,1 +1,156 @@
-fn main() {}
+//! Criterion benchmarks of the hook pipeline.
+//!
+//! * `pipeline/100_hooks_none_matching`: matching overhead with 100 configured hooks.
+//! * `pipeline/one_trivial_command_hook`: one matching `true` command hook.
+//! * `policy/wasm_bash_guard` vs `policy/command_bash_guard`: one PreToolUse through the
+//!   bash-guard component (all limits on, fresh instance per call) against the same kind
+//!   of policy as a `sh -c` command hook, in one run.
+//! * `throughput/wasm_bash_guard_2_workers`: 64 concurrent calls on a 2-worker runtime
+//!   (time per batch; calls/s = 64 / time).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+
+use criterion::{Criterion, Throughput, criterion_main};
+use hookhost::{Engine, EngineOptions, LoadOptions};
+use serde_json::{Value, json};
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Builds the bash-guard component (a no-op when it is up to date) and returns its path.
+fn bash_guard() -> PathBuf {
+    let root = workspace();
+    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .current_dir(&root)
+        .args([
+            "build",
+            "--quiet",
+            "--profile",
+            "guest",
+            "--target",
+            "wasm32-wasip2",
+        ])
+        .args(["--target-dir", "target/guests", "-p", "bash-guard"])
+        .status()
+        .expect("run cargo");
+    assert!(status.success(), "building bash-guard failed");
+    root.join("target/guests/wasm32-wasip2/guest/bash_guard.wasm")
+}
+
+fn engine(dir: &Path, hooks: Value) -> Engine {
+    let settings = dir.join(format!("settings-{}.json", rand_suffix()));
+    std::fs::write(&settings, json!({ "hooks": hooks }).to_string()).unwrap();
+    let load = LoadOptions {
+        project_dir: Some(dir.to_path_buf()),
+        managed_path: Some(dir.join("none.json")),
+        settings: vec![settings.display().to_string()],
+        ..LoadOptions::default()
+    };
+    let mut options = EngineOptions::default();
+    options.wasm.cache_dir = Some(dir.join("cache"));
+    Engine::load(&load, options).expect("engine")
+}
+
+fn rand_suffix() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos()
+}
+
+fn input(dir: &Path) -> Value {
+    json!({
+        "session_id": "bench",
+        "cwd": dir.display().to_string(),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "cargo test && git status", "description": "run tests"},
+        "tool_use_id": "toolu_bench"
+    })
+}
+
+const SH_POLICY: &str = r#"input=$(cat); case "$input" in *'rm -rf /'*|*'git reset --hard'*|*'push --force'*|*'| sh'*) printf '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"destructive command"}}';; esac"#;
+
+fn benches(c: &mut Criterion) {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path().canonicalize().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let _guard = rt.enter();
+
+    let mut group = c.benchmark_group("pipeline");
+    let none: Vec<Value> = (0..100)
+        .map(|i| json!({"matcher": format!("Tool{i}"), "hooks": [{"type": "command", "command": "true"}]}))
+        .collect();
+    let engine_none = engine(&dir, json!({ "PreToolUse": none }));
+    group.bench_function("100_hooks_none_matching", |b| {
+        b.iter(|| rt.block_on(engine_none.execute("PreToolUse", input(&dir))))
+    });
+    let engine_one = engine(
+        &dir,
+        json!({"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}]}),
+    );
+    group.bench_function("one_trivial_command_hook", |b| {
+        b.iter(|| rt.block_on(engine_one.execute("PreToolUse", input(&dir))))
+    });
+    group.finish();
+
+    let component = bash_guard();
+    let wasm_hook = json!({"type": "wasm", "component": component.display().to_string(),
+        "timeout": 5, "fuel": 500_000_000u64, "memoryMb": 32, "failClosed": true});
+    let wasm_engine = engine(
+        &dir,
+        json!({"PreToolUse": [{"matcher": "Bash", "hooks": [wasm_hook]}]}),
+    );
+    let sh_engine = engine(
+        &dir,
+        json!({"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": SH_POLICY}]}]}),
+    );
+    let check = rt.block_on(wasm_engine.execute("PreToolUse", input(&dir)));
+    assert_eq!(check.counts.success, 1, "{:?}", check.hooks);
+    let mut group = c.benchmark_group("policy");
+    group.bench_function("wasm_bash_guard", |b| {
+        b.iter(|| rt.block_on(wasm_engine.execute("PreToolUse", input(&dir))))
+    });
+    group.bench_function("command_bash_guard", |b| {
+        b.iter(|| rt.block_on(sh_engine.execute("PreToolUse", input(&dir))))
+    });
+    group.finish();
+
+    let workers = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let shared = Arc::new(wasm_engine);
+    const BATCH: u64 = 64;
+    let mut group = c.benchmark_group("throughput");
+    group.throughput(Throughput::Elements(BATCH));
+    group.bench_function("wasm_bash_guard_2_workers", |b| {
+        b.iter(|| {
+            workers.block_on(async {
+                let mut tasks = tokio::task::JoinSet::new();
+                for _ in 0..BATCH {
+                    let engine = shared.clone();
+                    let input = input(&dir);
+                    tasks.spawn(async move { engine.execute("PreToolUse", input).await });
+                }
+                while tasks.join_next().await.is_some() {}
+            })
+        })
+    });
+    group.finish();
+}
+
+/// Every benchmark of the pipeline.
+fn pipeline() {
+    let mut criterion = Criterion::default().configure_from_args();
+    benches(&mut criterion);
+}
+
+criterion_main!(pipeline);

@@ -95,16 +95,33 @@ struct FireArgs {
 impl ConfigArgs {
     fn load_options(&self) -> anyhow::Result<LoadOptions> {
         let cwd = std::env::current_dir().context("cannot read the current directory")?;
+        let absolute = |dir: &PathBuf| {
+            if dir.is_absolute() {
+                dir.clone()
+            } else {
+                cwd.join(dir)
+            }
+        };
         let (home, project_dir) = if self.no_discover {
-            (self.home.clone(), self.project_dir.clone())
+            (
+                self.home.as_ref().map(absolute),
+                self.project_dir.as_ref().map(absolute),
+            )
         } else {
             (
                 self.home
-                    .clone()
+                    .as_ref()
+                    .map(absolute)
                     .or_else(|| std::env::var_os("HOME").map(PathBuf::from)),
-                Some(self.project_dir.clone().unwrap_or(cwd)),
+                Some(
+                    self.project_dir
+                        .as_ref()
+                        .map(absolute)
+                        .unwrap_or_else(|| cwd.clone()),
+                ),
             )
         };
+        let project_dir = project_dir.map(|dir| dir.canonicalize().unwrap_or(dir));
         Ok(LoadOptions {
             home,
             project_dir,
@@ -284,7 +301,7 @@ fn summary(outcome: &crate::HookOutcome) -> String {
             one_line(outcome.block_reason.as_deref().unwrap_or(""), 160)
         )
     } else if let Some(decision) = &outcome.permission_decision {
-        format!("{}", decision.to_uppercase())
+        decision.to_uppercase()
     } else {
         "no objection".to_string()
     };

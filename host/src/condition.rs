@@ -177,12 +177,7 @@ fn command_matches(pattern: &str, command: &str) -> bool {
     let Some(subcommands) = split_commands(command) else {
         return true; // unparseable: fail open, the hook runs
     };
-    let names_more_than_command = pattern
-        .trim_end_matches(" *")
-        .trim()
-        .split_whitespace()
-        .count()
-        > 1;
+    let names_more_than_command = pattern.trim_end_matches(" *").split_whitespace().count() > 1;
     if names_more_than_command && has_expansion(command) {
         return true;
     }

@@ -341,7 +341,8 @@ mod tests {
     fn exit_code_matrix() {
         let allow =
             r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}"#;
-        let cases: &[(&str, Option<i32>, &str, &str, &str, HookStatus)] = &[
+        type Row<'a> = (&'a str, Option<i32>, &'a str, &'a str, &'a str, HookStatus);
+        let cases: &[Row] = &[
             (
                 "exit0_empty",
                 Some(0),

@@ -75,7 +75,10 @@ impl ComponentCache {
             .dir
             .as_ref()
             .map(|dir| dir.join(format!("{digest}-{}.cwasm", self.engine_key)));
-        let component = match artifact.as_deref().and_then(|path| self.from_disk(path)) {
+        let component = match artifact
+            .as_deref()
+            .and_then(|path| self.load_artifact(path))
+        {
             Some(component) => {
                 self.disk_hits.fetch_add(1, Ordering::Relaxed);
                 component
@@ -89,7 +92,7 @@ impl ComponentCache {
         Ok(component)
     }
 
-    fn from_disk(&self, path: &Path) -> Option<Component> {
+    fn load_artifact(&self, path: &Path) -> Option<Component> {
         match Engine::detect_precompiled_file(path) {
             Ok(Some(Precompiled::Component)) => deserialize_own_artifact(&self.engine, path),
             _ => None,
