@@ -139,7 +139,7 @@ impl Rule {
 }
 
 /// `*` matches any run of characters (including none); everything else is literal.
-fn wildcard(pattern: &str, text: &str, ignore_case: bool) -> bool {
+pub(crate) fn wildcard(pattern: &str, text: &str, ignore_case: bool) -> bool {
     let (p, t): (Vec<char>, Vec<char>) = if ignore_case {
         (
             pattern.to_lowercase().chars().collect(),

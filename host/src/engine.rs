@@ -18,9 +18,12 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use crate::config::HttpPolicy;
 use crate::config::{self, Diagnostic, Handler, HookSpec, LoadOptions, LoadedConfig};
 use crate::event::EventSpec;
 use crate::executor::command::CommandExecutor;
+use crate::executor::http::HttpExecutor;
+use crate::executor::prompt::{LlmOptions, PromptExecutor};
 use crate::executor::wasm::{WasmOptions, WasmRuntime};
 use crate::executor::{AsyncNotice, Background, Executor, HookCall, Unsupported};
 use crate::merge::{Ran, merge};
@@ -40,6 +43,9 @@ pub enum EngineError {
     /// The Wasm runtime could not be created.
     #[error("cannot create the Wasm runtime")]
     Wasm(#[source] crate::executor::wasm::WasmError),
+    /// The HTTP client could not be created.
+    #[error("cannot create the HTTP client")]
+    Http(#[source] reqwest::Error),
     /// A session hook was invalid.
     #[error("invalid session hook for `{event}`")]
     SessionHook {
@@ -59,6 +65,8 @@ pub struct EngineOptions {
     pub stop_block_cap: u32,
     /// Wasm runtime settings.
     pub wasm: WasmOptions,
+    /// LLM endpoint for prompt hooks.
+    pub llm: LlmOptions,
 }
 
 impl Default for EngineOptions {
@@ -70,6 +78,7 @@ impl Default for EngineOptions {
         Self {
             stop_block_cap: cap,
             wasm: WasmOptions::default(),
+            llm: LlmOptions::from_env(),
         }
     }
 }
@@ -127,7 +136,16 @@ pub(crate) struct Inner {
     project_dir: Option<PathBuf>,
     home: Option<PathBuf>,
     pub(crate) wasm: Mutex<Option<Arc<WasmRuntime>>>,
+    pub(crate) http: HttpShared,
     options: EngineOptions,
+}
+
+/// What HTTP and prompt executors share: one client (connection reuse) and the policy.
+#[derive(Clone)]
+pub(crate) struct HttpShared {
+    client: reqwest::Client,
+    policy: Arc<HttpPolicy>,
+    llm: LlmOptions,
 }
 
 /// The hook engine. Cheap to clone; clones share state.
@@ -158,6 +176,11 @@ impl Engine {
         } else {
             None
         };
+        let http = HttpShared {
+            client: crate::executor::http::client().map_err(EngineError::Http)?,
+            policy: Arc::new(config.http_policy),
+            llm: options.llm.clone(),
+        };
         let mut next = 0;
         let hooks = config
             .hooks
@@ -166,7 +189,7 @@ impl Engine {
                 next += 1;
                 Prepared {
                     id: next,
-                    executor: executor_for(&spec, wasm.as_ref()),
+                    executor: executor_for(&spec, wasm.as_ref(), &http),
                     spec,
                 }
             })
@@ -185,6 +208,7 @@ impl Engine {
                 project_dir: config.project_dir,
                 home: config.home,
                 wasm: Mutex::new(wasm),
+                http,
                 options,
             }),
         })
@@ -601,15 +625,27 @@ fn ran(hook: &Prepared, result: HookResult, duration: Duration) -> Ran {
     }
 }
 
-pub(crate) fn executor_for(spec: &HookSpec, wasm: Option<&Arc<WasmRuntime>>) -> Arc<dyn Executor> {
+pub(crate) fn executor_for(
+    spec: &HookSpec,
+    wasm: Option<&Arc<WasmRuntime>>,
+    http: &HttpShared,
+) -> Arc<dyn Executor> {
     match &spec.handler {
         Handler::Command(command) => Arc::new(CommandExecutor::new(command.clone())),
         Handler::Wasm(handler) => match wasm {
             Some(runtime) => runtime.executor(handler, &spec.display_name()),
             None => Arc::new(Unsupported("wasm (no runtime)".into())),
         },
-        Handler::Http(_) => Arc::new(Unsupported("http".into())),
-        Handler::Prompt(_) => Arc::new(Unsupported("prompt".into())),
+        Handler::Http(handler) => Arc::new(HttpExecutor::new(
+            handler.clone(),
+            http.client.clone(),
+            http.policy.clone(),
+        )),
+        Handler::Prompt(handler) => Arc::new(PromptExecutor::new(
+            handler.clone(),
+            http.client.clone(),
+            http.llm.clone(),
+        )),
         Handler::Unsupported(kind) => Arc::new(Unsupported(kind.clone())),
     }
 }

@@ -2,6 +2,8 @@
 //! [`Background`], which owns detached work (async hooks) and the notices it produces.
 
 pub mod command;
+pub mod http;
+pub mod prompt;
 pub mod wasm;
 
 use std::collections::VecDeque;

@@ -4,5 +4,7 @@ mod cli;
 mod command;
 mod config;
 mod examples;
+mod http;
 mod pipeline;
+mod prompt;
 mod wasm;

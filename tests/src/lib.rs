@@ -1,6 +1,8 @@
 //! Test harness for hookhost's integration tests: temporary projects with settings,
 //! scripts and plugin bundles, engines built on them, and the compiled Wasm guests.
 
+pub mod server;
+
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 

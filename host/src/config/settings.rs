@@ -268,12 +268,33 @@ fn read_group(
                     name: common.name,
                 });
             }
-            Err(message) => diags.push(ctx.diag(
-                Severity::Error,
-                location,
-                format!("{message}; hook skipped"),
-            )),
+            Err(refusal) => {
+                let (severity, message) = match refusal {
+                    Refusal::Error(message) => (Severity::Error, message),
+                    Refusal::Warning(message) => (Severity::Warning, message),
+                };
+                diags.push(ctx.diag(severity, location, format!("{message}; hook skipped")))
+            }
         }
+    }
+}
+
+/// Why a hook entry was skipped: malformed (an error) or valid but not accepted where it
+/// stands (a warning).
+enum Refusal {
+    Error(String),
+    Warning(String),
+}
+
+impl From<String> for Refusal {
+    fn from(message: String) -> Self {
+        Refusal::Error(message)
+    }
+}
+
+impl From<&str> for Refusal {
+    fn from(message: &str) -> Self {
+        Refusal::Error(message.to_string())
     }
 }
 
@@ -289,16 +310,16 @@ fn read_handler(
     raw: &Value,
     spec: &EventSpec,
     ctx: &FileContext,
-) -> Result<(Handler, Common), String> {
+) -> Result<(Handler, Common), Refusal> {
     if !raw.is_object() {
         return Err("a hook must be an object".into());
     }
     let common: RawCommon = from_value(raw)?;
     let timeout = match common.timeout {
         Some(secs) if !(secs.is_finite() && secs > 0.0) => {
-            return Err(format!(
-                "`timeout` must be a positive number of seconds, found {secs}"
-            ));
+            return Err(
+                format!("`timeout` must be a positive number of seconds, found {secs}").into(),
+            );
         }
         Some(secs) => Some(Duration::from_secs_f64(secs)),
         None => None,
@@ -316,10 +337,10 @@ fn read_handler(
         Handlers::CommandOnly => matches!(common.kind.as_str(), "command" | "wasm" | "mcp_tool"),
     };
     if !accepted {
-        return Err(format!(
+        return Err(Refusal::Warning(format!(
             "`{}` hooks are not accepted on `{}`",
             common.kind, spec.name
-        ));
+        )));
     }
     let handler = match common.kind.as_str() {
         "command" => Handler::Command(read_command(raw, ctx)?),
@@ -331,7 +352,7 @@ fn read_handler(
                 .into_iter()
                 .map(|(name, value)| match value {
                     Value::String(v) => Ok((name, v)),
-                    _ => Err(format!("header `{name}` must be a string")),
+                    _ => Err(Refusal::Error(format!("header `{name}` must be a string"))),
                 })
                 .collect::<Result<_, _>>()?;
             Handler::Http(HttpHandler {
@@ -349,7 +370,7 @@ fn read_handler(
             })
         }
         "agent" | "mcp_tool" => Handler::Unsupported(common.kind.clone()),
-        other => return Err(format!("unknown hook type `{other}`")),
+        other => return Err(format!("unknown hook type `{other}`").into()),
     };
     Ok((
         handler,
@@ -524,6 +545,6 @@ mod tests {
                 .iter()
                 .any(|d| d.message.contains("not accepted on `SessionStart`"))
         );
-        assert!(diags.iter().any(|d| d.severity == Severity::Warning));
+        assert!(diags.iter().all(|d| d.severity == Severity::Warning));
     }
 }

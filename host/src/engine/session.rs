@@ -55,7 +55,7 @@ impl Engine {
             _ => None,
         };
         let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
-        let executor = executor_for(&spec, wasm.as_ref());
+        let executor = executor_for(&spec, wasm.as_ref(), &self.inner.http);
         self.inner
             .session_hooks
             .write()

@@ -1,0 +1,338 @@
+//! The `http` executor: POSTs the hook input as JSON and reads the answer like a
+//! command's stdout (reference section 2.4).
+//!
+//! * The URL must pass the settings' `allowedHttpHookUrls` (when set anywhere; `*`
+//!   wildcards, case-insensitive host, trailing dot tolerated; an empty list refuses all).
+//!   A refused URL is reported, never requested.
+//! * `$VAR` / `${VAR}` in header values expand only for names in the hook's
+//!   `allowedEnvVars` (intersected with `httpHookAllowedEnvVars` when set); any other
+//!   reference becomes empty. Header values never appear in reports or logs.
+//! * 2xx empty → success; 2xx JSON object → parsed like stdout; 2xx other → non-blocking
+//!   error; non-2xx or connection failure → non-blocking error; timeout → cancelled.
+//!   Bodies are capped; redirects are followed only within the same host.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use reqwest::{Client, Url};
+use serde_json::Value;
+
+use super::{BoxFuture, Executor, HookCall};
+use crate::condition::wildcard;
+use crate::config::{HttpHandler, HttpPolicy};
+use crate::outcome::HookResult;
+use crate::output::{HookOutput, parse_answer};
+
+/// Largest response body read, bytes.
+pub const BODY_CAP: usize = 1024 * 1024;
+
+/// Redirects followed (same host only).
+const MAX_REDIRECTS: usize = 5;
+
+/// Builds the engine's one HTTP client: connection reuse, same-host redirects only.
+pub fn client() -> Result<Client, reqwest::Error> {
+    let policy = reqwest::redirect::Policy::custom(|attempt| {
+        let same_host = attempt
+            .previous()
+            .first()
+            .is_some_and(|first| first.host_str() == attempt.url().host_str());
+        if same_host && attempt.previous().len() <= MAX_REDIRECTS {
+            attempt.follow()
+        } else {
+            attempt.stop()
+        }
+    });
+    Client::builder()
+        .redirect(policy)
+        .pool_idle_timeout(Duration::from_secs(30))
+        .user_agent(concat!("hookhost/", env!("CARGO_PKG_VERSION")))
+        .build()
+}
+
+/// Runs one `http` hook.
+pub struct HttpExecutor {
+    handler: HttpHandler,
+    client: Client,
+    policy: Arc<HttpPolicy>,
+}
+
+impl HttpExecutor {
+    /// An executor for one configured endpoint.
+    pub fn new(handler: HttpHandler, client: Client, policy: Arc<HttpPolicy>) -> Self {
+        Self {
+            handler,
+            client,
+            policy,
+        }
+    }
+}
+
+impl Executor for HttpExecutor {
+    fn execute<'a>(&'a self, call: HookCall) -> BoxFuture<'a, HookResult> {
+        Box::pin(async move {
+            let url = match self.allowed_url() {
+                Ok(url) => url,
+                Err(message) => return HookResult::non_blocking(message),
+            };
+            match tokio::time::timeout(call.timeout, self.post(url, &call)).await {
+                Ok(result) => result,
+                Err(_) => HookResult::cancelled(format!(
+                    "timed out after {}s; request abandoned",
+                    call.timeout.as_secs_f64()
+                )),
+            }
+        })
+    }
+}
+
+impl HttpExecutor {
+    fn allowed_url(&self) -> Result<Url, String> {
+        let url = Url::parse(&self.handler.url)
+            .map_err(|err| format!("invalid URL `{}`: {err}", self.handler.url))?;
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(format!("URL `{}` is not http or https", self.handler.url));
+        }
+        if let Some(patterns) = &self.policy.allowed_urls {
+            let normalised = normalise(&url);
+            if !patterns
+                .iter()
+                .any(|p| wildcard(&normalise_pattern(p), &normalised, false))
+            {
+                return Err(format!(
+                    "URL `{}` is not allowed by allowedHttpHookUrls; not requested",
+                    self.handler.url
+                ));
+            }
+        }
+        Ok(url)
+    }
+
+    fn allowed_vars(&self) -> Vec<&str> {
+        self.handler
+            .allowed_env_vars
+            .iter()
+            .map(String::as_str)
+            .filter(|name| match &self.policy.allowed_env_vars {
+                Some(global) => global.iter().any(|g| g == name),
+                None => true,
+            })
+            .collect()
+    }
+
+    async fn post(&self, url: Url, call: &HookCall) -> HookResult {
+        let allowed = self.allowed_vars();
+        let mut request = self
+            .client
+            .post(url)
+            .header("content-type", "application/json")
+            .body(call.input_json.to_string());
+        for (name, value) in &self.handler.headers {
+            request = request.header(name.as_str(), interpolate(value, &allowed));
+        }
+        let response = match request.send().await {
+            Ok(response) => response,
+            Err(err) => {
+                return HookResult::non_blocking(format!("request failed: {}", describe(&err)));
+            }
+        };
+        let status = response.status();
+        let body = match read_capped(response).await {
+            Ok(body) => body,
+            Err(message) => return HookResult::non_blocking(message),
+        };
+        if status.is_redirection() {
+            return HookResult::non_blocking(format!(
+                "HTTP {status}: redirect to another host not followed"
+            ));
+        }
+        if !status.is_success() {
+            let first = body
+                .lines()
+                .next()
+                .unwrap_or("")
+                .chars()
+                .take(200)
+                .collect::<String>();
+            return HookResult::non_blocking(format!("HTTP {status}: {first}"));
+        }
+        interpret(&body, &call.event_name)
+    }
+}
+
+/// What a 2xx body means.
+pub fn interpret(body: &str, event: &str) -> HookResult {
+    let trimmed = body.trim();
+    if trimmed.is_empty() {
+        return HookResult::answer(HookOutput::default());
+    }
+    match serde_json::from_str::<Value>(trimmed) {
+        Ok(value @ Value::Object(_)) => match parse_answer(&value, event) {
+            Ok(output) => HookResult::answer(output),
+            Err(err) => HookResult::non_blocking(err.to_string()),
+        },
+        _ => HookResult::non_blocking("response body is not a JSON object"),
+    }
+}
+
+async fn read_capped(mut response: reqwest::Response) -> Result<String, String> {
+    let mut body = Vec::new();
+    while let Some(chunk) = response
+        .chunk()
+        .await
+        .map_err(|err| format!("reading the response failed: {}", describe(&err)))?
+    {
+        if body.len() + chunk.len() > BODY_CAP {
+            return Err(format!("response body exceeds {} KiB", BODY_CAP >> 10));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(String::from_utf8_lossy(&body).into_owned())
+}
+
+/// A reqwest error without its source chain's noise (it never contains headers).
+fn describe(err: &reqwest::Error) -> String {
+    let kind = if err.is_connect() {
+        "connection failed"
+    } else if err.is_timeout() {
+        "timed out"
+    } else if err.is_redirect() {
+        "too many redirects"
+    } else {
+        "error"
+    };
+    match std::error::Error::source(err) {
+        Some(source) => format!("{kind}: {source}"),
+        None => kind.to_string(),
+    }
+}
+
+/// Expands `$VAR` and `${VAR}` for the allowed names; other references become empty.
+pub fn interpolate(value: &str, allowed: &[&str]) -> String {
+    let mut out = String::with_capacity(value.len());
+    let mut rest = value;
+    while let Some(dollar) = rest.find('$') {
+        out.push_str(&rest[..dollar]);
+        let after = &rest[dollar + 1..];
+        let (name, consumed) = if let Some(braced) = after.strip_prefix('{') {
+            match braced.find('}') {
+                Some(end) => (&braced[..end], end + 2),
+                None => ("", 0),
+            }
+        } else {
+            let end = after
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(after.len());
+            (&after[..end], end)
+        };
+        if name.is_empty() {
+            out.push('$');
+            rest = after;
+            continue;
+        }
+        if allowed.contains(&name)
+            && let Ok(value) = std::env::var(name)
+        {
+            out.push_str(&value);
+        }
+        rest = &after[consumed..];
+    }
+    out.push_str(rest);
+    out
+}
+
+fn normalise(url: &Url) -> String {
+    let host = url
+        .host_str()
+        .unwrap_or("")
+        .trim_end_matches('.')
+        .to_lowercase();
+    let port = url.port().map(|p| format!(":{p}")).unwrap_or_default();
+    let query = url.query().map(|q| format!("?{q}")).unwrap_or_default();
+    format!("{}://{host}{port}{}{query}", url.scheme(), url.path())
+}
+
+/// Lower-cases a pattern's scheme and host part (the path stays case-sensitive).
+fn normalise_pattern(pattern: &str) -> String {
+    let Some((scheme, rest)) = pattern.split_once("://") else {
+        return pattern.to_lowercase();
+    };
+    let split = rest.find('/').unwrap_or(rest.len());
+    let (authority, path) = rest.split_at(split);
+    let authority = authority.to_lowercase();
+    let authority = match authority.split_once(':') {
+        Some((host, port)) => format!("{}:{port}", host.trim_end_matches('.')),
+        None => authority.trim_end_matches('.').to_string(),
+    };
+    format!("{}://{authority}{path}", scheme.to_lowercase())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outcome::HookStatus;
+
+    fn allowed(patterns: &[&str], url: &str) -> bool {
+        let executor = HttpExecutor::new(
+            HttpHandler {
+                url: url.into(),
+                headers: vec![],
+                allowed_env_vars: vec![],
+            },
+            Client::new(),
+            Arc::new(HttpPolicy {
+                allowed_urls: Some(patterns.iter().map(|p| p.to_string()).collect()),
+                allowed_env_vars: None,
+            }),
+        );
+        executor.allowed_url().is_ok()
+    }
+
+    #[test]
+    fn url_allow_list() {
+        assert!(allowed(
+            &["https://hooks.example.com/*"],
+            "https://HOOKS.example.com./x"
+        ));
+        assert!(allowed(
+            &["http://127.0.0.1:*/*"],
+            "http://127.0.0.1:8080/hook"
+        ));
+        assert!(!allowed(
+            &["https://hooks.example.com/*"],
+            "https://evil.com/https://hooks.example.com/"
+        ));
+        assert!(!allowed(&[], "https://hooks.example.com/x"));
+    }
+
+    #[test]
+    fn interpolation_only_for_granted_names() {
+        // PATH and HOME exist in every test environment.
+        let path = std::env::var("PATH").unwrap();
+        assert_eq!(
+            interpolate("Bearer $PATH", &["PATH"]),
+            format!("Bearer {path}")
+        );
+        assert_eq!(interpolate("a${PATH}b", &["PATH"]), format!("a{path}b"));
+        assert_eq!(interpolate("Bearer $HOME", &["PATH"]), "Bearer ");
+        assert_eq!(interpolate("${HOME}x", &[]), "x");
+        assert_eq!(interpolate("cost $5 and $", &[]), "cost  and $");
+    }
+
+    #[test]
+    fn body_semantics() {
+        assert_eq!(interpret("", "Stop").status, HookStatus::Success);
+        assert_eq!(
+            interpret(r#"{"decision":"block","reason":"r"}"#, "Stop").status,
+            HookStatus::Blocking
+        );
+        assert_eq!(interpret("ok", "Stop").status, HookStatus::NonBlockingError);
+        assert_eq!(
+            interpret("[1]", "Stop").status,
+            HookStatus::NonBlockingError
+        );
+        assert_eq!(
+            interpret(r#"{"continue":1}"#, "Stop").status,
+            HookStatus::NonBlockingError
+        );
+    }
+}
