@@ -301,3 +301,41 @@ async fn close_stops_long_async_hooks_within_its_drain_time() {
         "async hook {pid} survived close()"
     );
 }
+
+#[tokio::test]
+async fn exec_form_substitutes_placeholders_without_a_shell() {
+    let env = TestEnv::new();
+    let script = env.script("argv.sh", r#"printf '{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"%s|%s"}}' "$1" "$2""#);
+    let handler = json!({"type": "command", "command": script,
+        "args": ["${CLAUDE_PROJECT_DIR}/x y", "$HOME;rm -rf /"]});
+    let engine = env.engine(hooks("SessionStart", None, vec![handler]));
+    let outcome = engine
+        .execute("SessionStart", json!({"source": "startup"}))
+        .await;
+    assert_eq!(
+        outcome.additional_context.unwrap(),
+        format!("{}/x y|$HOME;rm -rf /", env.project.display()),
+        "placeholders expand, nothing else is interpreted"
+    );
+    let bash =
+        json!({"type": "command", "shell": "bash", "command": "echo \"${BASH_VERSION:+bash}\""});
+    let engine = env.engine(hooks("SessionStart", None, vec![bash]));
+    let outcome = engine
+        .execute("SessionStart", json!({"source": "startup"}))
+        .await;
+    assert_eq!(outcome.additional_context.as_deref(), Some("bash"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn execute_detached_runs_in_the_background() {
+    let env = TestEnv::new();
+    let marker = env.root.join("detached-ran");
+    let engine = env.engine(hooks(
+        "Notification",
+        None,
+        vec![command(&format!("touch {}", marker.display()))],
+    ));
+    engine.execute_detached("Notification", json!({"notification_type": "idle_prompt"}));
+    engine.close().await;
+    assert!(marker.exists());
+}

@@ -1,11 +1,13 @@
 //! Session hooks: registered at run time through the library, fired after the
 //! configuration hooks of the same event.
 
+use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use super::{Engine, EngineError, Prepared, executor_for};
 use crate::config::{Handler, HookSpec, Layer, WasmHandler};
 use crate::event::EventSpec;
+use crate::executor::Executor;
 use crate::matcher::Matcher;
 
 /// Identifies a session hook for removal.
@@ -54,14 +56,18 @@ impl Engine {
             Handler::Wasm(_) => Some(self.wasm_runtime()?),
             _ => None,
         };
-        let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
         let executor = executor_for(&spec, wasm.as_ref(), &self.inner.http);
+        Ok(self.push_session(spec, executor))
+    }
+
+    fn push_session(&self, spec: HookSpec, executor: Arc<dyn Executor>) -> SessionHookId {
+        let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
         self.inner
             .session_hooks
             .write()
             .unwrap_or_else(|e| e.into_inner())
             .push(Prepared { id, spec, executor });
-        Ok(SessionHookId(id))
+        SessionHookId(id)
     }
 
     /// Registers a Wasm component given as bytes as a session hook for `event` and
@@ -77,13 +83,7 @@ impl Engine {
         let runtime = self.wasm_runtime()?;
         let spec = HookSpec::session(event, matcher, Handler::Wasm(handler.clone()))?;
         let executor = runtime.executor_from_bytes(bytes, &handler, &spec.display_name());
-        let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
-        self.inner
-            .session_hooks
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(Prepared { id, spec, executor });
-        Ok(SessionHookId(id))
+        Ok(self.push_session(spec, executor))
     }
 
     /// Removes a session hook; `false` when no hook has that id.
