@@ -87,8 +87,22 @@ impl Default for EngineOptions {
 #[derive(Clone)]
 pub(crate) struct Prepared {
     pub(crate) id: u64,
-    pub(crate) spec: HookSpec,
+    /// Shared so that selecting a hook per event is a reference-count bump.
+    pub(crate) spec: Arc<HookSpec>,
+    /// `spec.display_name()`, computed once.
+    pub(crate) name: Arc<str>,
     pub(crate) executor: Arc<dyn Executor>,
+}
+
+impl Prepared {
+    pub(crate) fn new(id: u64, spec: HookSpec, executor: Arc<dyn Executor>) -> Self {
+        Self {
+            id,
+            name: Arc::from(spec.display_name()),
+            spec: Arc::new(spec),
+            executor,
+        }
+    }
 }
 
 /// A hook currently running, with its status message.
@@ -182,16 +196,22 @@ impl Engine {
             llm: options.llm.clone(),
         };
         let mut next = 0;
+        let mut diagnostics = config.diagnostics;
         let hooks = config
             .hooks
             .into_iter()
             .map(|spec| {
                 next += 1;
-                Prepared {
-                    id: next,
-                    executor: executor_for(&spec, wasm.as_ref(), &http),
-                    spec,
+                let executor = executor_for(&spec, wasm.as_ref(), &http);
+                if let Some(error) = executor.load_error() {
+                    diagnostics.push(Diagnostic {
+                        severity: crate::config::Severity::Error,
+                        file: spec.file.clone(),
+                        location: format!("hooks.{}", spec.event),
+                        message: format!("wasm hook {}: {error}", spec.display_name()),
+                    });
                 }
+                Prepared::new(next, spec, executor)
             })
             .collect();
         Ok(Engine {
@@ -199,7 +219,7 @@ impl Engine {
                 hooks,
                 session_hooks: RwLock::new(Vec::new()),
                 next_id: AtomicU64::new(next + 1),
-                diagnostics: config.diagnostics,
+                diagnostics,
                 once_done: Mutex::new(HashSet::new()),
                 stop_blocks: Mutex::new(HashMap::new()),
                 active: Mutex::new(HashMap::new()),
@@ -233,7 +253,7 @@ impl Engine {
             .map(|hook| HookInfo {
                 event: hook.spec.event.clone(),
                 matcher: hook.spec.matcher_text.clone(),
-                name: hook.spec.display_name(),
+                name: hook.name.to_string(),
                 executor: hook.spec.handler.executor_name().to_string(),
                 source: hook.spec.layer.label(),
                 file: hook.spec.file.clone(),
@@ -385,24 +405,26 @@ impl Engine {
         input_json: Arc<str>,
         session: &str,
     ) -> HookCall {
-        let mut env = vec![
-            ("CLAUDECODE".to_string(), "1".to_string()),
-            ("HOOKHOST".to_string(), "1".to_string()),
-        ];
         let cwd = input
             .get("cwd")
             .and_then(Value::as_str)
             .map(PathBuf::from)
             .or_else(|| self.inner.project_dir.clone());
-        if let Some(project) = self.inner.project_dir.as_ref().or(cwd.as_ref()) {
-            env.push(("CLAUDE_PROJECT_DIR".into(), project.display().to_string()));
+        // Only processes read the environment; other executors skip building it.
+        let mut env = Vec::new();
+        if matches!(hook.spec.handler, Handler::Command(_)) {
+            env.push(("CLAUDECODE".to_string(), "1".to_string()));
+            env.push(("HOOKHOST".to_string(), "1".to_string()));
+            if let Some(project) = self.inner.project_dir.as_ref().or(cwd.as_ref()) {
+                env.push(("CLAUDE_PROJECT_DIR".into(), project.display().to_string()));
+            }
+            if !session.is_empty() {
+                env.push(("CLAUDE_CODE_SESSION_ID".into(), session.to_string()));
+            }
+            env.extend(hook.spec.env.iter().cloned());
         }
-        if !session.is_empty() {
-            env.push(("CLAUDE_CODE_SESSION_ID".into(), session.to_string()));
-        }
-        env.extend(hook.spec.env.iter().cloned());
         HookCall {
-            name: hook.spec.display_name(),
+            name: hook.name.to_string(),
             event: spec,
             event_name: event.clone(),
             input,
@@ -528,7 +550,7 @@ impl Engine {
             let duration = started.elapsed();
             if hooks.len() > 1 {
                 if result.output.blocks() {
-                    stopped_by = Some(hook.spec.display_name());
+                    stopped_by = Some(hook.name.to_string());
                 } else if let Some(updated) = &result.output.updated_input
                     && let Some(next) = matching::rewrite_input(&input, updated)
                 {
@@ -613,8 +635,8 @@ fn default_timeout(hook: &HookSpec, spec: &EventSpec) -> Duration {
 
 fn ran(hook: &Prepared, result: HookResult, duration: Duration) -> Ran {
     let name = match &hook.spec.handler {
-        Handler::Command(c) if c.run_async => format!("{} (async)", hook.spec.display_name()),
-        _ => hook.spec.display_name(),
+        Handler::Command(c) if c.run_async => format!("{} (async)", hook.name),
+        _ => hook.name.to_string(),
     };
     Ran {
         name,

@@ -50,6 +50,11 @@ pub struct HookCall {
 pub trait Executor: Send + Sync {
     /// Runs the hook once.
     fn execute<'a>(&'a self, call: HookCall) -> BoxFuture<'a, HookResult>;
+
+    /// Why the hook could not be prepared at load time (it will fail when it runs).
+    fn load_error(&self) -> Option<String> {
+        None
+    }
 }
 
 /// Runs a handler type hookhost does not support, reporting it.

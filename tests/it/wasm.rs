@@ -262,7 +262,19 @@ async fn filesystem_access_only_where_granted() {
 #[tokio::test]
 async fn components_importing_sockets_are_refused_at_load() {
     let env = TestEnv::new();
-    let outcome = run(&env, wasm(guests::SOCKET_GUEST, json!({}))).await;
+    let engine = env.engine(hooks(
+        "PreToolUse",
+        None,
+        vec![wasm(guests::SOCKET_GUEST, json!({}))],
+    ));
+    let diagnostic = engine.diagnostics()[0].to_string();
+    assert!(
+        diagnostic.starts_with("error:")
+            && diagnostic.contains("wasm hook socket_guest.wasm")
+            && diagnostic.contains("wasi:sockets"),
+        "{diagnostic}"
+    );
+    let outcome = engine.execute("PreToolUse", env.bash("ls")).await;
     assert_eq!(outcome.hooks[0].status, HookStatus::NonBlockingError);
     let error = error(&outcome);
     assert!(error.contains("imports `wasi:sockets/"), "{error}");

@@ -66,7 +66,7 @@ impl Engine {
             .session_hooks
             .write()
             .unwrap_or_else(|e| e.into_inner())
-            .push(Prepared { id, spec, executor });
+            .push(Prepared::new(id, spec, executor));
         SessionHookId(id)
     }
 
