@@ -3,7 +3,7 @@
 //! Implement [`Hook`] (every method has a default that answers "no decision"), then
 //! register the type with [`export_hook!`]:
 //!
-//! ```ignore
+//! ```no_run
 //! use hookhost_guest::{export_hook, Answer, Hook, PreToolUse};
 //!
 //! struct NoForcePush;
