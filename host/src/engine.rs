@@ -626,9 +626,14 @@ impl Drop for Inner {
     }
 }
 
+/// The timeout of a hook that sets none: 30 s for prompts, 5 s (or the event's shorter
+/// default) for Wasm components, the event's default otherwise.
 fn default_timeout(hook: &HookSpec, spec: &EventSpec) -> Duration {
     match hook.handler {
         Handler::Prompt(_) => Duration::from_secs(30),
+        Handler::Wasm(_) => {
+            crate::executor::wasm::limits::DEFAULT_TIMEOUT.min(spec.default_timeout())
+        }
         _ => spec.default_timeout(),
     }
 }
@@ -669,5 +674,49 @@ pub(crate) fn executor_for(
             http.llm.clone(),
         )),
         Handler::Unsupported(kind) => Arc::new(Unsupported(kind.clone())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{PromptHandler, WasmHandler};
+
+    #[test]
+    fn default_timeouts_per_handler() {
+        let event = EventSpec::for_name("PreToolUse");
+        let wasm = HookSpec::session(
+            "PreToolUse",
+            None,
+            Handler::Wasm(WasmHandler {
+                component: "x.wasm".into(),
+                fuel: None,
+                memory_mb: None,
+                fail_closed: false,
+                allowed_paths: vec![],
+                env: vec![],
+                config: Value::Null,
+                max_output_bytes: None,
+            }),
+        )
+        .unwrap();
+        assert_eq!(default_timeout(&wasm, &event), Duration::from_secs(5));
+        let prompt = HookSpec::session(
+            "Stop",
+            None,
+            Handler::Prompt(PromptHandler {
+                prompt: "p".into(),
+                model: None,
+                continue_on_block: false,
+            }),
+        )
+        .unwrap();
+        assert_eq!(default_timeout(&prompt, &event), Duration::from_secs(30));
+        let message = EventSpec::for_name("MessageDisplay");
+        assert_eq!(default_timeout(&wasm, &message), Duration::from_secs(5));
+        assert_eq!(
+            default_timeout(&prompt, &EventSpec::for_name("UserPromptSubmit")),
+            Duration::from_secs(30)
+        );
     }
 }
