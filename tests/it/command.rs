@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use hookhost::HookStatus;
+use hookhost_tests::hook_error;
 use hookhost_tests::{TestEnv, command, hooks, read_pid, wait_gone};
 use serde_json::json;
 
@@ -188,13 +189,7 @@ async fn timeout_kills_the_whole_process_group() {
     let engine = env.engine(hooks("PreToolUse", None, vec![handler]));
     let outcome = engine.execute("PreToolUse", env.bash("ls")).await;
     assert_eq!(outcome.hooks[0].status, HookStatus::Cancelled);
-    assert!(
-        outcome.hooks[0]
-            .error
-            .as_deref()
-            .unwrap()
-            .contains("timed out after 1s")
-    );
+    assert!(hook_error(&outcome, 0).contains("timed out after 1s"));
     let child = read_pid(&pid_file);
     assert!(
         wait_gone(child, Duration::from_secs(5)),

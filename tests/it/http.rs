@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use hookhost::{Engine, HookOutcome, HookStatus};
 use hookhost_tests::TestEnv;
+use hookhost_tests::hook_error;
 use hookhost_tests::server::{Reply, TestServer};
 use serde_json::{Value, json};
 
@@ -159,13 +160,7 @@ async fn slow_servers_time_out_as_cancelled_and_connection_failures_are_errors()
     )
     .await;
     assert_eq!(outcome.hooks[0].status, HookStatus::Cancelled);
-    assert!(
-        outcome.hooks[0]
-            .error
-            .as_deref()
-            .unwrap()
-            .contains("timed out after 0.5s")
-    );
+    assert!(hook_error(&outcome, 0).contains("timed out after 0.5s"));
     // A port nobody listens on.
     let closed = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
@@ -179,11 +174,7 @@ async fn slow_servers_time_out_as_cancelled_and_connection_failures_are_errors()
     .await;
     assert_eq!(outcome.hooks[0].status, HookStatus::NonBlockingError);
     assert!(
-        outcome.hooks[0]
-            .error
-            .as_deref()
-            .unwrap()
-            .contains("connection failed"),
+        hook_error(&outcome, 0).contains("connection failed"),
         "{:?}",
         outcome.hooks[0]
     );
@@ -254,13 +245,7 @@ async fn url_allow_list_refuses_without_requesting() {
     let engine = Engine::load(&env.load_options(&[settings], &[]), env.engine_options()).unwrap();
     let outcome = engine.execute("PreToolUse", env.bash("ls")).await;
     assert_eq!(outcome.hooks[0].status, HookStatus::Blocking);
-    assert!(
-        outcome.hooks[1]
-            .error
-            .as_deref()
-            .unwrap()
-            .contains("not allowed by allowedHttpHookUrls")
-    );
+    assert!(hook_error(&outcome, 1).contains("not allowed by allowedHttpHookUrls"));
     let empty = env.write(
         "none.json",
         &json!({"allowedHttpHookUrls": [], "hooks": one(http(&server.url("/deny"), json!({})))})

@@ -7,6 +7,7 @@ use std::time::Duration;
 use hookhost::executor::prompt::{LlmOptions, Provider};
 use hookhost::{Engine, HookOutcome, HookStatus};
 use hookhost_tests::TestEnv;
+use hookhost_tests::hook_error;
 use hookhost_tests::server::{Reply, TestServer};
 use serde_json::{Value, json};
 
@@ -166,13 +167,7 @@ async fn bad_answers_errors_and_timeouts() {
     );
     *answer.lock().unwrap() = "<500>".into();
     let outcome = fire(&engine, "Stop", json!({})).await;
-    assert!(
-        outcome.hooks[0]
-            .error
-            .as_deref()
-            .unwrap()
-            .contains("HTTP 500 Internal Server Error: overloaded")
-    );
+    assert!(hook_error(&outcome, 0).contains("HTTP 500 Internal Server Error: overloaded"));
     *answer.lock().unwrap() = "<slow>".into();
     let outcome = fire(&engine, "Stop", json!({})).await;
     assert_eq!(outcome.hooks[0].status, HookStatus::Cancelled);
@@ -200,19 +195,7 @@ async fn missing_key_agent_hooks_and_misplaced_prompts() {
         "{warnings:?}"
     );
     let outcome = fire(&engine, "Stop", json!({})).await;
-    assert!(
-        outcome.hooks[0]
-            .error
-            .as_deref()
-            .unwrap()
-            .contains("HOOKHOST_TEST_NO_SUCH_KEY")
-    );
-    assert!(
-        outcome.hooks[1]
-            .error
-            .as_deref()
-            .unwrap()
-            .contains("`agent` hooks are not supported")
-    );
+    assert!(hook_error(&outcome, 0).contains("HOOKHOST_TEST_NO_SUCH_KEY"));
+    assert!(hook_error(&outcome, 1).contains("`agent` hooks are not supported"));
     assert_eq!(outcome.counts.non_blocking_error, 2);
 }

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use hookhost::config::WasmHandler;
 use hookhost::{Engine, HookOutcome, HookStatus};
-use hookhost_tests::{TestEnv, guests, hooks, wasm};
+use hookhost_tests::{TestEnv, guests, hook_error, hooks, wasm};
 use serde_json::{Value, json};
 
 fn guest(mode: &str, extra: Value) -> Value {
@@ -20,10 +20,6 @@ fn guest(mode: &str, extra: Value) -> Value {
 async fn run(env: &TestEnv, handler: Value) -> HookOutcome {
     let engine = env.engine(hooks("PreToolUse", None, vec![handler]));
     engine.execute("PreToolUse", env.bash("ls")).await
-}
-
-fn error(outcome: &HookOutcome) -> String {
-    outcome.hooks[0].error.clone().unwrap_or_default()
 }
 
 #[tokio::test]
@@ -161,10 +157,10 @@ async fn every_limit_stops_the_guest_and_is_named() {
             case.name, outcome.hooks[0]
         );
         assert!(
-            error(&outcome).contains(case.error),
+            hook_error(&outcome, 0).contains(case.error),
             "case {}: {}",
             case.name,
-            error(&outcome)
+            hook_error(&outcome, 0)
         );
         assert!(
             !outcome.should_block,
@@ -276,7 +272,7 @@ async fn components_importing_sockets_are_refused_at_load() {
     );
     let outcome = engine.execute("PreToolUse", env.bash("ls")).await;
     assert_eq!(outcome.hooks[0].status, HookStatus::NonBlockingError);
-    let error = error(&outcome);
+    let error = hook_error(&outcome, 0);
     assert!(error.contains("imports `wasi:sockets/"), "{error}");
     assert!(error.contains("does not grant"), "{error}");
 }

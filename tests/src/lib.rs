@@ -159,6 +159,11 @@ pub fn read_pid(path: &Path) -> i32 {
     }
 }
 
+/// The error text of the `index`-th hook report ("" when it has none).
+pub fn hook_error(outcome: &hookhost::HookOutcome, index: usize) -> &str {
+    outcome.hooks[index].error.as_deref().unwrap_or("")
+}
+
 /// The hooks object for one event with one matcher group.
 pub fn hooks(event: &str, matcher: Option<&str>, handlers: Vec<Value>) -> Value {
     let mut group = json!({ "hooks": handlers });
