@@ -608,6 +608,13 @@ impl Engine {
         slot.as_ref().map(|runtime| runtime.cache_stats())
     }
 
+    /// Whether the Wasm runtime uses the pooling allocator (`None` before any Wasm hook
+    /// was loaded).
+    pub fn wasm_uses_pooling(&self) -> Option<bool> {
+        let slot = self.inner.wasm.lock().unwrap_or_else(|e| e.into_inner());
+        slot.as_ref().map(|runtime| runtime.uses_pooling())
+    }
+
     pub(crate) fn wasm_runtime(&self) -> Result<Arc<WasmRuntime>, EngineError> {
         let mut slot = self.inner.wasm.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(runtime) = slot.as_ref() {

@@ -373,3 +373,27 @@ async fn no_state_survives_between_calls() {
     let _ = tokio::time::timeout(Duration::from_secs(5), engine.close()).await;
     assert!(started.elapsed() < Duration::from_secs(5));
 }
+
+#[tokio::test]
+async fn falls_back_to_on_demand_allocation_when_the_pool_cannot_be_reserved() {
+    let env = TestEnv::new();
+    let settings = env.settings(
+        "s.json",
+        hooks("PreToolUse", None, vec![guest("deny", json!({}))]),
+    );
+    let mut options = env.engine_options();
+    // Two million 4 GiB reservations cannot fit in the address space.
+    options.wasm.max_instances = 2_000_000;
+    let engine = Engine::load(&env.load_options(&[settings], &[]), options).unwrap();
+    assert_eq!(engine.wasm_uses_pooling(), Some(false));
+    let outcome = engine.execute("PreToolUse", env.bash("ls")).await;
+    assert_eq!(
+        outcome.hooks[0].status,
+        HookStatus::Blocking,
+        "{:?}",
+        outcome.hooks[0]
+    );
+    // The normal configuration pools.
+    let pooled = env.engine(hooks("PreToolUse", None, vec![guest("deny", json!({}))]));
+    assert_eq!(pooled.wasm_uses_pooling(), Some(true));
+}

@@ -36,20 +36,23 @@ use crate::outcome::{HookResult, HookStatus};
 
 pub use self::bindings::WIT_VERSION;
 
-/// Concurrent instances the pool holds; further calls wait for a slot.
-const POOL_INSTANCES: u32 = 400;
+/// Default number of instances alive at once; further calls wait for a slot.
+pub const DEFAULT_MAX_INSTANCES: u32 = 256;
 
 /// Wasm runtime settings.
 #[derive(Debug, Clone)]
 pub struct WasmOptions {
     /// Directory for precompiled artifacts (`None`: memory cache only).
     pub cache_dir: Option<PathBuf>,
+    /// Instances alive at once (the pooling allocator's size); more calls wait.
+    pub max_instances: u32,
 }
 
 impl Default for WasmOptions {
     fn default() -> Self {
         Self {
             cache_dir: cache::default_dir(),
+            max_instances: DEFAULT_MAX_INSTANCES,
         }
     }
 }
@@ -130,15 +133,33 @@ pub struct WasmRuntime {
     cache: ComponentCache,
     _ticker: Ticker,
     slots: Arc<Semaphore>,
+    pooling: bool,
 }
 
-fn engine_config() -> Result<Config, WasmError> {
+/// The engine configuration; `pool` sizes the pooling allocator, `None` allocates on
+/// demand (the fallback where the pool's address space cannot be reserved).
+fn engine_config(pool_instances: Option<u32>) -> Config {
+    let mut config = Config::new();
+    config
+        .consume_fuel(true)
+        .epoch_interruption(true)
+        .concurrency_support(false)
+        .max_wasm_stack(1 << 20)
+        .async_stack_size(2 << 20)
+        .memory_init_cow(true);
+    if let Some(instances) = pool_instances {
+        config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool_config(instances)));
+    }
+    config
+}
+
+fn pool_config(instances: u32) -> PoolingAllocationConfig {
     let mut pool = PoolingAllocationConfig::default();
-    pool.total_component_instances(POOL_INSTANCES)
-        .total_core_instances(POOL_INSTANCES * 4)
-        .total_memories(POOL_INSTANCES)
-        .total_tables(POOL_INSTANCES * 4)
-        .total_stacks(POOL_INSTANCES)
+    pool.total_component_instances(instances)
+        .total_core_instances(instances * 4)
+        .total_memories(instances)
+        .total_tables(instances * 4)
+        .total_stacks(instances)
         .max_memory_size((limits::MAX_MEMORY_MB as usize) << 20)
         // Reset used pages in place instead of unmapping them: no page faults on the next
         // instantiation and no TLB shootdowns when a store is dropped. PAGEMAP_SCAN
@@ -147,23 +168,25 @@ fn engine_config() -> Result<Config, WasmError> {
         .table_keep_resident(1 << 20)
         .async_stack_keep_resident(1 << 20)
         .pagemap_scan(Enabled::Auto);
-    let mut config = Config::new();
-    config
-        .consume_fuel(true)
-        .epoch_interruption(true)
-        .concurrency_support(false)
-        .max_wasm_stack(1 << 20)
-        .async_stack_size(2 << 20)
-        .memory_init_cow(true)
-        .allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
-    Ok(config)
+    pool
 }
 
 impl WasmRuntime {
     /// Creates the runtime: engine, linker (WASI p2 + hookhost host API), cache and epoch
     /// ticker.
     pub fn new(options: WasmOptions) -> Result<Self, WasmError> {
-        let engine = Engine::new(&engine_config()?).map_err(|e| WasmError(format!("{e:#}")))?;
+        let instances = options.max_instances.max(1);
+        let (engine, pooling) = match Engine::new(&engine_config(Some(instances))) {
+            Ok(engine) => (engine, true),
+            Err(err) => {
+                tracing::warn!(
+                    "pooling allocator unavailable ({err:#}); allocating Wasm instances on demand"
+                );
+                let engine =
+                    Engine::new(&engine_config(None)).map_err(|e| WasmError(format!("{e:#}")))?;
+                (engine, false)
+            }
+        };
         let mut linker = Linker::new(&engine);
         wasmtime_wasi::p2::add_to_linker_async(&mut linker)
             .map_err(|e| WasmError(format!("{e:#}")))?;
@@ -176,8 +199,15 @@ impl WasmRuntime {
             engine,
             linker,
             _ticker: ticker,
-            slots: Arc::new(Semaphore::new(POOL_INSTANCES as usize)),
+            slots: Arc::new(Semaphore::new(instances as usize)),
+            pooling,
         })
+    }
+
+    /// Whether instances come from the pooling allocator (false after the on-demand
+    /// fallback).
+    pub fn uses_pooling(&self) -> bool {
+        self.pooling
     }
 
     /// Component cache counters.
