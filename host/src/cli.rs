@@ -77,8 +77,9 @@ struct ConfigArgs {
 
 #[derive(Debug, Args)]
 struct FireArgs {
-    /// Event name, e.g. PreToolUse.
-    event: String,
+    /// Event name, e.g. PreToolUse. Defaults to the input's `hook_event_name`, so
+    /// `hookhost fire --format claude` works as a Claude Code command hook on any event.
+    event: Option<String>,
     /// Event input JSON file, or `-` for standard input (the default).
     #[arg(long, value_name = "FILE")]
     input: Option<String>,
@@ -206,6 +207,16 @@ fn read_input(args: &FireArgs) -> anyhow::Result<Value> {
 async fn fire(args: FireArgs) -> anyhow::Result<ExitCode> {
     let mut input = read_input(&args)?;
     let map = input.as_object_mut().expect("checked above");
+    let event = match (
+        &args.event,
+        map.get("hook_event_name").and_then(Value::as_str),
+    ) {
+        (Some(event), _) => event.clone(),
+        (None, Some(event)) => event.to_string(),
+        (None, None) => bail!(
+            "no event: name it (`hookhost fire PreToolUse`) or put `hook_event_name` in the input"
+        ),
+    };
     let session = args
         .session_id
         .clone()
@@ -220,7 +231,7 @@ async fn fire(args: FireArgs) -> anyhow::Result<ExitCode> {
     for diagnostic in engine.diagnostics() {
         eprintln!("hookhost: {diagnostic}");
     }
-    let outcome = engine.execute(&args.event, input).await;
+    let outcome = engine.execute(&event, input).await;
     engine.close().await;
     match args.format {
         Format::Outcome => {

@@ -168,3 +168,34 @@ fn check_reports_errors_and_warnings_and_list_shows_sources() {
         "{listing}"
     );
 }
+
+#[test]
+fn fire_takes_the_event_from_the_input_when_not_named() {
+    let env = TestEnv::new();
+    let settings = env.settings(
+        "s.json",
+        hooks(
+            "TeammateIdle",
+            None,
+            vec![command("echo 'keep working' >&2; exit 2")],
+        ),
+    );
+    let input = json!({"hook_event_name": "TeammateIdle", "teammate_name": "t"}).to_string();
+    let (code, answer, stderr) = hookhost(
+        &env,
+        &[
+            "fire",
+            "--format",
+            "claude",
+            "--settings",
+            &settings.display().to_string(),
+        ],
+        &input,
+    );
+    assert_eq!(code, 2, "TeammateIdle blocks only through exit code 2");
+    assert_eq!(answer, json!({}));
+    assert!(stderr.contains("keep working"), "{stderr}");
+    let (code, _, stderr) = hookhost(&env, &["fire"], "{}");
+    assert_eq!(code, 64);
+    assert!(stderr.contains("no event"), "{stderr}");
+}
