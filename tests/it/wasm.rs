@@ -316,7 +316,7 @@ async fn second_engine_start_compiles_nothing() {
     let stats = first.wasm_cache_stats().unwrap();
     assert_eq!((stats.compiled, stats.disk_hits), (2, 0));
     drop(first);
-    let second = env.engine(settings);
+    let second = env.engine(settings.clone());
     let stats = second.wasm_cache_stats().unwrap();
     assert_eq!((stats.compiled, stats.disk_hits), (0, 2));
     assert_eq!(

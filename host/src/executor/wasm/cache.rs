@@ -93,6 +93,14 @@ impl ComponentCache {
     }
 
     fn load_artifact(&self, path: &Path) -> Option<Component> {
+        // Deserialising trusts the bytes: only read from a directory nobody else can write.
+        if !private_dir(path.parent()?) {
+            tracing::warn!(
+                "Wasm cache directory {} is writable by other users; not loading artifacts from it",
+                path.parent()?.display()
+            );
+            return None;
+        }
         match Engine::detect_precompiled_file(path) {
             Ok(Some(Precompiled::Component)) => deserialize_own_artifact(&self.engine, path),
             _ => None,
@@ -133,9 +141,26 @@ fn deserialize_own_bytes(engine: &Engine, bytes: &[u8]) -> Option<Component> {
     unsafe { Component::deserialize(engine, bytes) }.ok()
 }
 
+/// Whether `dir` is owned by this user and not writable by group or others.
+fn private_dir(dir: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(dir).is_ok_and(|meta| {
+        meta.uid() == nix::unistd::Uid::effective().as_raw() && meta.mode() & 0o022 == 0
+    })
+}
+
 fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
     let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
+    if !dir.exists() {
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)?;
+    }
+    if !private_dir(dir) {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
+    }
     let temp = dir.join(format!(
         ".{}.{}.tmp",
         path.file_name()
