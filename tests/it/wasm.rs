@@ -332,13 +332,7 @@ async fn session_wasm_hooks_from_bytes() {
     let bytes = std::fs::read(guests::BASH_GUARD).unwrap();
     let handler = WasmHandler {
         component: "session-bash-guard.wasm".into(),
-        fuel: None,
-        memory_mb: None,
-        fail_closed: true,
-        allowed_paths: vec![],
-        env: vec![],
-        config: Value::Null,
-        max_output_bytes: None,
+        ..handler_template()
     };
     let id = engine
         .add_session_wasm("PreToolUse", Some("Bash"), &bytes, handler)
@@ -354,6 +348,39 @@ async fn session_wasm_hooks_from_bytes() {
             .await
             .should_block
     );
+    // By path, through the generic session-hook API.
+    let by_path = WasmHandler {
+        component: guests::BASH_GUARD.into(),
+        fail_closed: false,
+        ..handler_template()
+    };
+    let spec = hookhost::HookSpec::session(
+        "PreToolUse",
+        Some("Bash"),
+        hookhost::config::Handler::Wasm(by_path),
+    )
+    .unwrap();
+    engine.add_session_hook(spec).unwrap();
+    let outcome = engine
+        .execute("PreToolUse", env.bash("git reset --hard"))
+        .await;
+    assert!(outcome.should_block);
+    assert_eq!(outcome.hooks[0].name, "bash_guard.wasm");
+    engine.clear_session_hooks();
+    assert!(engine.hooks().is_empty());
+}
+
+fn handler_template() -> WasmHandler {
+    WasmHandler {
+        component: "template.wasm".into(),
+        fuel: None,
+        memory_mb: None,
+        fail_closed: true,
+        allowed_paths: vec![],
+        env: vec![],
+        config: Value::Null,
+        max_output_bytes: None,
+    }
 }
 
 #[tokio::test]
