@@ -27,6 +27,9 @@
 //! # Ok(()) }
 //! ```
 //!
+//! The engine runs on tokio: call it from a runtime with the time and I/O drivers enabled
+//! (`#[tokio::main]`, or a `Builder` with `enable_all()`).
+//!
 //! The pipeline, one module a step: [`config`] (layers, plugins, raw → resolved),
 //! [`matcher`] and [`condition`] (which hooks fire), [`executor`] (one trait, one module
 //! per hook type), [`merge`] (configuration-order merge), [`outcome`] (what comes back),
