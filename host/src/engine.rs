@@ -46,6 +46,14 @@ pub enum EngineError {
     /// The HTTP client could not be created.
     #[error("cannot create the HTTP client")]
     Http(#[source] reqwest::Error),
+    /// A session hook could not be loaded.
+    #[error("cannot load session hook {hook}: {reason}")]
+    HookLoad {
+        /// The hook's name.
+        hook: String,
+        /// Why.
+        reason: String,
+    },
     /// A session hook was invalid.
     #[error("invalid session hook for `{event}`")]
     SessionHook {

@@ -66,6 +66,11 @@ impl HookResult {
         }
     }
 
+    /// A hook stopped by its `timeout`; `what` says what happened to it.
+    pub fn timed_out(limit: Duration, what: &str) -> Self {
+        Self::cancelled(format!("timed out after {}s; {what}", limit.as_secs_f64()))
+    }
+
     /// A block with `reason` (fail-closed failures, exit code 2).
     pub fn block(reason: impl Into<String>) -> Self {
         let reason = reason.into();

@@ -17,10 +17,10 @@ fn plugin(env: &TestEnv, name: &str, manifest_at_root: bool) -> std::path::PathB
     }
     env.write(
         &format!("plugins/{name}/scripts/ctx.sh"),
-        r#"printf '{"hookSpecificOutput":{"hookEventName":"PreToolUse","additionalContext":"%s|%s"}}' "$CLAUDE_PLUGIN_ROOT" "$(basename "$0")""#,
+        r#"printf '{"hookSpecificOutput":{"hookEventName":"PreToolUse","additionalContext":"%s|%s|%s"}}' "$CLAUDE_PLUGIN_ROOT" "$(basename "$0")" "$1""#,
     );
     let hooks_json = json!({"description": "test", "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
-        command("sh ${CLAUDE_PLUGIN_ROOT}/scripts/ctx.sh")
+        command("sh ${CLAUDE_PLUGIN_ROOT}/scripts/ctx.sh ${CLAUDE_PLUGIN_DATA}")
     ]}]}});
     env.write(
         &format!("plugins/{name}/hooks/hooks.json"),
@@ -47,7 +47,12 @@ async fn plugin_bundles_load_with_root_expanded() {
     let outcome = engine.execute("PreToolUse", env.bash("ls")).await;
     assert_eq!(
         outcome.additional_context.unwrap(),
-        format!("{}|ctx.sh\n{}|ctx.sh", first.display(), second.display())
+        format!(
+            "{}|ctx.sh|{data}/alpha\n{}|ctx.sh|{data}/beta",
+            first.display(),
+            second.display(),
+            data = env.home.join(".claude/plugins/data").display()
+        )
     );
     assert_eq!(outcome.hooks[0].source, "plugin:alpha");
     assert_eq!(outcome.hooks[1].source, "plugin:beta");

@@ -368,6 +368,21 @@ async fn session_wasm_hooks_from_bytes() {
     assert_eq!(outcome.hooks[0].name, "bash_guard.wasm");
     engine.clear_session_hooks();
     assert!(engine.hooks().is_empty());
+    // A component that cannot be loaded is refused with the reason, not registered.
+    let garbage = engine.add_session_wasm("PreToolUse", None, b"not wasm", handler_template());
+    let error = garbage.unwrap_err().to_string();
+    assert!(
+        error.contains("cannot load session hook template.wasm")
+            && error.contains("not a valid component"),
+        "{error}"
+    );
+    let sockets = std::fs::read(guests::SOCKET_GUEST).unwrap();
+    let error = engine
+        .add_session_wasm("PreToolUse", None, &sockets, handler_template())
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("wasi:sockets"), "{error}");
+    assert!(engine.hooks().is_empty());
 }
 
 fn handler_template() -> WasmHandler {

@@ -57,17 +57,29 @@ impl Engine {
             _ => None,
         };
         let executor = executor_for(&spec, wasm.as_ref(), &self.inner.http);
-        Ok(self.push_session(spec, executor))
+        self.push_session(spec, executor)
     }
 
-    fn push_session(&self, spec: HookSpec, executor: Arc<dyn Executor>) -> SessionHookId {
+    /// Adds a prepared hook; a hook that could not be loaded (a Wasm component that does
+    /// not compile, link or pass the import check) is refused with the reason.
+    fn push_session(
+        &self,
+        spec: HookSpec,
+        executor: Arc<dyn Executor>,
+    ) -> Result<SessionHookId, EngineError> {
+        if let Some(reason) = executor.load_error() {
+            return Err(EngineError::HookLoad {
+                hook: spec.display_name(),
+                reason,
+            });
+        }
         let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
         self.inner
             .session_hooks
             .write()
             .unwrap_or_else(|e| e.into_inner())
             .push(Prepared::new(id, spec, executor));
-        SessionHookId(id)
+        Ok(SessionHookId(id))
     }
 
     /// Registers a Wasm component given as bytes as a session hook for `event` and
@@ -83,7 +95,7 @@ impl Engine {
         let runtime = self.wasm_runtime()?;
         let spec = HookSpec::session(event, matcher, Handler::Wasm(handler.clone()))?;
         let executor = runtime.executor_from_bytes(bytes, &handler, &spec.display_name());
-        Ok(self.push_session(spec, executor))
+        self.push_session(spec, executor)
     }
 
     /// Removes a session hook; `false` when no hook has that id.

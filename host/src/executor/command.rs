@@ -237,10 +237,7 @@ fn conclude(call: &HookCall, finished: Result<Finished, Duration>) -> HookResult
             &call.event,
             &call.event_name,
         ),
-        Err(limit) => HookResult::cancelled(format!(
-            "timed out after {}s; process group killed",
-            limit.as_secs_f64()
-        )),
+        Err(limit) => HookResult::timed_out(limit, "process group killed"),
     }
 }
 

@@ -76,10 +76,7 @@ impl Executor for HttpExecutor {
             };
             match tokio::time::timeout(call.timeout, self.post(url, &call)).await {
                 Ok(result) => result,
-                Err(_) => HookResult::cancelled(format!(
-                    "timed out after {}s; request abandoned",
-                    call.timeout.as_secs_f64()
-                )),
+                Err(_) => HookResult::timed_out(call.timeout, "request abandoned"),
             }
         })
     }

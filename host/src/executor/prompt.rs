@@ -134,10 +134,7 @@ impl Executor for PromptExecutor {
                 Ok(Err(message)) => {
                     HookResult::non_blocking(format!("prompt hook {}: {message}", call.name))
                 }
-                Err(_) => HookResult::cancelled(format!(
-                    "timed out after {}s waiting for the model",
-                    call.timeout.as_secs_f64()
-                )),
+                Err(_) => HookResult::timed_out(call.timeout, "no answer from the model"),
             }
         })
     }

@@ -399,11 +399,7 @@ impl WasmHook {
             .prepared
             .as_ref()
             .map_err(|err| Failure::error(err.clone()))?;
-        let timeout = if call.timeout > Duration::ZERO {
-            call.timeout
-        } else {
-            limits::DEFAULT_TIMEOUT
-        };
+        let timeout = call.timeout;
         let slot = self
             .runtime
             .slots
