@@ -213,11 +213,9 @@ fn parse_specific(hso: &Value, event: &str, out: &mut HookOutput) -> Result<(), 
     if let Some(input) = map.get("updatedInput") {
         out.updated_input = Some(input.clone());
     }
-    if let Some(watch) = map.get("watchPaths") {
-        let wrapper: Map<String, Value> = [("watchPaths".to_string(), watch.clone())]
-            .into_iter()
-            .collect();
-        out.watch_paths = string_list(&wrapper, "watchPaths")?;
+    // Accepted in hookSpecificOutput too, which wins over the top level.
+    if map.contains_key("watchPaths") {
+        out.watch_paths = string_list(map, "watchPaths")?;
     }
     out.initial_user_message = opt_string(map, "initialUserMessage")?;
     out.session_title = opt_string(map, "sessionTitle")?;
@@ -334,6 +332,25 @@ mod tests {
             .is_err()
         );
         assert!(parse_answer(&json!([1]), "Stop").is_err());
+    }
+
+    #[test]
+    fn watch_paths_top_level_or_specific() {
+        let top = parse_answer(&json!({"watchPaths": ["/a"]}), "CwdChanged").unwrap();
+        assert_eq!(top.watch_paths, vec!["/a"]);
+        let specific = parse_answer(
+            &json!({"watchPaths": ["/a"], "hookSpecificOutput": {"watchPaths": ["/b"]}}),
+            "CwdChanged",
+        )
+        .unwrap();
+        assert_eq!(specific.watch_paths, vec!["/b"]);
+        assert!(
+            parse_answer(
+                &json!({"hookSpecificOutput": {"watchPaths": [1]}}),
+                "CwdChanged"
+            )
+            .is_err()
+        );
     }
 
     #[test]
