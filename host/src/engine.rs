@@ -413,14 +413,16 @@ impl Engine {
         input_json: Arc<str>,
         session: &str,
     ) -> HookCall {
-        let cwd = input
-            .get("cwd")
-            .and_then(Value::as_str)
-            .map(PathBuf::from)
-            .or_else(|| self.inner.project_dir.clone());
-        // Only processes read the environment; other executors skip building it.
+        // Only processes read the environment and working directory; other executors
+        // skip building them.
         let mut env = Vec::new();
+        let mut cwd = None;
         if matches!(hook.spec.handler, Handler::Command(_)) {
+            cwd = input
+                .get("cwd")
+                .and_then(Value::as_str)
+                .map(PathBuf::from)
+                .or_else(|| self.inner.project_dir.clone());
             env.push(("CLAUDECODE".to_string(), "1".to_string()));
             env.push(("HOOKHOST".to_string(), "1".to_string()));
             if let Some(project) = self.inner.project_dir.as_ref().or(cwd.as_ref()) {

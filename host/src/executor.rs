@@ -39,7 +39,7 @@ pub struct HookCall {
     pub timeout: Duration,
     /// Environment for processes (`CLAUDE_PROJECT_DIR`, plugin variables, …).
     pub env: Arc<Vec<(String, String)>>,
-    /// Working directory for processes.
+    /// Working directory for processes (set for command hooks only).
     pub cwd: Option<PathBuf>,
     /// Where detached work goes.
     pub background: Background,
