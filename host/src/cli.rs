@@ -164,49 +164,100 @@ pub fn main() -> ExitCode {
             return ExitCode::from(70);
         }
     };
-    match runtime.block_on(run(cli)) {
+    let code = match runtime.block_on(run(cli)) {
         Ok(code) => code,
         Err(err) => {
             eprintln!("hookhost: {err:#}");
             ExitCode::from(64)
         }
-    }
+    };
+    // The answer is out. A guest may have left a host thread blocked (a read from a FIFO
+    // in a granted folder cannot be interrupted); do not wait for such threads.
+    use std::io::Write;
+    let _ = std::io::stdout().flush();
+    runtime.shutdown_background();
+    code
 }
 
 /// Runs a parsed command line and returns the process exit code.
 pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Fire(args) => fire(args).await,
-        Command::Check(args) => check(&args),
+        Command::Check(args) => check(&args).await,
         Command::List(args) => list(&args),
     }
 }
 
-fn read_input(args: &FireArgs) -> anyhow::Result<Value> {
-    let text = match args.input.as_deref() {
+fn read_input(args: &FireArgs) -> anyhow::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    match args.input.as_deref() {
         None | Some("-") => {
-            let mut text = String::new();
             std::io::stdin()
-                .read_to_string(&mut text)
+                .read_to_end(&mut bytes)
                 .context("cannot read the event input from standard input")?;
-            text
         }
-        Some(path) => std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read the event input file {path}"))?,
-    };
-    if text.trim().is_empty() {
-        return Ok(json!({}));
+        Some(path) => {
+            bytes = std::fs::read(path)
+                .with_context(|| format!("cannot read the event input file {path}"))?;
+        }
     }
-    let value: Value = serde_json::from_str(&text).context("the event input is not valid JSON")?;
-    if !value.is_object() {
-        bail!("the event input must be a JSON object");
+    Ok(bytes)
+}
+
+/// Prints `outcome` in the chosen format and returns the exit code.
+fn print_outcome(format: Format, outcome: &crate::HookOutcome) -> anyhow::Result<ExitCode> {
+    match format {
+        Format::Outcome => {
+            println!("{}", serde_json::to_string_pretty(outcome)?);
+            Ok(ExitCode::SUCCESS)
+        }
+        Format::Summary => {
+            print!("{}", summary(outcome));
+            Ok(ExitCode::SUCCESS)
+        }
+        Format::Claude => {
+            let answer = outcome.to_claude_answer();
+            println!("{}", answer.stdout);
+            if let Some(stderr) = answer.stderr {
+                eprintln!("{stderr}");
+            }
+            Ok(ExitCode::from(answer.exit_code as u8))
+        }
     }
-    Ok(value)
 }
 
 async fn fire(args: FireArgs) -> anyhow::Result<ExitCode> {
-    let mut input = read_input(&args)?;
-    let map = input.as_object_mut().expect("checked above");
+    let bytes = read_input(&args)?;
+    let engine = args.config.engine()?;
+    for diagnostic in engine.diagnostics() {
+        eprintln!("hookhost: {diagnostic}");
+    }
+    let mut input = match crate::input::parse(&bytes) {
+        Ok(input) => input,
+        Err(err) => {
+            // The hooks cannot run. Where a fail-closed hook guards the event, that is a
+            // block, never a silent exit the host would treat as "proceed".
+            let event = args
+                .event
+                .clone()
+                .or_else(|| crate::input::sniff_event(&bytes));
+            let guarded = match &event {
+                Some(event) => engine.has_fail_closed(event),
+                None => engine.has_any_fail_closed(),
+            };
+            if guarded {
+                let event = event.unwrap_or_else(|| "PreToolUse".into());
+                let reason = format!(
+                    "hookhost could not read the {event} input ({err}); blocking because a failClosed hook guards this event"
+                );
+                eprintln!("hookhost: {reason}");
+                let outcome = crate::merge::failed_closed(&event, &reason);
+                return print_outcome(args.format, &outcome);
+            }
+            return Err(err.into());
+        }
+    };
+    let map = input.as_object_mut().expect("parse returns objects");
     let event = match (
         &args.event,
         map.get("hook_event_name").and_then(Value::as_str),
@@ -227,36 +278,17 @@ async fn fire(args: FireArgs) -> anyhow::Result<ExitCode> {
         map.entry("cwd").or_insert(json!(cwd.display().to_string()));
     }
     map.entry("permission_mode").or_insert(json!("default"));
-    let engine = args.config.engine()?;
-    for diagnostic in engine.diagnostics() {
-        eprintln!("hookhost: {diagnostic}");
-    }
     let outcome = engine.execute(&event, input).await;
     engine.close().await;
-    match args.format {
-        Format::Outcome => {
-            println!("{}", serde_json::to_string_pretty(&outcome)?);
-            Ok(ExitCode::SUCCESS)
-        }
-        Format::Summary => {
-            print!("{}", summary(&outcome));
-            Ok(ExitCode::SUCCESS)
-        }
-        Format::Claude => {
-            let answer = outcome.to_claude_answer();
-            println!("{}", answer.stdout);
-            if let Some(stderr) = answer.stderr {
-                eprintln!("{stderr}");
-            }
-            Ok(ExitCode::from(answer.exit_code as u8))
-        }
-    }
+    print_outcome(args.format, &outcome)
 }
 
-fn check(args: &ConfigArgs) -> anyhow::Result<ExitCode> {
+async fn check(args: &ConfigArgs) -> anyhow::Result<ExitCode> {
     let engine = args.engine()?;
-    let diagnostics = engine.diagnostics();
-    for diagnostic in diagnostics {
+    // Compile every component now: `check` is where a bad or oversized one should show.
+    let mut diagnostics = engine.diagnostics().to_vec();
+    diagnostics.extend(engine.prepare_all().await);
+    for diagnostic in &diagnostics {
         println!("{diagnostic}");
     }
     let errors = diagnostics

@@ -247,6 +247,44 @@ impl Engine {
         &self.inner.diagnostics
     }
 
+    /// Does the expensive part of loading for every configured hook now (compiling Wasm
+    /// components, which otherwise happens on first use) and returns a diagnostic for
+    /// each hook that cannot load. `hookhost check` runs this.
+    pub async fn prepare_all(&self) -> Vec<Diagnostic> {
+        let mut diagnostics = Vec::new();
+        for hook in &self.inner.hooks {
+            if hook.executor.load_error().is_some() {
+                continue; // already reported at load
+            }
+            if let Some(error) = hook.executor.prepare().await {
+                diagnostics.push(Diagnostic {
+                    severity: crate::config::Severity::Error,
+                    file: hook.spec.file.clone(),
+                    location: format!("hooks.{}", hook.spec.event),
+                    message: format!("wasm hook {}: {error}", hook.name),
+                });
+            }
+        }
+        diagnostics
+    }
+
+    /// Whether any `failClosed` hook is configured for `event`, whatever its matcher: the
+    /// CLI answers a block when such an event's input cannot be read.
+    pub fn has_fail_closed(&self, event: &str) -> bool {
+        self.inner.hooks.iter().any(|hook| {
+            hook.spec.event == event
+                && matches!(&hook.spec.handler, Handler::Wasm(wasm) if wasm.fail_closed)
+        })
+    }
+
+    /// Whether any `failClosed` hook is configured for any event.
+    pub fn has_any_fail_closed(&self) -> bool {
+        self.inner
+            .hooks
+            .iter()
+            .any(|hook| matches!(&hook.spec.handler, Handler::Wasm(wasm) if wasm.fail_closed))
+    }
+
     /// Every configured hook (configuration hooks, then session hooks).
     pub fn hooks(&self) -> Vec<HookInfo> {
         let session = self

@@ -51,8 +51,21 @@ pub trait Executor: Send + Sync {
     /// Runs the hook once.
     fn execute<'a>(&'a self, call: HookCall) -> BoxFuture<'a, HookResult>;
 
-    /// Why the hook could not be prepared at load time (it will fail when it runs).
+    /// Why the hook could not be set up at load time (it will fail when it runs). Only
+    /// cheap checks run at load; see [`Executor::prepare`].
     fn load_error(&self) -> Option<String> {
+        None
+    }
+
+    /// Does the expensive part of loading now (compiling a Wasm component) instead of on
+    /// first use, and says why it failed. `hookhost check` calls it for every hook.
+    fn prepare(&self) -> BoxFuture<'_, Option<String>> {
+        Box::pin(async { None })
+    }
+
+    /// [`Executor::prepare`], blocking the calling thread (for session hooks, which
+    /// are refused at registration when they cannot load).
+    fn prepare_now(&self) -> Option<String> {
         None
     }
 }

@@ -42,6 +42,7 @@ pub mod config;
 pub mod engine;
 pub mod event;
 pub mod executor;
+pub mod input;
 pub mod matcher;
 pub mod merge;
 pub mod outcome;

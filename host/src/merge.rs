@@ -141,6 +141,7 @@ fn scope(spec: &EventSpec, hook: &str, output: &mut HookOutput, ignored: &mut Ve
 pub fn merge(event: &str, spec: &EventSpec, ran: Vec<Ran>) -> HookOutcome {
     let mut outcome = HookOutcome::empty(event);
     let mut decision: Option<(PermissionDecision, Option<String>)> = None;
+    let mut seen_paths = std::collections::HashSet::new();
     for Ran {
         name,
         source,
@@ -153,8 +154,14 @@ pub fn merge(event: &str, spec: &EventSpec, ran: Vec<Ran>) -> HookOutcome {
         let out = result.output;
         let blocks = out.blocks();
         if result.status == HookStatus::Blocking && !blocks {
-            // The block was scoped away: the hook still answered.
-            result.status = HookStatus::Success;
+            // The block was scoped away (the event cannot block). A hook that answered
+            // still succeeded; a fail-closed *failure* stays a failure, reported with its
+            // error even though the block cannot apply.
+            result.status = if result.error.is_some() {
+                HookStatus::NonBlockingError
+            } else {
+                HookStatus::Success
+            };
         }
         if blocks {
             if !outcome.should_block {
@@ -195,7 +202,8 @@ pub fn merge(event: &str, spec: &EventSpec, ran: Vec<Ran>) -> HookOutcome {
         }
         outcome.updated_permissions.extend(out.updated_permissions);
         for path in out.watch_paths {
-            if !outcome.watch_paths.contains(&path) {
+            // Linear: a hash set remembers what is already in the list.
+            if seen_paths.insert(path.clone()) {
                 outcome.watch_paths.push(path);
             }
         }
@@ -230,6 +238,24 @@ pub fn merge(event: &str, spec: &EventSpec, ran: Vec<Ran>) -> HookOutcome {
         outcome.permission_decision_reason = reason;
     }
     outcome
+}
+
+/// The outcome of an event whose hooks could not run at all (its input could not be
+/// read) while a `failClosed` hook guards it: one synthetic failed-closed result, merged
+/// like any other so the block takes the event's usual form (deny on PreToolUse, …).
+pub fn failed_closed(event: &str, reason: &str) -> HookOutcome {
+    let spec = EventSpec::for_name(event);
+    merge(
+        event,
+        &spec,
+        vec![Ran {
+            name: "hookhost".into(),
+            source: "hookhost".into(),
+            executor: "input",
+            result: HookResult::failed_closed(reason, reason),
+            duration: Duration::ZERO,
+        }],
+    )
 }
 
 #[cfg(test)]

@@ -66,6 +66,15 @@ impl HookResult {
         }
     }
 
+    /// A failed fail-closed hook: a block with `reason` that keeps the failure as its
+    /// `error`, so it is still reported on events where the block cannot apply.
+    pub fn failed_closed(reason: impl Into<String>, error: impl Into<String>) -> Self {
+        Self {
+            error: Some(error.into()),
+            ..Self::block(reason)
+        }
+    }
+
     /// A hook stopped by its `timeout`; `what` says what happened to it.
     pub fn timed_out(limit: Duration, what: &str) -> Self {
         Self::cancelled(format!("timed out after {}s; {what}", limit.as_secs_f64()))

@@ -120,9 +120,17 @@ fn opt_bool(map: &Map<String, Value>, key: &str) -> Result<Option<bool>, OutputE
     }
 }
 
+/// Most entries an answer's list field (`watchPaths`) may hold, whatever the executor;
+/// a longer list makes the answer invalid (a failure naming the cap).
+pub const MAX_LIST_ENTRIES: usize = 1024;
+
 fn string_list(map: &Map<String, Value>, key: &str) -> Result<Vec<String>, OutputError> {
     match map.get(key) {
         None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Array(items)) if items.len() > MAX_LIST_ENTRIES => Err(OutputError(format!(
+            "`{key}` has {} entries, more than the limit of {MAX_LIST_ENTRIES}",
+            items.len()
+        ))),
         Some(Value::Array(items)) => items
             .iter()
             .map(|item| match item {

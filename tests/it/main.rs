@@ -7,4 +7,5 @@ mod examples;
 mod http;
 mod pipeline;
 mod prompt;
+mod sandbox;
 mod wasm;

@@ -263,7 +263,8 @@ async fn components_importing_sockets_are_refused_at_load() {
         None,
         vec![wasm(guests::SOCKET_GUEST, json!({}))],
     ));
-    let diagnostic = engine.diagnostics()[0].to_string();
+    // Compiling (and the import check) happen on first use, or all at once here.
+    let diagnostic = engine.prepare_all().await[0].to_string();
     assert!(
         diagnostic.starts_with("error:")
             && diagnostic.contains("wasm hook socket_guest.wasm")
@@ -313,10 +314,12 @@ async fn second_engine_start_compiles_nothing() {
         ],
     );
     let first = env.engine(settings.clone());
+    assert!(first.prepare_all().await.is_empty());
     let stats = first.wasm_cache_stats().unwrap();
     assert_eq!((stats.compiled, stats.disk_hits), (2, 0));
     drop(first);
     let second = env.engine(settings.clone());
+    assert!(second.prepare_all().await.is_empty());
     let stats = second.wasm_cache_stats().unwrap();
     assert_eq!((stats.compiled, stats.disk_hits), (0, 2));
     assert_eq!(

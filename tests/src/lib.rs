@@ -86,6 +86,7 @@ impl TestEnv {
     pub fn engine_options(&self) -> EngineOptions {
         let mut options = EngineOptions::default();
         options.wasm.cache_dir = Some(self.root.join("wasm-cache"));
+        options.wasm.config_dir = Some(self.root.join("hookhost-config"));
         options
     }
 
@@ -187,4 +188,83 @@ pub fn wasm(path: &str, extra: Value) -> Value {
         }
     }
     handler
+}
+
+/// The component at `path` with `count` extra core modules, each declaring one linear
+/// memory of `pages` 64 KiB pages and instantiated once: what a hostile toolchain (or
+/// hand-written WAT) can produce.
+pub fn with_extra_memories(path: &str, count: usize, pages: u32) -> Vec<u8> {
+    let bytes = std::fs::read(path).expect("read component");
+    let text = wasmprinter::print_bytes(&bytes).expect("print component");
+    let (head, rest) = text.split_once('\n').expect("component text has lines");
+    assert!(head.starts_with("(component"), "{head}");
+    let mut extra = String::new();
+    for index in 0..count {
+        extra.push_str(&format!(
+            "  (core module $hookhost_bomb{index} (memory {pages}))\n  (core instance $hookhost_bomb_i{index} (instantiate $hookhost_bomb{index}))\n"
+        ));
+    }
+    wat::parse_str(format!("{head}\n{extra}{rest}")).expect("reassemble component")
+}
+
+/// Output of a CLI run that ended by itself.
+#[derive(Debug)]
+pub struct CliRun {
+    /// Exit code (-1 when killed by a signal).
+    pub code: i32,
+    /// Standard output.
+    pub stdout: String,
+    /// Standard error.
+    pub stderr: String,
+    /// How long it ran.
+    pub elapsed: Duration,
+}
+
+/// Runs the hookhost binary with `args` and `stdin`; kills it and returns `None` when it
+/// has not exited after `limit` (a hang).
+pub fn run_cli(binary: &str, args: &[String], stdin: &[u8], limit: Duration) -> Option<CliRun> {
+    use std::io::{Read, Write};
+    use std::process::{Command, Stdio};
+    let started = Instant::now();
+    let mut child = Command::new(binary)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run hookhost");
+    let mut input = child.stdin.take().expect("stdin");
+    let stdin = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = input.write_all(&stdin);
+    });
+    let mut stdout = child.stdout.take().expect("stdout");
+    let mut stderr = child.stderr.take().expect("stderr");
+    let out = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stdout.read_to_string(&mut text);
+        text
+    });
+    let err = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stderr.read_to_string(&mut text);
+        text
+    });
+    loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            let _ = writer.join();
+            return Some(CliRun {
+                code: status.code().unwrap_or(-1),
+                stdout: out.join().unwrap_or_default(),
+                stderr: err.join().unwrap_or_default(),
+                elapsed: started.elapsed(),
+            });
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
 }

@@ -236,6 +236,9 @@ fn read_group(
         let location = format!("{location}.hooks[{hook_index}]");
         match read_handler(raw, spec, ctx) {
             Ok((handler, common)) => {
+                for warning in &common.warnings {
+                    diags.push(ctx.diag(Severity::Warning, location.clone(), warning.clone()));
+                }
                 if common.condition.is_some() && spec.known && !spec.tool_event {
                     diags.push(ctx.diag(
                         Severity::Warning,
@@ -304,7 +307,13 @@ struct Common {
     status_message: Option<String>,
     once: bool,
     name: Option<String>,
+    /// Values that were out of range and adjusted (the hook still loads).
+    warnings: Vec<String>,
 }
+
+/// Largest `timeout` a hook may set (seconds); larger values are capped with a warning.
+/// A day: no hook protocol needs more, and it keeps every deadline computation in range.
+pub const MAX_TIMEOUT_SECS: f64 = 86_400.0;
 
 fn read_handler(
     raw: &Value,
@@ -315,11 +324,18 @@ fn read_handler(
         return Err("a hook must be an object".into());
     }
     let common: RawCommon = from_value(raw)?;
+    let mut warnings = Vec::new();
     let timeout = match common.timeout {
         Some(secs) if !(secs.is_finite() && secs > 0.0) => {
             return Err(
                 format!("`timeout` must be a positive number of seconds, found {secs}").into(),
             );
+        }
+        Some(secs) if secs > MAX_TIMEOUT_SECS => {
+            warnings.push(format!(
+                "`timeout` {secs} is out of range; capped at {MAX_TIMEOUT_SECS} seconds"
+            ));
+            Some(Duration::from_secs_f64(MAX_TIMEOUT_SECS))
         }
         Some(secs) => Some(Duration::from_secs_f64(secs)),
         None => None,
@@ -380,6 +396,7 @@ fn read_handler(
             status_message: common.status_message,
             once: common.once,
             name: common.name,
+            warnings,
         },
     ))
 }

@@ -67,7 +67,7 @@ impl Engine {
         spec: HookSpec,
         executor: Arc<dyn Executor>,
     ) -> Result<SessionHookId, EngineError> {
-        if let Some(reason) = executor.load_error() {
+        if let Some(reason) = executor.load_error().or_else(|| executor.prepare_now()) {
             return Err(EngineError::HookLoad {
                 hook: spec.display_name(),
                 reason,

@@ -10,15 +10,18 @@
 mod bindings;
 pub mod cache;
 mod convert;
+pub mod grants;
 pub mod limits;
 mod ticker;
 
-use std::path::PathBuf;
+use std::io::Read;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use tokio::sync::Semaphore;
+use tokio::sync::{OnceCell, Semaphore};
 use wasmtime::component::{Component, HasSelf, Linker, ResourceTable};
 use wasmtime::{
     Config, Enabled, Engine, InstanceAllocationStrategy, PoolingAllocationConfig, Store, Trap,
@@ -28,6 +31,7 @@ use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
 use self::bindings::{Hook, HookPre, Level};
 use self::cache::{CacheStats, ComponentCache};
+use self::grants::Protected;
 use self::limits::{HookLimits, Limiter, Preopen};
 use self::ticker::Ticker;
 use super::{BoxFuture, Executor, HookCall};
@@ -36,23 +40,38 @@ use crate::outcome::{HookResult, HookStatus};
 
 pub use self::bindings::WIT_VERSION;
 
-/// Default number of instances alive at once; further calls wait for a slot.
+/// Default number of instance slots in the pool; further calls wait for a slot.
 pub const DEFAULT_MAX_INSTANCES: u32 = 256;
+/// Largest component file hookhost reads (bytes), unless [`WasmOptions`] says otherwise.
+/// Toolchain components for JavaScript and Python are 10-40 MB.
+pub const DEFAULT_MAX_COMPONENT_BYTES: u64 = 128 << 20;
+/// Longest a component may take to compile, unless [`WasmOptions`] says otherwise.
+pub const DEFAULT_COMPILE_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Wasm runtime settings.
 #[derive(Debug, Clone)]
 pub struct WasmOptions {
     /// Directory for precompiled artifacts (`None`: memory cache only).
     pub cache_dir: Option<PathBuf>,
-    /// Instances alive at once (the pooling allocator's size); more calls wait.
+    /// hookhost's configuration folder: holds the artifact MAC key (`None`: memory
+    /// cache only). Like the cache folder, no grant may reach it.
+    pub config_dir: Option<PathBuf>,
+    /// Instance slots in the pool (the most calls alive at once); more calls wait.
     pub max_instances: u32,
+    /// Largest component file accepted, bytes.
+    pub max_component_bytes: u64,
+    /// Longest one component may take to compile.
+    pub compile_timeout: Duration,
 }
 
 impl Default for WasmOptions {
     fn default() -> Self {
         Self {
             cache_dir: cache::default_dir(),
+            config_dir: cache::default_config_dir(),
             max_instances: DEFAULT_MAX_INSTANCES,
+            max_component_bytes: DEFAULT_MAX_COMPONENT_BYTES,
+            compile_timeout: DEFAULT_COMPILE_TIMEOUT,
         }
     }
 }
@@ -133,7 +152,10 @@ pub struct WasmRuntime {
     cache: ComponentCache,
     _ticker: Ticker,
     slots: Arc<Semaphore>,
+    slot_count: u32,
     pooling: bool,
+    protected: Protected,
+    max_component_bytes: u64,
 }
 
 /// The engine configuration; `pool` sizes the pooling allocator, `None` allocates on
@@ -153,14 +175,24 @@ fn engine_config(pool_instances: Option<u32>) -> Config {
     config
 }
 
+/// One pool slot is one component instance with one linear memory, a few tables and up
+/// to [`limits::MAX_CORE_INSTANCES`] core instances (a counter only, no memory). A
+/// component that needs more memories or tables takes several slots per call (see
+/// [`slot_weight`]), so it cannot use up what other hooks were promised.
 fn pool_config(instances: u32) -> PoolingAllocationConfig {
     let mut pool = PoolingAllocationConfig::default();
     pool.total_component_instances(instances)
-        .total_core_instances(instances * 4)
+        .total_core_instances(instances.saturating_mul(limits::MAX_CORE_INSTANCES as u32))
         .total_memories(instances)
-        .total_tables(instances * 4)
+        .total_tables(instances.saturating_mul(limits::TABLES_PER_SLOT))
         .total_stacks(instances)
-        .max_memory_size((limits::MAX_MEMORY_MB as usize) << 20)
+        // Ceilings above hookhost's own caps, so that `check_resources` (which works the
+        // same with the on-demand allocator) is what refuses a component, by name.
+        .max_memories_per_component(limits::MAX_MEMORIES * 4)
+        .max_tables_per_component(limits::MAX_TABLES * 4)
+        .max_memories_per_module(limits::MAX_MEMORIES)
+        .max_tables_per_module(limits::MAX_TABLES)
+        .max_memory_size(limits::max_linear_memory_bytes())
         // Reset used pages in place instead of unmapping them: no page faults on the next
         // instantiation and no TLB shootdowns when a store is dropped. PAGEMAP_SCAN
         // (Linux 6.7+) limits the reset to the pages a call actually touched.
@@ -171,9 +203,33 @@ fn pool_config(instances: u32) -> PoolingAllocationConfig {
     pool
 }
 
+/// Pool slots one call of a component takes: one per linear memory, one per
+/// [`limits::TABLES_PER_SLOT`] tables.
+fn slot_weight(memories: u32, tables: u32) -> u32 {
+    memories
+        .max(tables.div_ceil(limits::TABLES_PER_SLOT))
+        .max(1)
+}
+
+/// Raises the soft open-files limit to the hard one and returns the soft limit now in
+/// force (each Wasm call may hold up to [`limits::MAX_RESOURCES`] descriptors).
+fn descriptor_limit() -> u64 {
+    use nix::sys::resource::{Resource, getrlimit, setrlimit};
+    match getrlimit(Resource::RLIMIT_NOFILE) {
+        Ok((soft, hard)) if soft < hard => match setrlimit(Resource::RLIMIT_NOFILE, hard, hard) {
+            Ok(()) => hard,
+            Err(_) => soft,
+        },
+        Ok((soft, _)) => soft,
+        Err(_) => 1024,
+    }
+}
+
 impl WasmRuntime {
     /// Creates the runtime: engine, linker (WASI p2 + hookhost host API), cache and epoch
-    /// ticker.
+    /// ticker. Raises the process's soft open-files limit to its hard limit, and sizes
+    /// the concurrent-call slots so every call's descriptor cap fits in what is left
+    /// after a reserve for the rest of the process.
     pub fn new(options: WasmOptions) -> Result<Self, WasmError> {
         let instances = options.max_instances.max(1);
         let (engine, pooling) = match Engine::new(&engine_config(Some(instances))) {
@@ -194,13 +250,39 @@ impl WasmRuntime {
             .map_err(|e| WasmError(format!("{e:#}")))?;
         let ticker = Ticker::start(&engine)
             .map_err(|e| WasmError(format!("cannot start the epoch thread: {e}")))?;
+        let by_descriptors =
+            descriptor_limit().saturating_sub(limits::FD_RESERVE) / limits::MAX_RESOURCES as u64;
+        let slot_count = instances
+            .min(u32::try_from(by_descriptors).unwrap_or(u32::MAX))
+            .max(1);
+        let mut protected = Protected::default();
+        for dir in [&options.cache_dir, &cache::default_dir()]
+            .into_iter()
+            .flatten()
+        {
+            protected.add(dir, "the Wasm artifact cache");
+        }
+        for dir in [&options.config_dir, &cache::default_config_dir()]
+            .into_iter()
+            .flatten()
+        {
+            protected.add(dir, "hookhost's configuration folder");
+        }
         Ok(Self {
-            cache: ComponentCache::new(engine.clone(), options.cache_dir),
+            cache: ComponentCache::new(
+                engine.clone(),
+                options.cache_dir,
+                options.config_dir,
+                options.compile_timeout,
+            ),
             engine,
             linker,
             _ticker: ticker,
-            slots: Arc::new(Semaphore::new(instances as usize)),
+            slots: Arc::new(Semaphore::new(slot_count as usize)),
+            slot_count,
             pooling,
+            protected,
+            max_component_bytes: options.max_component_bytes,
         })
     }
 
@@ -210,22 +292,28 @@ impl WasmRuntime {
         self.pooling
     }
 
+    /// Calls that can run at once (pool slots, bounded by open-file descriptors).
+    pub fn slot_count(&self) -> u32 {
+        self.slot_count
+    }
+
     /// Component cache counters.
     pub fn cache_stats(&self) -> CacheStats {
         self.cache.stats()
     }
 
-    /// An executor for a configured hook; load failures are reported when it runs.
+    /// Whether compiled artifacts are kept on disk.
+    pub fn has_disk_cache(&self) -> bool {
+        self.cache.has_disk()
+    }
+
+    /// An executor for a configured hook. Only cheap checks run now (the file is a
+    /// regular file within the size cap, the grants are acceptable); the component is
+    /// read and compiled on first use, or by [`Executor::prepare`].
     pub fn executor(self: &Arc<Self>, handler: &WasmHandler, name: &str) -> Arc<dyn Executor> {
-        let prepared = std::fs::read(&handler.component)
-            .map_err(|err| {
-                format!(
-                    "cannot read component {}: {err}",
-                    handler.component.display()
-                )
-            })
-            .and_then(|bytes| self.prepare(&bytes));
-        Arc::new(self.hook(prepared, handler, name))
+        let source = check_component_file(&handler.component, self.max_component_bytes)
+            .map(|()| Source::File(handler.component.clone()));
+        Arc::new(self.hook(source, handler, name))
     }
 
     /// An executor for component bytes (session hooks).
@@ -235,30 +323,51 @@ impl WasmRuntime {
         handler: &WasmHandler,
         name: &str,
     ) -> Arc<dyn Executor> {
-        let prepared = self.prepare(bytes);
-        Arc::new(self.hook(prepared, handler, name))
+        let source = if bytes.len() as u64 > self.max_component_bytes {
+            Err(format!(
+                "component is {} bytes, over the component size limit of {} bytes",
+                bytes.len(),
+                self.max_component_bytes
+            ))
+        } else {
+            Ok(Source::Bytes(bytes.into()))
+        };
+        Arc::new(self.hook(source, handler, name))
     }
 
-    /// Checks a component's imports and pre-instantiates it.
-    fn prepare(&self, bytes: &[u8]) -> Result<HookPre<HostState>, String> {
-        let component = self.cache.load(bytes)?;
+    /// Reads, compiles (or loads from cache), checks and pre-instantiates a component.
+    /// Blocking.
+    fn prepare(&self, source: &Source) -> Result<Ready, String> {
+        let bytes = match source {
+            Source::File(path) => read_component(path, self.max_component_bytes)?,
+            Source::Bytes(bytes) => bytes.to_vec(),
+        };
+        let component = self.cache.load(&bytes)?;
         check_imports(&self.engine, &component)?;
+        let weight = check_resources(&component)?;
         let pre = self
             .linker
             .instantiate_pre(&component)
             .map_err(|err| format!("cannot link component: {err:#}"))?;
-        HookPre::new(pre)
-            .map_err(|err| format!("component does not export the hookhost `hook` world: {err:#}"))
+        let pre = HookPre::new(pre).map_err(|err| {
+            format!("component does not export the hookhost `hook` world: {err:#}")
+        })?;
+        Ok(Ready {
+            pre,
+            weight: weight.min(self.slot_count),
+        })
     }
 
     fn hook(
         self: &Arc<Self>,
-        prepared: Result<HookPre<HostState>, String>,
+        source: Result<Source, String>,
         handler: &WasmHandler,
         name: &str,
     ) -> WasmHook {
-        let preopens = preopens(&handler.allowed_paths);
-        let prepared = prepared.and_then(|pre| preopens.map(|p| (pre, p)));
+        let setup = source.and_then(|source| {
+            grants::resolve(&handler.allowed_paths, &self.protected)
+                .map(|preopens| (source, preopens))
+        });
         let env = handler
             .env
             .iter()
@@ -270,7 +379,8 @@ impl WasmRuntime {
         };
         WasmHook {
             runtime: self.clone(),
-            prepared,
+            setup,
+            ready: OnceCell::new(),
             limits: HookLimits::for_handler(handler),
             fail_closed: handler.fail_closed,
             env,
@@ -281,6 +391,93 @@ impl WasmRuntime {
             }),
         }
     }
+}
+
+/// Where a hook's component comes from.
+#[derive(Clone)]
+enum Source {
+    File(PathBuf),
+    Bytes(Arc<[u8]>),
+}
+
+/// A component ready to instantiate, and the pool slots one call takes.
+struct Ready {
+    pre: HookPre<HostState>,
+    weight: u32,
+}
+
+/// Load-time check of a component path without opening it (opening a FIFO blocks): it
+/// must be a regular file within the size cap.
+fn check_component_file(path: &Path, max_bytes: u64) -> Result<(), String> {
+    let meta = std::fs::metadata(path)
+        .map_err(|err| format!("cannot read component {}: {err}", path.display()))?;
+    if !meta.is_file() {
+        return Err(format!(
+            "component {} is not a regular file",
+            path.display()
+        ));
+    }
+    if meta.len() > max_bytes {
+        return Err(format!(
+            "component {} is {} bytes, over the component size limit of {max_bytes} bytes",
+            path.display(),
+            meta.len()
+        ));
+    }
+    Ok(())
+}
+
+/// Reads a component: opened non-blocking (a FIFO swapped in after the check cannot
+/// hang), checked again on the open file, and read no further than the cap.
+fn read_component(path: &Path, max_bytes: u64) -> Result<Vec<u8>, String> {
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::fcntl::OFlag::O_NONBLOCK.bits())
+        .open(path)
+        .map_err(|err| format!("cannot read component {}: {err}", path.display()))?;
+    let meta = file
+        .metadata()
+        .map_err(|err| format!("cannot read component {}: {err}", path.display()))?;
+    if !meta.is_file() {
+        return Err(format!(
+            "component {} is not a regular file",
+            path.display()
+        ));
+    }
+    let mut bytes = Vec::with_capacity(meta.len().min(max_bytes) as usize);
+    file.take(max_bytes + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|err| format!("cannot read component {}: {err}", path.display()))?;
+    if bytes.len() as u64 > max_bytes {
+        return Err(format!(
+            "component {} is over the component size limit of {max_bytes} bytes",
+            path.display()
+        ));
+    }
+    Ok(bytes)
+}
+
+/// Refuses a component that declares more memories or tables than a call may have (or
+/// whose needs cannot be known), and returns the pool slots one call takes.
+fn check_resources(component: &Component) -> Result<u32, String> {
+    let needs = component
+        .resources_required()
+        .ok_or("component imports core modules or instances; its memory needs cannot be checked")?;
+    if needs.num_memories > limits::MAX_MEMORIES {
+        return Err(format!(
+            "component declares {} linear memories, more than the limit of {}",
+            needs.num_memories,
+            limits::MAX_MEMORIES
+        ));
+    }
+    if needs.num_tables > limits::MAX_TABLES {
+        return Err(format!(
+            "component declares {} tables, more than the limit of {}",
+            needs.num_tables,
+            limits::MAX_TABLES
+        ));
+    }
+    Ok(slot_weight(needs.num_memories, needs.num_tables))
 }
 
 /// Imports a hook may have: WASI p2 without sockets or HTTP, and the hookhost host API of
@@ -316,32 +513,13 @@ fn check_imports(engine: &Engine, component: &Component) -> Result<(), String> {
     Ok(())
 }
 
-fn preopens(paths: &[crate::config::AllowedPath]) -> Result<Vec<Preopen>, String> {
-    paths
-        .iter()
-        .map(|grant| {
-            let host = grant.path.canonicalize().map_err(|err| {
-                format!("granted path {} is not usable: {err}", grant.path.display())
-            })?;
-            if !host.is_dir() {
-                return Err(format!(
-                    "granted path {} is not a directory",
-                    host.display()
-                ));
-            }
-            Ok(Preopen {
-                guest: host.display().to_string(),
-                host,
-                write: grant.write,
-            })
-        })
-        .collect()
-}
-
 /// One configured Wasm hook.
 struct WasmHook {
     runtime: Arc<WasmRuntime>,
-    prepared: Result<(HookPre<HostState>, Vec<Preopen>), String>,
+    /// The component's source and resolved grants, or why they are unusable.
+    setup: Result<(Source, Vec<Preopen>), String>,
+    /// Prepared on first use (compiling is the one expensive step of loading).
+    ready: OnceCell<Result<Ready, String>>,
     limits: HookLimits,
     fail_closed: bool,
     env: Vec<(String, String)>,
@@ -372,17 +550,38 @@ impl Failure {
 
 impl Executor for WasmHook {
     fn load_error(&self) -> Option<String> {
-        self.prepared.as_ref().err().cloned()
+        self.setup.as_ref().err().cloned()
+    }
+
+    fn prepare(&self) -> BoxFuture<'_, Option<String>> {
+        Box::pin(async move { self.ready().await.err() })
+    }
+
+    fn prepare_now(&self) -> Option<String> {
+        let (source, _) = match &self.setup {
+            Ok(setup) => setup,
+            Err(err) => return Some(err.clone()),
+        };
+        if let Some(ready) = self.ready.get() {
+            return ready.as_ref().err().cloned();
+        }
+        let ready = self.runtime.prepare(source);
+        let error = ready.as_ref().err().cloned();
+        let _ = self.ready.set(ready);
+        error
     }
 
     fn execute<'a>(&'a self, call: HookCall) -> BoxFuture<'a, HookResult> {
         Box::pin(async move {
             match self.run(&call).await {
                 Ok(result) => result,
-                Err(failure) if self.fail_closed => HookResult::block(format!(
-                    "wasm hook {} failed closed: {}",
-                    self.shared.name, failure.message
-                )),
+                Err(failure) if self.fail_closed => HookResult::failed_closed(
+                    format!(
+                        "wasm hook {} failed closed: {}",
+                        self.shared.name, failure.message
+                    ),
+                    failure.message,
+                ),
                 Err(failure) => HookResult {
                     status: failure.status,
                     output: Default::default(),
@@ -394,24 +593,59 @@ impl Executor for WasmHook {
 }
 
 impl WasmHook {
-    async fn run(&self, call: &HookCall) -> Result<HookResult, Failure> {
-        let (pre, preopens) = self
-            .prepared
+    /// The prepared component, compiling it on first use (off the async workers).
+    async fn ready(&self) -> Result<&Ready, String> {
+        let (source, _) = self.setup.as_ref().map_err(Clone::clone)?;
+        self.ready
+            .get_or_init(|| async {
+                let runtime = self.runtime.clone();
+                let source = source.clone();
+                tokio::task::spawn_blocking(move || runtime.prepare(&source))
+                    .await
+                    .unwrap_or_else(|err| Err(format!("component preparation failed: {err}")))
+            })
+            .await
             .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    async fn run(&self, call: &HookCall) -> Result<HookResult, Failure> {
+        let ready = self.ready().await.map_err(Failure::error)?;
+        let preopens = self
+            .setup
+            .as_ref()
+            .map(|(_, preopens)| preopens.as_slice())
             .map_err(|err| Failure::error(err.clone()))?;
+        let input =
+            convert::hook_input(&call.event_name, &call.event, &call.input, &call.input_json);
+        let input_bytes = convert::input_size(&input);
+        if input_bytes > limits::MAX_INPUT_BYTES {
+            return Err(Failure::error(format!(
+                "input too large for this hook: {input_bytes} bytes, over the Wasm input limit of {} bytes",
+                limits::MAX_INPUT_BYTES
+            )));
+        }
+        grants::verify(preopens).map_err(Failure::error)?;
         let timeout = call.timeout;
+        // Waiting for slots is not part of the hook's time: a hook starved by others
+        // waits for them to finish (each is bounded by its own limits); it is not dropped.
         let slot = self
             .runtime
             .slots
-            .acquire()
+            .clone()
+            .acquire_many_owned(ready.weight)
             .await
             .map_err(|_| Failure::error("wasm runtime closed"))?;
         let stdio = MemoryOutputPipe::new(limits::STDIO_CAPTURE_BYTES);
         let ctx = limits::wasi_context(preopens, &self.env, &stdio).map_err(Failure::error)?;
+        let mut table = ResourceTable::new();
+        table.set_max_capacity(limits::MAX_RESOURCES);
         let state = HostState {
             ctx,
-            table: ResourceTable::new(),
-            limiter: Limiter::new(&self.limits),
+            table,
+            limiter: Limiter::new(
+                self.limits.memory_bytes + limits::INPUT_ALLOWANCE_FACTOR * input_bytes,
+            ),
             hook: self.shared.clone(),
             log_calls: 0,
         };
@@ -421,8 +655,7 @@ impl WasmHook {
             .set_fuel(self.limits.fuel)
             .map_err(|e| Failure::error(format!("{e:#}")))?;
         store.set_epoch_deadline(limits::deadline_ticks(timeout));
-        let input =
-            convert::hook_input(&call.event_name, &call.event, &call.input, &call.input_json);
+        let pre = &ready.pre;
         let started = Instant::now();
         let outcome = tokio::time::timeout(timeout, async {
             let hook = pre.instantiate_async(&mut store).await?;
@@ -485,8 +718,22 @@ impl WasmHook {
     ) -> Failure {
         if store.data().limiter.memory_exceeded {
             return Failure::error(format!(
-                "memory limit of {} MiB exceeded",
+                "memory limit of {} MiB exceeded (all linear memories and tables of the call together)",
                 self.limits.memory_bytes >> 20
+            ));
+        }
+        if store.data().limiter.table_exceeded {
+            return Failure::error(format!(
+                "table limit of {} elements exceeded",
+                limits::MAX_TABLE_ELEMENTS
+            ));
+        }
+        if let Some(wasmtime::component::ResourceTableError::Full) =
+            err.downcast_ref::<wasmtime::component::ResourceTableError>()
+        {
+            return Failure::error(format!(
+                "WASI resource limit of {} open handles exceeded",
+                limits::MAX_RESOURCES
             ));
         }
         match err.downcast_ref::<Trap>() {

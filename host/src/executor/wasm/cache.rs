@@ -1,16 +1,45 @@
 //! Compile once: components are cached in memory by content hash, and on disk as
 //! precompiled artifacts keyed by content hash and the engine's compatibility hash
 //! (wasmtime version and codegen settings), so a second process start never compiles.
+//!
+//! # Threat model of the disk cache
+//! Loading a precompiled artifact runs native code that wasmtime does not check, so the
+//! cache must never load bytes hookhost did not compile itself. The defences:
+//! - the cache folder must be owned by this user and not writable by group or others;
+//!   a folder that is not is refused (the cache is then memory-only), never `chmod`ed;
+//! - every artifact carries an HMAC-SHA256 over its content digest, engine key and bytes,
+//!   keyed by a random 256-bit key in hookhost's *configuration* folder (`cache.key`,
+//!   mode 0600), not in the cache folder; an artifact whose MAC does not verify is
+//!   ignored and recompiled;
+//! - no Wasm grant may contain or lie inside the cache folder or the configuration
+//!   folder (refused at load, see `grants`), so a guest can read neither the key nor
+//!   the artifacts;
+//! - artifacts are read into memory, verified, then deserialised from that private copy
+//!   (never mapped from a file another writer could change underneath);
+//! - temporary files are created with `O_CREAT | O_EXCL | O_NOFOLLOW` and renamed into
+//!   place, so a planted symlink or file is never followed or overwritten.
+//!
+//! Out of scope: code running as the same user outside hookhost (it could replace the
+//! hookhost binary itself).
 
 use std::collections::HashMap;
+use std::fs::OpenOptions;
 use std::hash::{Hash, Hasher};
+use std::io::{Read, Write};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
 
+use hmac::{Hmac, Mac};
 use sha2::{Digest, Sha256};
+use wasmtime::Engine;
 use wasmtime::component::Component;
-use wasmtime::{Engine, Precompiled};
+
+/// Largest artifact read back from disk (a bigger file is ignored and recompiled).
+pub const MAX_ARTIFACT_BYTES: u64 = 1 << 30;
+const MAC_BYTES: usize = 32;
 
 /// Counters of the component cache.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -21,33 +50,67 @@ pub struct CacheStats {
     pub disk_hits: u64,
     /// Components found already loaded in this process.
     pub memory_hits: u64,
+    /// Artifacts on disk refused (bad MAC, wrong owner, not a regular file, …).
+    pub rejected: u64,
 }
+
+type Loaded = Arc<OnceLock<Result<Component, String>>>;
 
 /// The component cache of one runtime.
 pub struct ComponentCache {
     engine: Engine,
-    dir: Option<PathBuf>,
+    disk: Option<DiskCache>,
     engine_key: String,
-    loaded: Mutex<HashMap<String, Component>>,
+    compile_timeout: Duration,
+    loaded: Mutex<HashMap<String, Loaded>>,
     compiled: AtomicU64,
     disk_hits: AtomicU64,
     memory_hits: AtomicU64,
+    rejected: AtomicU64,
+}
+
+struct DiskCache {
+    dir: PathBuf,
+    key: [u8; 32],
 }
 
 impl ComponentCache {
-    /// A cache for `engine`, with artifacts under `dir` when given.
-    pub fn new(engine: Engine, dir: Option<PathBuf>) -> Self {
+    /// A cache for `engine`, with artifacts under `dir` (MAC key in `key_dir`) when both
+    /// are given and usable; compiles give up after `compile_timeout`.
+    pub fn new(
+        engine: Engine,
+        dir: Option<PathBuf>,
+        key_dir: Option<PathBuf>,
+        compile_timeout: Duration,
+    ) -> Self {
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
         engine.precompile_compatibility_hash().hash(&mut hasher);
+        let disk = match (dir, key_dir) {
+            (Some(dir), Some(key_dir)) => match DiskCache::open(dir, &key_dir) {
+                Ok(disk) => Some(disk),
+                Err(err) => {
+                    tracing::warn!("Wasm disk cache disabled: {err}");
+                    None
+                }
+            },
+            _ => None,
+        };
         Self {
             engine_key: format!("{:016x}", hasher.finish()),
             engine,
-            dir,
+            disk,
+            compile_timeout,
             loaded: Mutex::new(HashMap::new()),
             compiled: AtomicU64::new(0),
             disk_hits: AtomicU64::new(0),
             memory_hits: AtomicU64::new(0),
+            rejected: AtomicU64::new(0),
         }
+    }
+
+    /// Whether artifacts are read from and written to disk.
+    pub fn has_disk(&self) -> bool {
+        self.disk.is_some()
     }
 
     /// Current counters.
@@ -56,120 +119,285 @@ impl ComponentCache {
             compiled: self.compiled.load(Ordering::Relaxed),
             disk_hits: self.disk_hits.load(Ordering::Relaxed),
             memory_hits: self.memory_hits.load(Ordering::Relaxed),
+            rejected: self.rejected.load(Ordering::Relaxed),
         }
     }
 
     /// The component for `bytes`: from memory, from disk, or compiled (and stored).
+    /// Blocking; concurrent loads of the same bytes compile once.
     pub fn load(&self, bytes: &[u8]) -> Result<Component, String> {
         let digest = hex(&Sha256::digest(bytes));
-        if let Some(component) = self
-            .loaded
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(&digest)
-        {
-            self.memory_hits.fetch_add(1, Ordering::Relaxed);
-            return Ok(component.clone());
-        }
-        let artifact = self
-            .dir
-            .as_ref()
-            .map(|dir| dir.join(format!("{digest}-{}.cwasm", self.engine_key)));
-        let component = match artifact
-            .as_deref()
-            .and_then(|path| self.load_artifact(path))
-        {
-            Some(component) => {
-                self.disk_hits.fetch_add(1, Ordering::Relaxed);
-                component
+        let (slot, fresh) = {
+            let mut loaded = self.loaded.lock().unwrap_or_else(|e| e.into_inner());
+            match loaded.get(&digest) {
+                Some(slot) => (slot.clone(), false),
+                None => {
+                    let slot = Loaded::default();
+                    loaded.insert(digest.clone(), slot.clone());
+                    (slot, true)
+                }
             }
-            None => self.compile(bytes, artifact.as_deref())?,
         };
-        self.loaded
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(digest, component.clone());
-        Ok(component)
+        if !fresh && slot.get().is_some() {
+            self.memory_hits.fetch_add(1, Ordering::Relaxed);
+        }
+        slot.get_or_init(|| self.load_uncached(&digest, bytes))
+            .clone()
     }
 
-    fn load_artifact(&self, path: &Path) -> Option<Component> {
-        // Deserialising trusts the bytes: only read from a directory nobody else can write.
-        if !private_dir(path.parent()?) {
-            tracing::warn!(
-                "Wasm cache directory {} is writable by other users; not loading artifacts from it",
-                path.parent()?.display()
-            );
-            return None;
+    fn load_uncached(&self, digest: &str, bytes: &[u8]) -> Result<Component, String> {
+        let name = format!("{digest}-{}", self.engine_key);
+        if let Some(disk) = &self.disk {
+            match disk.read(&name) {
+                Ok(Some(artifact)) => {
+                    if let Ok(component) = deserialize_own_bytes(&self.engine, &artifact) {
+                        self.disk_hits.fetch_add(1, Ordering::Relaxed);
+                        return Ok(component);
+                    }
+                    self.rejected.fetch_add(1, Ordering::Relaxed);
+                }
+                Ok(None) => {}
+                Err(err) => {
+                    tracing::warn!("ignoring cached artifact {name}: {err}");
+                    self.rejected.fetch_add(1, Ordering::Relaxed);
+                }
+            }
         }
-        match Engine::detect_precompiled_file(path) {
-            Ok(Some(Precompiled::Component)) => deserialize_own_artifact(&self.engine, path),
-            _ => None,
-        }
-    }
-
-    fn compile(&self, bytes: &[u8], artifact: Option<&Path>) -> Result<Component, String> {
-        let precompiled = self
-            .engine
-            .precompile_component(bytes)
-            .map_err(|err| format!("not a valid component: {err:#}"))?;
-        self.compiled.fetch_add(1, Ordering::Relaxed);
-        if let Some(path) = artifact {
-            // Best effort: a read-only cache directory only costs the next start a compile.
-            let _ = write_atomically(path, &precompiled);
+        let precompiled = self.compile(bytes)?;
+        if let Some(disk) = &self.disk
+            && let Err(err) = disk.write(&name, &precompiled)
+        {
+            // A read-only cache only costs the next start a compile.
+            tracing::debug!("cannot store artifact {name}: {err}");
         }
         deserialize_own_bytes(&self.engine, &precompiled)
-            .ok_or_else(|| "cannot load the freshly compiled component".to_string())
+            .map_err(|err| format!("cannot load the compiled component: {err}"))
+    }
+
+    /// Compiles on a thread of its own, waiting at most the compile timeout. A compile
+    /// that runs over is abandoned (it finishes in the background, its result unused).
+    fn compile(&self, bytes: &[u8]) -> Result<Vec<u8>, String> {
+        let (send, receive) = std::sync::mpsc::sync_channel(1);
+        let engine = self.engine.clone();
+        let owned = bytes.to_vec();
+        std::thread::Builder::new()
+            .name("hookhost-wasm-compile".into())
+            .spawn(move || {
+                let _ = send.send(engine.precompile_component(&owned));
+            })
+            .map_err(|err| format!("cannot start a compile thread: {err}"))?;
+        let result = match receive.recv_timeout(self.compile_timeout) {
+            Ok(result) => result.map_err(|err| format!("not a valid component: {err:#}")),
+            Err(_) => Err(format!(
+                "compile time limit of {}s exceeded",
+                self.compile_timeout.as_secs_f64()
+            )),
+        };
+        if result.is_ok() {
+            self.compiled.fetch_add(1, Ordering::Relaxed);
+        }
+        result
     }
 }
 
 #[expect(
     unsafe_code,
-    reason = "the artifact was produced by this engine's precompile step"
+    reason = "the bytes were produced by this engine's precompile step (directly, or read back from the cache after their MAC verified)"
 )]
-fn deserialize_own_artifact(engine: &Engine, path: &Path) -> Option<Component> {
-    // SAFETY: only files named after this engine's compatibility hash in hookhost's own
-    // cache directory are read; they were written by `precompile_component` above.
-    unsafe { Component::deserialize_file(engine, path) }.ok()
+fn deserialize_own_bytes(engine: &Engine, bytes: &[u8]) -> Result<Component, String> {
+    // SAFETY: `bytes` come from `Engine::precompile_component` on an engine with this
+    // compatibility hash: either just now, or from a cache file whose HMAC, keyed by a
+    // secret no guest can read, verified over exactly these bytes. They sit in memory
+    // private to this process, so nothing can change them while wasmtime reads them.
+    unsafe { Component::deserialize(engine, bytes) }.map_err(|err| format!("{err:#}"))
 }
 
-#[expect(
-    unsafe_code,
-    reason = "the bytes come straight from precompile_component"
-)]
-fn deserialize_own_bytes(engine: &Engine, bytes: &[u8]) -> Option<Component> {
-    // SAFETY: `bytes` were produced by `Engine::precompile_component` on this engine.
-    unsafe { Component::deserialize(engine, bytes) }.ok()
+impl DiskCache {
+    fn open(dir: PathBuf, key_dir: &Path) -> Result<Self, String> {
+        ensure_private_dir(&dir)?;
+        ensure_private_dir(key_dir)?;
+        let key = load_or_create_key(&key_dir.join("cache.key"))?;
+        Ok(Self { dir, key })
+    }
+
+    fn mac(&self, name: &str, artifact: &[u8]) -> Hmac<Sha256> {
+        let mut mac =
+            <Hmac<Sha256> as Mac>::new_from_slice(&self.key).expect("HMAC takes any key size");
+        mac.update(&(name.len() as u64).to_le_bytes());
+        mac.update(name.as_bytes());
+        mac.update(artifact);
+        mac
+    }
+
+    /// The verified artifact `name`, `None` when absent.
+    fn read(&self, name: &str) -> Result<Option<Vec<u8>>, String> {
+        let path = self.dir.join(format!("{name}.cwasm"));
+        let file = match OpenOptions::new()
+            .read(true)
+            .custom_flags(libc_flags::O_NOFOLLOW | libc_flags::O_NONBLOCK)
+            .open(&path)
+        {
+            Ok(file) => file,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(err) => return Err(format!("cannot open: {err}")),
+        };
+        let meta = file.metadata().map_err(|e| e.to_string())?;
+        if !meta.is_file() {
+            return Err("not a regular file".into());
+        }
+        if meta.uid() != nix::unistd::Uid::effective().as_raw() || meta.mode() & 0o022 != 0 {
+            return Err("not owned by this user, or writable by others".into());
+        }
+        if meta.len() > MAX_ARTIFACT_BYTES || meta.len() < MAC_BYTES as u64 {
+            return Err(format!("unexpected size {} bytes", meta.len()));
+        }
+        let mut contents = Vec::with_capacity(meta.len() as usize);
+        file.take(MAX_ARTIFACT_BYTES)
+            .read_to_end(&mut contents)
+            .map_err(|e| format!("cannot read: {e}"))?;
+        if contents.len() < MAC_BYTES {
+            return Err("truncated".into());
+        }
+        let artifact = contents.split_off(MAC_BYTES);
+        self.mac(name, &artifact)
+            .verify_slice(&contents)
+            .map_err(|_| "MAC does not verify (not written by this hookhost)".to_string())?;
+        Ok(Some(artifact))
+    }
+
+    fn write(&self, name: &str, artifact: &[u8]) -> Result<(), String> {
+        let tag = self.mac(name, artifact).finalize().into_bytes();
+        let (temp, mut file) = create_exclusive(&self.dir, name)?;
+        let written = file
+            .write_all(&tag)
+            .and_then(|()| file.write_all(artifact))
+            .and_then(|()| file.sync_data());
+        drop(file);
+        if let Err(err) =
+            written.and_then(|()| std::fs::rename(&temp, self.dir.join(format!("{name}.cwasm"))))
+        {
+            let _ = std::fs::remove_file(&temp);
+            return Err(err.to_string());
+        }
+        Ok(())
+    }
 }
 
-/// Whether `dir` is owned by this user and not writable by group or others.
-fn private_dir(dir: &Path) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    std::fs::metadata(dir).is_ok_and(|meta| {
-        meta.uid() == nix::unistd::Uid::effective().as_raw() && meta.mode() & 0o022 == 0
-    })
+/// Open flags std does not name.
+mod libc_flags {
+    pub const O_NOFOLLOW: i32 = nix::fcntl::OFlag::O_NOFOLLOW.bits();
+    pub const O_NONBLOCK: i32 = nix::fcntl::OFlag::O_NONBLOCK.bits();
 }
 
-fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
-    let dir = path.parent().unwrap_or(Path::new("."));
-    if !dir.exists() {
+/// Creates a new file in `dir` with an unpredictable name, `O_EXCL | O_NOFOLLOW`, 0600.
+fn create_exclusive(dir: &Path, name: &str) -> Result<(PathBuf, std::fs::File), String> {
+    for _ in 0..16 {
+        let nonce = hex(&random_bytes::<8>()?);
+        let temp = dir.join(format!(".{name}.{nonce}.tmp"));
+        match OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .custom_flags(libc_flags::O_NOFOLLOW)
+            .open(&temp)
+        {
+            Ok(file) => return Ok((temp, file)),
+            Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(err) => return Err(format!("cannot create {}: {err}", temp.display())),
+        }
+    }
+    Err("cannot find a free temporary file name".into())
+}
+
+fn random_bytes<const N: usize>() -> Result<[u8; N], String> {
+    let mut bytes = [0u8; N];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut bytes))
+        .map_err(|err| format!("cannot read /dev/urandom: {err}"))?;
+    Ok(bytes)
+}
+
+/// Creates `dir` (0700) if missing; refuses one that is a symlink, not a directory, not
+/// owned by this user, or writable by group or others. Never changes its permissions.
+pub fn ensure_private_dir(dir: &Path) -> Result<(), String> {
+    if std::fs::symlink_metadata(dir).is_err() {
         std::fs::DirBuilder::new()
             .recursive(true)
             .mode(0o700)
-            .create(dir)?;
+            .create(dir)
+            .map_err(|err| format!("cannot create {}: {err}", dir.display()))?;
     }
-    if !private_dir(dir) {
-        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
+    let meta = std::fs::symlink_metadata(dir)
+        .map_err(|err| format!("cannot read {}: {err}", dir.display()))?;
+    if !meta.is_dir() {
+        return Err(format!(
+            "{} is not a directory (or is a symlink)",
+            dir.display()
+        ));
     }
-    let temp = dir.join(format!(
-        ".{}.{}.tmp",
-        path.file_name()
-            .map(|n| n.to_string_lossy())
-            .unwrap_or_default(),
-        std::process::id()
-    ));
-    std::fs::write(&temp, bytes)?;
-    std::fs::rename(&temp, path)
+    if meta.uid() != nix::unistd::Uid::effective().as_raw() {
+        return Err(format!(
+            "{} is owned by uid {}, not by this user",
+            dir.display(),
+            meta.uid()
+        ));
+    }
+    if meta.mode() & 0o022 != 0 {
+        return Err(format!(
+            "{} is writable by group or others (mode {:o}); refusing to use it",
+            dir.display(),
+            meta.mode() & 0o7777
+        ));
+    }
+    Ok(())
+}
+
+fn load_or_create_key(path: &Path) -> Result<[u8; 32], String> {
+    let open_existing = || -> Result<Option<[u8; 32]>, String> {
+        let file = match OpenOptions::new()
+            .read(true)
+            .custom_flags(libc_flags::O_NOFOLLOW | libc_flags::O_NONBLOCK)
+            .open(path)
+        {
+            Ok(file) => file,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(err) => return Err(format!("cannot open {}: {err}", path.display())),
+        };
+        let meta = file.metadata().map_err(|e| e.to_string())?;
+        if !meta.is_file()
+            || meta.uid() != nix::unistd::Uid::effective().as_raw()
+            || meta.mode() & 0o077 != 0
+            || meta.len() != 32
+        {
+            return Err(format!(
+                "{} must be a 32-byte file owned by this user with mode 0600",
+                path.display()
+            ));
+        }
+        let mut key = [0u8; 32];
+        (&file)
+            .read_exact(&mut key)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        Ok(Some(key))
+    };
+    if let Some(key) = open_existing()? {
+        return Ok(key);
+    }
+    let key = random_bytes::<32>()?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let (temp, mut file) = create_exclusive(dir, "cache.key")?;
+    let written = file.write_all(&key).and_then(|()| file.sync_all());
+    drop(file);
+    // Link, not rename: if another process created the key first, keep theirs.
+    let linked = written.and_then(|()| std::fs::hard_link(&temp, path));
+    let _ = std::fs::remove_file(&temp);
+    match linked {
+        Ok(()) => Ok(key),
+        Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => {
+            open_existing()?.ok_or_else(|| format!("{} vanished", path.display()))
+        }
+        Err(err) => Err(format!("cannot create {}: {err}", path.display())),
+    }
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -185,5 +413,53 @@ pub fn default_dir() -> Option<PathBuf> {
         .map(|base| base.join("hookhost").join("wasm"))
 }
 
-/// Shared handle.
-pub type SharedCache = Arc<ComponentCache>;
+/// hookhost's configuration folder, which holds the artifact key:
+/// `$XDG_CONFIG_HOME/hookhost` or `~/.config/hookhost`.
+pub fn default_config_dir() -> Option<PathBuf> {
+    std::env::var_os("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))
+        .map(|base| base.join("hookhost"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn a_shared_folder_is_refused_not_chmodded() {
+        let dir = tempfile::tempdir().unwrap();
+        let shared = dir.path().join("shared");
+        std::fs::create_dir(&shared).unwrap();
+        std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o777)).unwrap();
+        let err = ensure_private_dir(&shared).unwrap_err();
+        assert!(err.contains("writable by group or others"), "{err}");
+        let mode = std::fs::metadata(&shared).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o777, "the folder's mode must be left alone");
+    }
+
+    #[test]
+    fn the_key_is_created_once_and_reused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cache.key");
+        let first = load_or_create_key(&path).unwrap();
+        let second = load_or_create_key(&path).unwrap();
+        assert_eq!(first, second);
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+    }
+
+    #[test]
+    fn exclusive_temp_files_do_not_follow_symlinks() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, _file) = create_exclusive(dir.path(), "x").unwrap();
+        assert!(
+            path.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with(".x.")
+        );
+        assert_ne!(create_exclusive(dir.path(), "x").unwrap().0, path);
+    }
+}

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::bindings::{Decision, HookAnswer, HookInput};
 use crate::event::{EventSpec, Fields};
-use crate::output::{HookOutput, PermissionDecision};
+use crate::output::{HookOutput, MAX_LIST_ENTRIES, PermissionDecision};
 
 /// Builds the WIT input from the hook input (already serialised as `raw`).
 pub fn hook_input(event: &str, spec: &EventSpec, input: &Value, raw: &str) -> HookInput {
@@ -33,7 +33,32 @@ pub fn hook_input(event: &str, spec: &EventSpec, input: &Value, raw: &str) -> Ho
     }
 }
 
-/// Total bytes of the answer's text fields.
+/// Bytes of text the WIT input record carries into the guest (the 0.1.0 record holds
+/// the tool input three ways: as fields, as JSON and inside `raw`).
+pub fn input_size(input: &HookInput) -> usize {
+    let opt = |s: &Option<String>| s.as_ref().map_or(0, String::len);
+    input.event.len()
+        + input.session_id.len()
+        + input.cwd.len()
+        + opt(&input.permission_mode)
+        + opt(&input.tool_name)
+        + input
+            .tool_input_fields
+            .iter()
+            .map(|(k, v)| k.len() + v.len() + LIST_ENTRY_OVERHEAD)
+            .sum::<usize>()
+        + opt(&input.tool_input)
+        + opt(&input.matcher_value)
+        + opt(&input.prompt)
+        + input.raw.len()
+}
+
+/// What one list entry costs in the answer size besides its bytes: an empty string is
+/// not free (it is a pointer, a length and an allocation on both sides).
+pub const LIST_ENTRY_OVERHEAD: usize = 16;
+
+/// Total bytes of the answer's text fields, each list entry counted with
+/// [`LIST_ENTRY_OVERHEAD`].
 pub fn answer_size(answer: &HookAnswer) -> usize {
     let opt = |s: &Option<String>| s.as_ref().map_or(0, String::len);
     opt(&answer.reason)
@@ -43,7 +68,11 @@ pub fn answer_size(answer: &HookAnswer) -> usize {
         + opt(&answer.updated_tool_output)
         + opt(&answer.stop_reason)
         + opt(&answer.initial_user_message)
-        + answer.watch_paths.iter().map(String::len).sum::<usize>()
+        + answer
+            .watch_paths
+            .iter()
+            .map(|path| path.len() + LIST_ENTRY_OVERHEAD)
+            .sum::<usize>()
 }
 
 fn json_field(name: &str, text: Option<String>) -> Result<Option<Value>, String> {
@@ -55,6 +84,12 @@ fn json_field(name: &str, text: Option<String>) -> Result<Option<Value>, String>
 
 /// Converts the guest's typed answer for `spec`.
 pub fn hook_output(answer: HookAnswer, spec: &EventSpec) -> Result<HookOutput, String> {
+    if answer.watch_paths.len() > MAX_LIST_ENTRIES {
+        return Err(format!(
+            "`watch-paths` has {} entries, more than the limit of {MAX_LIST_ENTRIES}",
+            answer.watch_paths.len()
+        ));
+    }
     let mut out = HookOutput {
         updated_input: json_field("updated-input", answer.updated_input)?,
         updated_tool_output: json_field("updated-tool-output", answer.updated_tool_output)?,

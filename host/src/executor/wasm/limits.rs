@@ -20,8 +20,37 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
 pub const DEFAULT_OUTPUT_BYTES: usize = 256 * 1024;
 /// Captured guest stdout + stderr; writing more traps the guest.
 pub const STDIO_CAPTURE_BYTES: usize = 64 * 1024;
-/// Table elements per instance.
+/// Elements of any one table.
 pub const MAX_TABLE_ELEMENTS: usize = 100_000;
+/// What one table element costs against the memory budget (a pointer).
+pub const TABLE_ELEMENT_BYTES: usize = std::mem::size_of::<usize>();
+/// Linear memories one component may declare (counted over every core instance it
+/// creates); more is refused at load.
+pub const MAX_MEMORIES: u32 = 4;
+/// Tables one component may declare; more is refused at load.
+pub const MAX_TABLES: u32 = 16;
+/// Core instances one call may create.
+pub const MAX_CORE_INSTANCES: usize = 64;
+/// Pool tables per instance slot: a component with more tables takes more slots.
+pub const TABLES_PER_SLOT: u32 = 4;
+/// WASI resources (descriptors, streams, directory listings, pollables) one call may
+/// hold at once; each is host memory and possibly a file descriptor.
+pub const MAX_RESOURCES: usize = 128;
+/// Directory entries one call may list in total (each listing is read eagerly into host
+/// memory), and their name bytes.
+pub const MAX_LISTED_ENTRIES: usize = 100_000;
+/// Name bytes of the listed entries, in total per call.
+pub const MAX_LISTED_BYTES: usize = 8 << 20;
+/// File descriptors kept free for everything that is not a Wasm call (command hooks,
+/// sockets, the component files themselves).
+pub const FD_RESERVE: u64 = 256;
+/// Largest hook input (all the text the WIT record carries, in bytes) a Wasm hook is
+/// given; a larger input is a failure of that hook (a block when it is `failClosed`).
+pub const MAX_INPUT_BYTES: usize = 64 << 20;
+/// The input's share of the memory budget: the record's text is copied into the guest
+/// and usually read once more; that much memory is added to the hook's own budget, so a
+/// padded input cannot push a policy over its limit.
+pub const INPUT_ALLOWANCE_FACTOR: usize = 2;
 /// How often the epoch ticks.
 pub const EPOCH_TICK: Duration = Duration::from_millis(5);
 /// Bytes of one `log` message kept.
@@ -34,7 +63,7 @@ pub const LOG_CALLS: usize = 100;
 pub struct HookLimits {
     /// Fuel per call.
     pub fuel: u64,
-    /// Memory per call, bytes.
+    /// Memory per call, bytes: every linear memory and table of the call together.
     pub memory_bytes: usize,
     /// Answer size cap, bytes.
     pub output_bytes: usize,
@@ -55,26 +84,67 @@ impl HookLimits {
     }
 }
 
-/// Epoch ticks covering `timeout`, plus one so a call never starts on its last tick.
-pub fn deadline_ticks(timeout: Duration) -> u64 {
-    (timeout.as_micros() / EPOCH_TICK.as_micros()).max(1) as u64 + 1
+/// The most memory a single linear memory can ever be granted: the largest budget plus
+/// the largest input allowance (the pooling allocator's per-memory ceiling).
+pub const fn max_linear_memory_bytes() -> usize {
+    ((MAX_MEMORY_MB as usize) << 20) + INPUT_ALLOWANCE_FACTOR * MAX_INPUT_BYTES
 }
 
-/// The per-store limiter: refuses growth past the hook's memory budget (trapping the
-/// guest at once) and remembers that it did, so the report can name the limit.
+/// Epoch ticks covering `timeout`, plus one so a call never starts on its last tick.
+pub fn deadline_ticks(timeout: Duration) -> u64 {
+    let ticks = timeout.as_micros() / EPOCH_TICK.as_micros();
+    u64::try_from(ticks).unwrap_or(u64::MAX / 2).max(1) + 1
+}
+
+/// The per-store limiter. One budget covers the *sum* of every linear memory and table
+/// the call creates or grows (a component declaring eight memories gets the same budget
+/// as one declaring one); counts of memories, tables and core instances are capped too.
+/// Growth past the budget traps the guest at once and is remembered, so the report can
+/// name the limit.
 #[derive(Debug)]
 pub struct Limiter {
-    memory_bytes: usize,
-    /// Set when the memory limit stopped the guest.
+    budget: usize,
+    used: usize,
+    /// Bytes granted by the last approved growth, returned if the growth then failed.
+    last_memory_grant: usize,
+    last_table_grant: usize,
+    /// Set when the memory budget stopped the guest.
     pub memory_exceeded: bool,
+    /// Set when a table grew past [`MAX_TABLE_ELEMENTS`].
+    pub table_exceeded: bool,
 }
 
 impl Limiter {
-    /// A limiter for `limits`.
-    pub fn new(limits: &HookLimits) -> Self {
+    /// A limiter with `budget` bytes for memories and tables together.
+    pub fn new(budget: usize) -> Self {
         Self {
-            memory_bytes: limits.memory_bytes,
+            budget,
+            used: 0,
+            last_memory_grant: 0,
+            last_table_grant: 0,
             memory_exceeded: false,
+            table_exceeded: false,
+        }
+    }
+
+    /// Bytes of memories and tables in use by the call.
+    pub fn used(&self) -> usize {
+        self.used
+    }
+
+    fn grant(&mut self, delta: usize) -> wasmtime::Result<usize> {
+        match self.used.checked_add(delta) {
+            Some(total) if total <= self.budget => {
+                self.used = total;
+                Ok(delta)
+            }
+            _ => {
+                self.memory_exceeded = true;
+                Err(wasmtime::Error::msg(format!(
+                    "memory limit of {} MiB exceeded",
+                    self.budget >> 20
+                )))
+            }
         }
     }
 }
@@ -82,32 +152,55 @@ impl Limiter {
 impl ResourceLimiter for Limiter {
     fn memory_growing(
         &mut self,
-        _current: usize,
+        current: usize,
         desired: usize,
         _maximum: Option<usize>,
     ) -> wasmtime::Result<bool> {
-        if desired > self.memory_bytes {
-            self.memory_exceeded = true;
-            return Err(wasmtime::Error::msg(format!(
-                "memory limit of {} MiB exceeded",
-                self.memory_bytes >> 20
-            )));
-        }
+        self.last_memory_grant = self.grant(desired.saturating_sub(current))?;
         Ok(true)
+    }
+
+    fn memory_grow_failed(&mut self, _error: wasmtime::Error) -> wasmtime::Result<()> {
+        self.used = self.used.saturating_sub(self.last_memory_grant);
+        self.last_memory_grant = 0;
+        Ok(())
     }
 
     fn table_growing(
         &mut self,
-        _current: usize,
+        current: usize,
         desired: usize,
         _maximum: Option<usize>,
     ) -> wasmtime::Result<bool> {
         if desired > MAX_TABLE_ELEMENTS {
+            self.table_exceeded = true;
             return Err(wasmtime::Error::msg(format!(
                 "table limit of {MAX_TABLE_ELEMENTS} elements exceeded"
             )));
         }
+        let delta = desired
+            .saturating_sub(current)
+            .saturating_mul(TABLE_ELEMENT_BYTES);
+        self.last_table_grant = self.grant(delta)?;
         Ok(true)
+    }
+
+    fn table_grow_failed(&mut self, _error: wasmtime::Error) -> wasmtime::Result<()> {
+        self.used = self.used.saturating_sub(self.last_table_grant);
+        self.last_table_grant = 0;
+        Ok(())
+    }
+
+    fn instances(&self) -> usize {
+        MAX_CORE_INSTANCES
+    }
+
+    fn tables(&self) -> usize {
+        MAX_TABLES as usize
+    }
+
+    fn memories(&self) -> usize {
+        MAX_MEMORIES as usize
     }
 }
 
@@ -120,6 +213,8 @@ pub struct Preopen {
     pub guest: String,
     /// Read-write when true.
     pub write: bool,
+    /// Device and inode of the directory when it was resolved.
+    pub identity: (u64, u64),
 }
 
 /// Builds the WASI context of one call: the granted directories and environment

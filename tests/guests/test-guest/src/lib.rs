@@ -88,6 +88,42 @@ fn act(event: &Event) -> Result<Answer, String> {
             }
             Ok(Answer::none())
         }
+        "fds" => {
+            // Opens the granted file again and again, keeping every handle.
+            let mut files = Vec::new();
+            let error = loop {
+                match std::fs::File::open(path()) {
+                    Ok(file) => files.push(file),
+                    Err(err) => break err.to_string(),
+                }
+                if files.len() >= 100_000 {
+                    break "no limit".to_string();
+                }
+            };
+            Ok(Answer::none().with_context(format!("opened {}: {error}", files.len())))
+        }
+        "listdir" => {
+            // Opens directory listings of the granted folder, keeping every one.
+            let mut listings = Vec::new();
+            let error = loop {
+                match std::fs::read_dir(path()) {
+                    Ok(listing) => listings.push(listing),
+                    Err(err) => break err.to_string(),
+                }
+                if listings.len() >= 100_000 {
+                    break "no limit".to_string();
+                }
+            };
+            Ok(Answer::none().with_context(format!("listed {}: {error}", listings.len())))
+        }
+        "watch" => {
+            let count = config::get("count").and_then(|v| v.as_u64()).unwrap_or(0);
+            let mut answer = Answer::none();
+            for _ in 0..count {
+                answer = answer.watch(String::new());
+            }
+            Ok(answer)
+        }
         "panic" => panic!("test-guest panicked on purpose"),
         "garbage" => Ok(Answer::none().update_input_text("{not json")),
         "err" => Err("test-guest returned an error".into()),

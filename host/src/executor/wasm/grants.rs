@@ -1,0 +1,240 @@
+//! Directory grants: resolved once at load under rules a guest cannot bend, and
+//! re-verified before every call.
+//!
+//! Threat: a guest with a read-write grant can create, delete and rename anything inside
+//! it, including symlinks. It must not be able to turn that into access outside its
+//! grants, in this process or the next one. So a grant is refused when
+//! - its path passes through a symlink a guest could have planted (one not owned by
+//!   root; when hookhost runs as root, any symlink below the top-level folders),
+//! - it is nested in another grant of the same hook with a different mode (a read-only
+//!   folder inside a read-write one is writable through the outer grant, and can be
+//!   swapped by the guest),
+//! - it contains, or lies inside, a folder hookhost itself trusts (the compiled-artifact
+//!   cache and hookhost's configuration, which hold the artifact key).
+//!
+//! Each resolved grant remembers the device and inode of its directory; before each call
+//! the path is resolved again and must still be that same directory without symlinks.
+
+use std::os::unix::fs::MetadataExt;
+use std::path::{Component, Path, PathBuf};
+
+use super::limits::Preopen;
+use crate::config::AllowedPath;
+
+/// Folders no grant may contain or be inside of.
+#[derive(Debug, Clone, Default)]
+pub struct Protected {
+    dirs: Vec<(PathBuf, &'static str)>,
+}
+
+impl Protected {
+    /// Protects `dir` (described as `what` in refusals).
+    pub fn add(&mut self, dir: &Path, what: &'static str) {
+        let dir = dir.canonicalize().unwrap_or_else(|_| normalize(dir));
+        if !self.dirs.iter().any(|(d, _)| *d == dir) {
+            self.dirs.push((dir, what));
+        }
+    }
+
+    fn overlap(&self, grant: &Path) -> Option<(&Path, &'static str)> {
+        self.dirs
+            .iter()
+            .find(|(dir, _)| dir.starts_with(grant) || grant.starts_with(dir))
+            .map(|(dir, what)| (dir.as_path(), *what))
+    }
+}
+
+/// Removes `.` and resolves `..` lexically (for paths that do not exist yet).
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// Resolves the grants of one hook, refusing any the rules above forbid.
+pub fn resolve(paths: &[AllowedPath], protected: &Protected) -> Result<Vec<Preopen>, String> {
+    let mut resolved: Vec<Preopen> = Vec::with_capacity(paths.len());
+    for grant in paths {
+        let configured = &grant.path;
+        if !configured.is_absolute() {
+            return Err(format!(
+                "granted path {} is not absolute",
+                configured.display()
+            ));
+        }
+        check_symlinks(configured)?;
+        let host = configured
+            .canonicalize()
+            .map_err(|err| format!("granted path {} is not usable: {err}", configured.display()))?;
+        let meta = std::fs::metadata(&host)
+            .map_err(|err| format!("granted path {} is not usable: {err}", host.display()))?;
+        if !meta.is_dir() {
+            return Err(format!(
+                "granted path {} is not a directory",
+                host.display()
+            ));
+        }
+        if let Some((dir, what)) = protected.overlap(&host) {
+            return Err(format!(
+                "granted path {} overlaps {what} {}; hooks may not reach it",
+                host.display(),
+                dir.display()
+            ));
+        }
+        for other in &resolved {
+            let nested = host.starts_with(&other.host) || other.host.starts_with(&host);
+            if nested && host != other.host && grant.write != other.write {
+                return Err(format!(
+                    "granted paths {} and {} are nested with different modes (read-only inside read-write, or the reverse); grant one mode or separate folders",
+                    other.host.display(),
+                    host.display()
+                ));
+            }
+            if host == other.host && grant.write != other.write {
+                return Err(format!(
+                    "granted path {} is listed both read-only and read-write",
+                    host.display()
+                ));
+            }
+        }
+        resolved.push(Preopen {
+            guest: host.display().to_string(),
+            host,
+            write: grant.write,
+            identity: (meta.dev(), meta.ino()),
+        });
+    }
+    Ok(resolved)
+}
+
+/// Refuses a path that passes through a symlink a guest could have made.
+fn check_symlinks(path: &Path) -> Result<(), String> {
+    let root = nix::unistd::Uid::effective().is_root();
+    let mut current = PathBuf::new();
+    for (depth, part) in path.components().enumerate() {
+        current.push(part);
+        if matches!(part, Component::RootDir | Component::Prefix(_)) {
+            continue;
+        }
+        let Ok(meta) = std::fs::symlink_metadata(&current) else {
+            // Missing: canonicalisation reports it.
+            return Ok(());
+        };
+        if !meta.file_type().is_symlink() {
+            continue;
+        }
+        // Depth 1 is a top-level folder (`/lib`, `/tmp` on some systems): only root makes
+        // those. Below it, only root-owned links are accepted, and none when hookhost is
+        // root (a guest run by root plants root-owned links).
+        let trusted = meta.uid() == 0 && (!root || depth == 1);
+        if !trusted {
+            return Err(format!(
+                "granted path {} passes through the symlink {} (owner uid {}); grant the real directory instead",
+                path.display(),
+                current.display(),
+                meta.uid()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Checks that every grant is still the directory resolved at load: same path without
+/// symlinks, same device and inode. A guest that swapped a granted folder for a symlink
+/// (from a read-write grant of this or another hook) is caught here.
+pub fn verify(preopens: &[Preopen]) -> Result<(), String> {
+    for grant in preopens {
+        let changed = || {
+            format!(
+                "granted directory {} changed since it was configured (replaced or redirected); refusing to open it",
+                grant.host.display()
+            )
+        };
+        let canonical = grant.host.canonicalize().map_err(|_| changed())?;
+        if canonical != grant.host {
+            return Err(changed());
+        }
+        let meta = std::fs::symlink_metadata(&grant.host).map_err(|_| changed())?;
+        if !meta.is_dir() || (meta.dev(), meta.ino()) != grant.identity {
+            return Err(changed());
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn grant(path: &Path, write: bool) -> AllowedPath {
+        AllowedPath {
+            path: path.to_path_buf(),
+            write,
+        }
+    }
+
+    #[test]
+    fn nested_grants_of_different_modes_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir(root.join("inner")).unwrap();
+        let err = resolve(
+            &[grant(&root, true), grant(&root.join("inner"), false)],
+            &Protected::default(),
+        )
+        .unwrap_err();
+        assert!(err.contains("nested with different modes"), "{err}");
+        // Same mode nests fine.
+        resolve(
+            &[grant(&root, false), grant(&root.join("inner"), false)],
+            &Protected::default(),
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn user_symlinks_in_a_grant_path_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir(root.join("real")).unwrap();
+        std::os::unix::fs::symlink(root.join("real"), root.join("link")).unwrap();
+        // Refused whoever runs this: a user's own link, or any deep link under root.
+        let err = resolve(&[grant(&root.join("link"), false)], &Protected::default()).unwrap_err();
+        assert!(err.contains("passes through the symlink"), "{err}");
+    }
+
+    #[test]
+    fn protected_folders_cannot_be_granted() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let cache = root.join("cache");
+        std::fs::create_dir(&cache).unwrap();
+        let mut protected = Protected::default();
+        protected.add(&cache, "the Wasm artifact cache");
+        for path in [&root, &cache] {
+            let err = resolve(&[grant(path, false)], &protected).unwrap_err();
+            assert!(err.contains("overlaps the Wasm artifact cache"), "{err}");
+        }
+    }
+
+    #[test]
+    fn a_swapped_grant_fails_verification() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let granted = root.join("granted");
+        std::fs::create_dir(&granted).unwrap();
+        let preopens = resolve(&[grant(&granted, false)], &Protected::default()).unwrap();
+        verify(&preopens).unwrap();
+        std::fs::rename(&granted, root.join("moved")).unwrap();
+        std::os::unix::fs::symlink("/", &granted).unwrap();
+        assert!(verify(&preopens).unwrap_err().contains("changed since"));
+    }
+}

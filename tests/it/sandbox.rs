@@ -1,0 +1,752 @@
+//! Sandbox hardening: one regression test per class of bypass (issue 7). Each test is
+//! written as the attack: it fails when the limit can be got around.
+
+use std::path::Path;
+use std::time::Duration;
+
+use hookhost::config::WasmHandler;
+use hookhost::{Engine, HookOutcome, HookStatus};
+use hookhost_tests::{TestEnv, guests, hook_error, hooks, run_cli, wasm, with_extra_memories};
+use serde_json::{Value, json};
+
+const CLI: &str = env!("CARGO_BIN_EXE_hookhost-under-test");
+
+fn guest(mode: &str, extra: Value) -> Value {
+    guest_at(guests::TEST_GUEST, mode, extra)
+}
+
+fn guest_at(component: &str, mode: &str, extra: Value) -> Value {
+    let mut handler = wasm(component, extra);
+    let mut config = handler
+        .get("config")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    config.insert("mode".into(), json!(mode));
+    handler["config"] = Value::Object(config);
+    handler
+}
+
+async fn fire(engine: &Engine, env: &TestEnv) -> HookOutcome {
+    engine.execute("PreToolUse", env.bash("ls")).await
+}
+
+fn write_bytes(env: &TestEnv, name: &str, bytes: &[u8]) -> String {
+    let path = env.root.join(name);
+    std::fs::write(&path, bytes).unwrap();
+    path.display().to_string()
+}
+
+fn errors(engine: &Engine) -> String {
+    engine
+        .diagnostics()
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+// ---- one memory budget per call -------------------------------------------------------
+
+#[tokio::test]
+async fn memory_budget_covers_the_sum_of_all_memories() {
+    let env = TestEnv::new();
+    // Three extra memories of 32 MiB: each under a 64 MiB limit, together over it.
+    let bytes = with_extra_memories(guests::TEST_GUEST, 3, 512);
+    let component = write_bytes(&env, "three-memories.wasm", &bytes);
+    let engine = env.engine(hooks(
+        "PreToolUse",
+        None,
+        vec![guest_at(&component, "allow", json!({"memoryMb": 64}))],
+    ));
+    let outcome = fire(&engine, &env).await;
+    assert_eq!(outcome.hooks[0].status, HookStatus::NonBlockingError);
+    assert!(
+        hook_error(&outcome, 0).contains("memory limit of 64 MiB exceeded"),
+        "{}",
+        hook_error(&outcome, 0)
+    );
+    // The same component fits a budget that covers the sum.
+    let engine = env.engine(hooks(
+        "PreToolUse",
+        None,
+        vec![guest_at(&component, "allow", json!({"memoryMb": 200}))],
+    ));
+    let outcome = fire(&engine, &env).await;
+    assert_eq!(outcome.hooks[0].status, HookStatus::Success, "{outcome:?}");
+}
+
+#[tokio::test]
+async fn too_many_memories_are_refused_at_load_naming_the_count() {
+    let env = TestEnv::new();
+    let bytes = with_extra_memories(guests::TEST_GUEST, 8, 1);
+    let component = write_bytes(&env, "nine-memories.wasm", &bytes);
+    let engine = env.engine(hooks(
+        "PreToolUse",
+        None,
+        vec![guest_at(&component, "allow", json!({"memoryMb": 64}))],
+    ));
+    let problems = engine.prepare_all().await;
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(
+        problems[0]
+            .message
+            .contains("declares 9 linear memories, more than the limit of 4"),
+        "{}",
+        problems[0]
+    );
+    let outcome = fire(&engine, &env).await;
+    assert_eq!(outcome.hooks[0].status, HookStatus::NonBlockingError);
+}
+
+// ---- host memory and descriptors spent for the guest ----------------------------------
+
+#[tokio::test]
+async fn wasi_handles_are_capped_per_call() {
+    let env = TestEnv::new();
+    let file = env.write("project/data.txt", "data");
+    std::fs::create_dir_all(env.project.join("listing")).unwrap();
+    for index in 0..50 {
+        env.write(&format!("project/listing/file-{index}"), "x");
+    }
+    let grant = json!([{"path": env.project.display().to_string()}]);
+    for (mode, path, verb) in [
+        ("fds", file.display().to_string(), "opened"),
+        (
+            "listdir",
+            env.project.join("listing").display().to_string(),
+            "listed",
+        ),
+    ] {
+        let engine = env.engine(hooks(
+            "PreToolUse",
+            None,
+            vec![guest(
+                mode,
+                json!({"allowedPaths": grant, "config": {"path": path}}),
+            )],
+        ));
+        let outcome = fire(&engine, &env).await;
+        // Either the guest saw an error after at most the cap, or the call was stopped
+        // with the limit named; never 100,000 handles.
+        let report = outcome
+            .additional_context
+            .clone()
+            .unwrap_or_else(|| hook_error(&outcome, 0).to_string());
+        if let Some(rest) = report.strip_prefix(&format!("{verb} ")) {
+            let count: usize = rest.split(':').next().unwrap().parse().unwrap();
+            assert!(count <= 128, "{mode}: {report}");
+        } else {
+            assert!(
+                report.contains("WASI resource limit of 128 open handles exceeded"),
+                "{mode}: {report}"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_descriptor_flood_does_not_drop_another_hooks_deny() {
+    let env = TestEnv::new();
+    let file = env.write("project/data.txt", "data");
+    let grant = json!([{"path": env.project.display().to_string()}]);
+    let mut handlers: Vec<Value> = (0..12)
+        .map(|_| {
+            guest(
+                "fds",
+                json!({"allowedPaths": grant, "config": {"path": file.display().to_string()}}),
+            )
+        })
+        .collect();
+    handlers.push(guest("deny", json!({"allowedPaths": grant})));
+    let engine = env.engine(hooks("PreToolUse", None, handlers));
+    for _ in 0..3 {
+        let outcome = fire(&engine, &env).await;
+        assert_eq!(
+            outcome.permission_decision.as_deref(),
+            Some("deny"),
+            "{:?}",
+            outcome.hooks.last()
+        );
+    }
+}
+
+#[tokio::test]
+async fn pool_exhaustion_makes_calls_wait_not_fail() {
+    let env = TestEnv::new();
+    let bytes = with_extra_memories(guests::TEST_GUEST, 3, 1);
+    let component = write_bytes(&env, "four-memories.wasm", &bytes);
+    let mut handlers: Vec<Value> = (0..6)
+        .map(|_| guest_at(&component, "allow", json!({})))
+        .collect();
+    handlers.push(guest("deny", json!({})));
+    let settings = env.settings("settings.json", hooks("PreToolUse", None, handlers));
+    let mut options = env.engine_options();
+    options.wasm.max_instances = 8; // 8 memories in the pool: two such calls fill it
+    let engine = Engine::load(&env.load_options(&[settings], &[]), options).unwrap();
+    let outcome = fire(&engine, &env).await;
+    assert_eq!(outcome.permission_decision.as_deref(), Some("deny"));
+    for (index, hook) in outcome.hooks.iter().enumerate() {
+        assert_ne!(
+            hook.status,
+            HookStatus::NonBlockingError,
+            "hook {index}: {:?}",
+            hook.error
+        );
+    }
+}
+
+// ---- blocking host calls -----------------------------------------------------------------
+
+#[test]
+fn the_cli_exits_promptly_when_a_guest_left_a_host_call_blocked() {
+    let env = TestEnv::new();
+    let fifo = env.project.join("pipe");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+    let settings = env.settings(
+        "settings.json",
+        hooks(
+            "PreToolUse",
+            None,
+            vec![guest(
+                "read",
+                json!({
+                    "timeout": 0.5,
+                    "allowedPaths": [{"path": env.project.display().to_string()}],
+                    "config": {"path": fifo.display().to_string()}
+                }),
+            )],
+        ),
+    );
+    let args = cli_args(&env, &settings, &["fire", "PreToolUse"]);
+    let run = run_cli(
+        CLI,
+        &args,
+        env.bash("ls").to_string().as_bytes(),
+        Duration::from_secs(20),
+    )
+    .expect("hookhost hung after a guest blocked on a FIFO");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let outcome: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(outcome["hooks"][0]["status"], "cancelled");
+}
+
+fn cli_args(env: &TestEnv, settings: &Path, head: &[&str]) -> Vec<String> {
+    let mut args: Vec<String> = head.iter().map(ToString::to_string).collect();
+    args.extend([
+        "--no-discover".into(),
+        "--settings".into(),
+        settings.display().to_string(),
+        "--managed-settings".into(),
+        env.root.join("managed.json").display().to_string(),
+        "--cache-dir".into(),
+        env.root.join("cli-cache").display().to_string(),
+    ]);
+    args
+}
+
+// ---- work outside every limit at load time ----------------------------------------------
+
+#[test]
+fn components_that_are_not_regular_files_or_too_big_are_load_errors() {
+    let env = TestEnv::new();
+    let fifo = env.root.join("component.fifo");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+    let huge = env.root.join("huge.wasm");
+    std::fs::File::create(&huge)
+        .unwrap()
+        .set_len(200 << 20)
+        .unwrap(); // sparse: costs no disk
+    let handlers = vec![
+        wasm(&fifo.display().to_string(), json!({})),
+        wasm("/dev/zero", json!({})),
+        wasm(&huge.display().to_string(), json!({})),
+    ];
+    let settings = env.settings("settings.json", hooks("PreToolUse", None, handlers));
+    let run = run_cli(
+        CLI,
+        &cli_args(&env, &settings, &["check"]),
+        b"",
+        Duration::from_secs(30),
+    )
+    .expect("hookhost check hung on a FIFO or /dev/zero");
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert!(
+        run.stdout.contains("component.fifo is not a regular file"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("/dev/zero is not a regular file"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("over the component size limit"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[tokio::test]
+async fn components_compile_lazily_and_within_a_time_limit() {
+    let env = TestEnv::new();
+    let settings = env.settings(
+        "settings.json",
+        json!({
+            "PreToolUse": [{"hooks": [guest("deny", json!({}))]}],
+            "Stop": [{"hooks": [wasm(guests::BASH_GUARD, json!({}))]}]
+        }),
+    );
+    let engine = Engine::load(
+        &env.load_options(std::slice::from_ref(&settings), &[]),
+        env.engine_options(),
+    )
+    .unwrap();
+    // Nothing compiles at load; firing PreToolUse compiles only its own component.
+    assert_eq!(engine.wasm_cache_stats().unwrap().compiled, 0);
+    fire(&engine, &env).await;
+    assert_eq!(engine.wasm_cache_stats().unwrap().compiled, 1);
+    // A compile that runs over its limit is a load error naming the limit.
+    let mut options = env.engine_options();
+    options.wasm.cache_dir = None;
+    options.wasm.compile_timeout = Duration::from_millis(1);
+    let engine = Engine::load(&env.load_options(&[settings], &[]), options).unwrap();
+    let problems = engine.prepare_all().await;
+    assert_eq!(problems.len(), 2, "{problems:?}");
+    assert!(
+        problems[0]
+            .message
+            .contains("compile time limit of 0.001s exceeded"),
+        "{}",
+        problems[0]
+    );
+}
+
+// ---- answer costs ----------------------------------------------------------------------
+
+#[tokio::test]
+async fn empty_list_entries_count_against_the_answer_limit() {
+    let env = TestEnv::new();
+    let engine = env.engine(hooks(
+        "SessionStart",
+        None,
+        vec![guest(
+            "watch",
+            json!({"memoryMb": 256, "config": {"count": 200_000}}),
+        )],
+    ));
+    let outcome = engine
+        .execute("SessionStart", json!({"source": "startup"}))
+        .await;
+    assert_eq!(outcome.hooks[0].status, HookStatus::NonBlockingError);
+    assert!(
+        hook_error(&outcome, 0).contains("output limit"),
+        "{}",
+        hook_error(&outcome, 0)
+    );
+    // Within the byte limit, the entry cap still applies.
+    let engine = env.engine(hooks(
+        "SessionStart",
+        None,
+        vec![guest("watch", json!({"config": {"count": 2000}}))],
+    ));
+    let outcome = engine
+        .execute("SessionStart", json!({"source": "startup"}))
+        .await;
+    assert!(
+        hook_error(&outcome, 0).contains("more than the limit of 1024"),
+        "{}",
+        hook_error(&outcome, 0)
+    );
+}
+
+// ---- the artifact cache ----------------------------------------------------------------
+
+fn cache_engine(env: &TestEnv, component: &str, cache: &Path) -> Engine {
+    let settings = env.settings(
+        "settings.json",
+        hooks("PreToolUse", None, vec![wasm(component, json!({}))]),
+    );
+    let mut options = env.engine_options();
+    options.wasm.cache_dir = Some(cache.to_path_buf());
+    Engine::load(&env.load_options(&[settings], &[]), options).unwrap()
+}
+
+fn artifacts(cache: &Path) -> Vec<std::path::PathBuf> {
+    let mut found: Vec<_> = std::fs::read_dir(cache)
+        .map(|dir| {
+            dir.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|e| e == "cwasm"))
+                .collect()
+        })
+        .unwrap_or_default();
+    found.sort();
+    found
+}
+
+#[tokio::test]
+async fn a_forged_artifact_is_never_run() {
+    let env = TestEnv::new();
+    let cache = env.root.join("cache");
+    // Compile an allow-everything component and the bash guard into the cache.
+    let allow = cache_engine(&env, guests::CONTEXT_INJECT, &cache);
+    fire(&allow, &env).await;
+    let allow_artifact = artifacts(&cache).pop().unwrap();
+    let guard = cache_engine(&env, guests::BASH_GUARD, &cache);
+    let outcome = guard.execute("PreToolUse", env.bash("rm -rf /")).await;
+    assert_eq!(outcome.permission_decision.as_deref(), Some("deny"));
+    let guard_artifact = artifacts(&cache)
+        .into_iter()
+        .find(|p| *p != allow_artifact)
+        .unwrap();
+    // The attacker swaps the guard's artifact for the allow component's.
+    std::fs::copy(&allow_artifact, &guard_artifact).unwrap();
+    let guard = cache_engine(&env, guests::BASH_GUARD, &cache);
+    let outcome = guard.execute("PreToolUse", env.bash("rm -rf /")).await;
+    assert_eq!(
+        outcome.permission_decision.as_deref(),
+        Some("deny"),
+        "{outcome:?}"
+    );
+    let stats = guard.wasm_cache_stats().unwrap();
+    assert_eq!((stats.disk_hits, stats.rejected, stats.compiled), (0, 1, 1));
+    // Recompiled and rewritten: the next engine loads it from disk again.
+    let guard = cache_engine(&env, guests::BASH_GUARD, &cache);
+    guard.execute("PreToolUse", env.bash("ls")).await;
+    assert_eq!(guard.wasm_cache_stats().unwrap().disk_hits, 1);
+}
+
+#[tokio::test]
+async fn a_shared_cache_folder_is_refused_and_left_alone() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = TestEnv::new();
+    let cache = env.root.join("shared-cache");
+    std::fs::create_dir(&cache).unwrap();
+    std::fs::set_permissions(&cache, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let engine = cache_engine(&env, guests::BASH_GUARD, &cache);
+    fire(&engine, &env).await;
+    let mode = std::fs::metadata(&cache).unwrap().permissions().mode() & 0o777;
+    assert_eq!(
+        mode, 0o777,
+        "hookhost must not chmod a folder it does not own"
+    );
+    assert!(
+        artifacts(&cache).is_empty(),
+        "nothing may be written to a shared folder"
+    );
+}
+
+#[tokio::test]
+async fn a_planted_symlink_in_the_cache_is_not_followed() {
+    let env = TestEnv::new();
+    let cache = env.root.join("cache");
+    let engine = cache_engine(&env, guests::BASH_GUARD, &cache);
+    fire(&engine, &env).await;
+    let artifact = artifacts(&cache).pop().unwrap();
+    std::fs::remove_file(&artifact).unwrap();
+    let victim = env.write("victim.txt", "precious");
+    std::os::unix::fs::symlink(&victim, &artifact).unwrap();
+    let engine = cache_engine(&env, guests::BASH_GUARD, &cache);
+    let outcome = engine.execute("PreToolUse", env.bash("rm -rf /")).await;
+    assert_eq!(outcome.permission_decision.as_deref(), Some("deny"));
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+    assert!(
+        !std::fs::symlink_metadata(&artifact)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+}
+
+#[tokio::test]
+async fn grants_may_not_reach_the_cache_or_hookhosts_configuration() {
+    let env = TestEnv::new();
+    let options = env.engine_options();
+    let cache = options.wasm.cache_dir.clone().unwrap();
+    let config = options.wasm.config_dir.clone().unwrap();
+    std::fs::create_dir_all(&cache).unwrap();
+    std::fs::create_dir_all(&config).unwrap();
+    for (grant, what) in [
+        (&env.root, "the Wasm artifact cache"),
+        (&cache, "the Wasm artifact cache"),
+        (&config, "hookhost's configuration folder"),
+    ] {
+        let engine = env.engine(hooks(
+            "PreToolUse",
+            None,
+            vec![guest(
+                "allow",
+                json!({"allowedPaths": [{"path": grant.display().to_string(), "write": true}]}),
+            )],
+        ));
+        assert!(
+            errors(&engine).contains(&format!("overlaps {what}")),
+            "{}",
+            errors(&engine)
+        );
+        let outcome = fire(&engine, &env).await;
+        assert_eq!(outcome.hooks[0].status, HookStatus::NonBlockingError);
+    }
+}
+
+// ---- grants stay what they were ---------------------------------------------------------
+
+#[tokio::test]
+async fn nested_grants_of_different_modes_are_refused() {
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.project.join("docs")).unwrap();
+    let engine = env.engine(hooks(
+        "PreToolUse",
+        None,
+        vec![guest(
+            "allow",
+            json!({"failClosed": true, "allowedPaths": [
+                {"path": env.project.display().to_string(), "write": true},
+                {"path": env.project.join("docs").display().to_string()}
+            ]}),
+        )],
+    ));
+    assert!(
+        errors(&engine).contains("nested with different modes"),
+        "{}",
+        errors(&engine)
+    );
+    // Refused, and fail-closed still means a block.
+    assert!(fire(&engine, &env).await.should_block);
+}
+
+#[tokio::test]
+async fn a_grant_redirected_through_a_planted_symlink_is_refused() {
+    let env = TestEnv::new();
+    let outside = env.root.join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    env.write("outside/secret.txt", "top secret");
+    let sub = env.project.join("sub");
+    std::fs::create_dir_all(&sub).unwrap();
+    let reader = |env: &TestEnv| {
+        env.engine(hooks(
+            "PreToolUse",
+            None,
+            vec![guest(
+                "read",
+                json!({"allowedPaths": [{"path": sub.display().to_string()}],
+                       "config": {"path": sub.join("secret.txt").display().to_string()}}),
+            )],
+        ))
+    };
+    // Loaded while `sub` is a real folder; then a guest with a read-write grant on the
+    // project swaps it for a symlink to `outside` (done here by the test, as that guest).
+    let engine = reader(&env);
+    std::fs::remove_dir(&sub).unwrap();
+    std::os::unix::fs::symlink(&outside, &sub).unwrap();
+    let outcome = fire(&engine, &env).await;
+    assert!(
+        !outcome
+            .additional_context
+            .as_deref()
+            .unwrap_or("")
+            .contains("top secret"),
+        "{outcome:?}"
+    );
+    assert!(hook_error(&outcome, 0).contains("changed since it was configured"));
+    // The next process resolves the grant again: refused at load.
+    let engine = reader(&env);
+    assert!(
+        errors(&engine).contains("passes through the symlink"),
+        "{}",
+        errors(&engine)
+    );
+    let outcome = fire(&engine, &env).await;
+    assert!(
+        !outcome
+            .additional_context
+            .as_deref()
+            .unwrap_or("")
+            .contains("top secret")
+    );
+}
+
+// ---- fail closed means fail closed ---------------------------------------------------
+
+fn deny_all_settings(env: &TestEnv) -> std::path::PathBuf {
+    env.settings(
+        "settings.json",
+        hooks(
+            "PreToolUse",
+            None,
+            vec![guest("deny", json!({"failClosed": true}))],
+        ),
+    )
+}
+
+#[test]
+fn unreadable_input_with_a_fail_closed_hook_is_a_block() {
+    let env = TestEnv::new();
+    let settings = deny_all_settings(&env);
+    let nested = format!(
+        "{{\"hook_event_name\": \"PreToolUse\", \"x\": {}1{}}}",
+        "[".repeat(5000),
+        "]".repeat(5000)
+    );
+    for (name, input) in [
+        (
+            "not json",
+            b"{\"hook_event_name\": \"PreToolUse\", oops".to_vec(),
+        ),
+        ("too deep", nested.into_bytes()),
+    ] {
+        let run = run_cli(
+            CLI,
+            &cli_args(&env, &settings, &["fire", "--format", "claude"]),
+            &input,
+            Duration::from_secs(30),
+        )
+        .unwrap();
+        let answer: Value = serde_json::from_str(run.stdout.trim()).unwrap_or(Value::Null);
+        assert_eq!(
+            answer["hookSpecificOutput"]["permissionDecision"], "deny",
+            "{name}: code {} stdout {} stderr {}",
+            run.code, run.stdout, run.stderr
+        );
+    }
+}
+
+#[test]
+fn real_host_input_quirks_are_parsed_and_the_hooks_run() {
+    let env = TestEnv::new();
+    let settings = deny_all_settings(&env);
+    let nested = format!("{{\"x\": {}1{}}}", "[".repeat(300), "]".repeat(300));
+    let mut not_utf8 = br#"{"tool_name": "Bash", "tool_input": {"command": "ls "#.to_vec();
+    not_utf8.extend_from_slice(b"\xff\xfe\"}}");
+    for (name, input) in [
+        (
+            "lone surrogate",
+            br#"{"tool_name": "Bash", "tool_input": {"command": "echo \ud800"}}"#.to_vec(),
+        ),
+        ("deep nesting", nested.into_bytes()),
+        ("not utf-8", not_utf8),
+    ] {
+        let run = run_cli(
+            CLI,
+            &cli_args(&env, &settings, &["fire", "PreToolUse"]),
+            &input,
+            Duration::from_secs(30),
+        )
+        .unwrap();
+        assert_eq!(run.code, 0, "{name}: {}", run.stderr);
+        let outcome: Value = serde_json::from_str(&run.stdout).unwrap();
+        assert_eq!(outcome["permission_decision"], "deny", "{name}: {outcome}");
+        assert_eq!(
+            outcome["block_reason"], "test-guest says no",
+            "{name}: the hook itself ran"
+        );
+    }
+}
+
+#[test]
+fn out_of_range_numbers_in_settings_never_panic() {
+    let env = TestEnv::new();
+    let settings = env.settings(
+        "settings.json",
+        json!({"PreToolUse": [{"hooks": [
+            {"type": "command", "command": "true", "timeout": 1e20},
+            guest("deny", json!({"failClosed": true, "timeout": 1e300})),
+            {"type": "wasm", "component": guests::TEST_GUEST, "fuel": 1e20, "memoryMb": -1}
+        ]}]}),
+    );
+    let run = run_cli(
+        CLI,
+        &cli_args(&env, &settings, &["fire", "PreToolUse"]),
+        env.bash("ls").to_string().as_bytes(),
+        Duration::from_secs(30),
+    )
+    .unwrap();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("out of range"), "{}", run.stderr);
+    let outcome: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(outcome["permission_decision"], "deny");
+}
+
+#[tokio::test]
+async fn a_failed_fail_closed_hook_is_reported_on_events_that_cannot_block() {
+    let env = TestEnv::new();
+    let engine = env.engine(hooks(
+        "SessionStart",
+        None,
+        vec![guest("panic", json!({"failClosed": true}))],
+    ));
+    let outcome = engine
+        .execute("SessionStart", json!({"source": "startup"}))
+        .await;
+    assert!(!outcome.should_block);
+    assert_eq!(outcome.hooks[0].status, HookStatus::NonBlockingError);
+    assert!(
+        hook_error(&outcome, 0).contains("panicked on purpose"),
+        "{}",
+        hook_error(&outcome, 0)
+    );
+}
+
+#[tokio::test]
+async fn a_padded_input_cannot_push_a_policy_over_its_memory_limit() {
+    let env = TestEnv::new();
+    let engine = env.engine(hooks(
+        "PreToolUse",
+        None,
+        vec![guest("deny", json!({"memoryMb": 16}))],
+    ));
+    // 20 MiB of padding, copied into the guest three times by the 0.1.0 record.
+    let padded = env.file_tool(
+        "Write",
+        json!({"file_path": "/tmp/x", "content": "a".repeat(20 << 20)}),
+    );
+    let outcome = engine.execute("PreToolUse", padded).await;
+    assert_eq!(
+        outcome.permission_decision.as_deref(),
+        Some("deny"),
+        "{:?}",
+        outcome.hooks[0]
+    );
+    // Past the input cap it is a failure of the hook, and fail-closed blocks.
+    let engine = env.engine(hooks(
+        "PreToolUse",
+        None,
+        vec![guest("allow", json!({"failClosed": true}))],
+    ));
+    let huge = env.file_tool(
+        "Write",
+        json!({"file_path": "/tmp/x", "content": "a".repeat(30 << 20)}),
+    );
+    let outcome = engine.execute("PreToolUse", huge).await;
+    assert!(outcome.should_block);
+    assert!(
+        outcome
+            .block_reason
+            .as_deref()
+            .unwrap()
+            .contains("input too large for this hook"),
+        "{:?}",
+        outcome.block_reason
+    );
+}
+
+#[tokio::test]
+async fn session_wasm_hooks_still_refuse_bad_components_at_registration() {
+    let env = TestEnv::new();
+    let engine = env.engine(json!({}));
+    let handler = WasmHandler {
+        component: "bad.wasm".into(),
+        fuel: None,
+        memory_mb: None,
+        fail_closed: false,
+        allowed_paths: vec![],
+        env: vec![],
+        config: Value::Null,
+        max_output_bytes: None,
+    };
+    let err = engine
+        .add_session_wasm("PreToolUse", None, b"not wasm", handler)
+        .unwrap_err();
+    assert!(err.to_string().contains("bad.wasm"), "{err}");
+}
