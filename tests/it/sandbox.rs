@@ -145,39 +145,70 @@ async fn wasi_handles_are_capped_per_call() {
     }
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_descriptor_flood_does_not_drop_another_hooks_deny() {
     let env = TestEnv::new();
     let file = env.write("project/data.txt", "data");
     let grant = json!([{"path": env.project.display().to_string()}]);
-    let mut handlers: Vec<Value> = (0..12)
-        .map(|_| {
+    // Distinct entries (identical handlers are de-duplicated and would run once), each
+    // opening the granted file as often as it can and holding the handles for 3 s.
+    let floods: Vec<Value> = (0..12)
+        .map(|copy| {
             guest(
                 "fds",
-                json!({"allowedPaths": grant, "config": {"path": file.display().to_string()}}),
+                json!({"allowedPaths": grant, "timeout": 10,
+                       "config": {"path": file.display().to_string(), "hold_ms": 3000, "copy": copy}}),
             )
         })
         .collect();
-    handlers.push(guest("deny", json!({"allowedPaths": grant})));
-    let engine = env.engine(hooks("PreToolUse", None, handlers));
-    for _ in 0..3 {
-        let outcome = fire(&engine, &env).await;
-        assert_eq!(
-            outcome.permission_decision.as_deref(),
-            Some("deny"),
-            "{:?}",
-            outcome.hooks.last()
+    let flood = env.engine(hooks("PreToolUse", None, floods));
+    let flood_input = env.bash("ls");
+    let flooding = tokio::spawn(async move { flood.execute("PreToolUse", flood_input).await });
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    // Meanwhile a policy in the same process opens its own grant.
+    let settings = env.settings(
+        "policy.json",
+        hooks(
+            "PreToolUse",
+            None,
+            vec![guest("deny", json!({"allowedPaths": grant}))],
+        ),
+    );
+    let policy = Engine::load(&env.load_options(&[settings], &[]), env.engine_options()).unwrap();
+    let outcome = fire(&policy, &env).await;
+    assert_eq!(
+        outcome.permission_decision.as_deref(),
+        Some("deny"),
+        "{:?}",
+        outcome.hooks[0]
+    );
+    // Each flood was held to the per-call cap: stopped with the limit named, or it
+    // saw the error itself after at most 128 handles.
+    let flooded = flooding.await.unwrap();
+    for hook in &flooded.hooks {
+        let error = hook.error.as_deref().unwrap_or("");
+        assert!(
+            error.contains("WASI resource limit of 128 open handles exceeded")
+                || hook.status == HookStatus::Success,
+            "{hook:?}"
         );
     }
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pool_exhaustion_makes_calls_wait_not_fail() {
     let env = TestEnv::new();
     let bytes = with_extra_memories(guests::TEST_GUEST, 3, 1);
     let component = write_bytes(&env, "four-memories.wasm", &bytes);
+    // Six calls of a four-memory component, each holding its instance for a while.
     let mut handlers: Vec<Value> = (0..6)
-        .map(|_| guest_at(&component, "allow", json!({})))
+        .map(|copy| {
+            guest_at(
+                &component,
+                "nap",
+                json!({"config": {"hold_ms": 200, "copy": copy}}),
+            )
+        })
         .collect();
     handlers.push(guest("deny", json!({})));
     let settings = env.settings("settings.json", hooks("PreToolUse", None, handlers));
@@ -446,7 +477,11 @@ async fn a_planted_symlink_in_the_cache_is_not_followed() {
     let artifact = artifacts(&cache).pop().unwrap();
     std::fs::remove_file(&artifact).unwrap();
     let victim = env.write("victim.txt", "precious");
+    // At the artifact's name, and at the temporary name a pid-based scheme would use.
     std::os::unix::fs::symlink(&victim, &artifact).unwrap();
+    let name = artifact.file_name().unwrap().to_string_lossy();
+    let predictable = cache.join(format!(".{name}.{}.tmp", std::process::id()));
+    std::os::unix::fs::symlink(&victim, &predictable).unwrap();
     let engine = cache_engine(&env, guests::BASH_GUARD, &cache);
     let outcome = engine.execute("PreToolUse", env.bash("rm -rf /")).await;
     assert_eq!(outcome.permission_decision.as_deref(), Some("deny"));

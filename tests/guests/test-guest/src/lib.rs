@@ -26,6 +26,13 @@ fn recurse(depth: u64) -> u64 {
     std::hint::black_box(recurse(std::hint::black_box(depth + 1))) ^ depth
 }
 
+/// Sleeps `config.hold_ms` milliseconds (a host call: other hooks run meanwhile), so a
+/// guest keeps what it holds while the others run.
+fn hold() {
+    let ms = config::get("hold_ms").and_then(|v| v.as_u64()).unwrap_or(0);
+    std::thread::sleep(std::time::Duration::from_millis(ms));
+}
+
 fn act(event: &Event) -> Result<Answer, String> {
     match mode().as_str() {
         "allow" => Ok(Answer::allow()),
@@ -100,6 +107,7 @@ fn act(event: &Event) -> Result<Answer, String> {
                     break "no limit".to_string();
                 }
             };
+            hold();
             Ok(Answer::none().with_context(format!("opened {}: {error}", files.len())))
         }
         "listdir" => {
@@ -114,7 +122,12 @@ fn act(event: &Event) -> Result<Answer, String> {
                     break "no limit".to_string();
                 }
             };
+            hold();
             Ok(Answer::none().with_context(format!("listed {}: {error}", listings.len())))
+        }
+        "nap" => {
+            hold();
+            Ok(Answer::allow())
         }
         "watch" => {
             let count = config::get("count").and_then(|v| v.as_u64()).unwrap_or(0);
