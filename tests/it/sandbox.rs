@@ -145,6 +145,35 @@ async fn wasi_handles_are_capped_per_call() {
     }
 }
 
+#[tokio::test]
+async fn directory_listings_are_charged_to_the_call() {
+    let env = TestEnv::new();
+    // 2,000 entries with 200-byte names: ~400 KB of host memory per listing, so the
+    // 8 MiB listing budget is spent after ~20 listings, long before the handle cap.
+    let big = env.project.join("big");
+    std::fs::create_dir_all(&big).unwrap();
+    for index in 0..2000 {
+        std::fs::write(big.join(format!("{index:0>200}")), "").unwrap();
+    }
+    let engine = env.engine(hooks(
+        "PreToolUse",
+        None,
+        vec![guest(
+            "listdir",
+            json!({"allowedPaths": [{"path": env.project.display().to_string()}],
+                   "config": {"path": big.display().to_string()}}),
+        )],
+    ));
+    let outcome = fire(&engine, &env).await;
+    let report = outcome.additional_context.clone().unwrap_or_default();
+    let count: usize = report
+        .strip_prefix("listed ")
+        .and_then(|rest| rest.split(':').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{report} {:?}", outcome.hooks[0]));
+    assert!((15..=25).contains(&count), "{report}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_descriptor_flood_does_not_drop_another_hooks_deny() {
     let env = TestEnv::new();

@@ -12,6 +12,7 @@ pub mod cache;
 mod convert;
 pub mod grants;
 pub mod limits;
+mod listing;
 mod ticker;
 
 use std::io::Read;
@@ -88,6 +89,7 @@ pub(crate) struct HostState {
     limiter: Limiter,
     hook: Arc<HookShared>,
     log_calls: usize,
+    listing: listing::ListingBudget,
 }
 
 impl WasiView for HostState {
@@ -248,6 +250,7 @@ impl WasmRuntime {
             .map_err(|e| WasmError(format!("{e:#}")))?;
         Hook::add_to_linker::<HostState, HasSelf<HostState>>(&mut linker, |state| state)
             .map_err(|e| WasmError(format!("{e:#}")))?;
+        listing::install(&mut linker).map_err(|e| WasmError(format!("{e:#}")))?;
         let ticker = Ticker::start(&engine)
             .map_err(|e| WasmError(format!("cannot start the epoch thread: {e}")))?;
         let by_descriptors =
@@ -648,6 +651,7 @@ impl WasmHook {
             ),
             hook: self.shared.clone(),
             log_calls: 0,
+            listing: Default::default(),
         };
         let mut store = Store::new(&self.runtime.engine, state);
         store.limiter(|state| &mut state.limiter);
