@@ -5,6 +5,7 @@ mod command;
 mod config;
 mod examples;
 mod http;
+mod parsers;
 mod pipeline;
 mod prompt;
 mod sandbox;

@@ -396,6 +396,14 @@ impl WasmRuntime {
     }
 }
 
+/// Bytes the WIT input record for `input` on `event` carries into a guest (what the
+/// Wasm input limit counts). Public for the fuzz targets.
+pub fn input_record_size(event: &str, input: &Value) -> usize {
+    let spec = crate::EventSpec::for_name(event);
+    let raw = input.to_string();
+    convert::input_size(&convert::hook_input(event, &spec, input, &raw))
+}
+
 /// Where a hook's component comes from.
 #[derive(Clone)]
 enum Source {

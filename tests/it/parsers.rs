@@ -1,0 +1,258 @@
+//! Property tests over every parser that reads untrusted text: settings files, plugin
+//! bundles, hook output, matchers and `if` rules, shell splitting, and the hook input
+//! (as the CLI reads it and as it is converted for Wasm). The same parsers have
+//! cargo-fuzz targets in `host/fuzz`; these run on stable in CI.
+
+use hookhost::condition::{Rule, RuleContext, split_commands};
+use hookhost::matcher::Matcher;
+use hookhost::{EventSpec, LoadOptions};
+use proptest::prelude::*;
+use serde_json::{Value, json};
+use std::path::Path;
+
+/// Arbitrary JSON values, nested a few levels.
+fn json_value() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(|n| json!(n)),
+        any::<f64>()
+            .prop_filter("finite", |f| f.is_finite())
+            .prop_map(|f| json!(f)),
+        ".{0,12}".prop_map(Value::String),
+        prop_oneof![
+            Just("command"),
+            Just("wasm"),
+            Just("http"),
+            Just("prompt"),
+            Just("Bash"),
+            Just("*"),
+            Just("1e20"),
+        ]
+        .prop_map(|s| json!(s)),
+    ];
+    leaf.prop_recursive(4, 48, 6, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
+            prop::collection::vec(
+                (
+                    prop_oneof![
+                        Just("type".to_string()),
+                        Just("command".to_string()),
+                        Just("timeout".to_string()),
+                        Just("matcher".to_string()),
+                        Just("hooks".to_string()),
+                        Just("component".to_string()),
+                        Just("memoryMb".to_string()),
+                        Just("fuel".to_string()),
+                        Just("allowedPaths".to_string()),
+                        Just("if".to_string()),
+                        ".{0,8}".prop_map(|s| s),
+                    ],
+                    inner
+                ),
+                0..5
+            )
+            .prop_map(|pairs| Value::Object(pairs.into_iter().collect())),
+        ]
+    })
+}
+
+/// Settings-shaped documents: `hooks` → events → groups → handlers, with arbitrary
+/// values in every slot.
+fn settings_doc() -> impl Strategy<Value = Value> {
+    let handler = prop_oneof![
+        json_value(),
+        (
+            prop_oneof![Just("command"), Just("wasm"), Just("http"), Just("prompt"), Just("agent")],
+            prop_oneof![
+                Just(json!(1e20)),
+                Just(json!(-1)),
+                Just(json!(0)),
+                Just(json!(5)),
+                Just(json!("x")),
+                Just(json!(1e308))
+            ],
+            ".{0,6}",
+        )
+            .prop_map(|(kind, number, text)| {
+                json!({"type": kind, "command": format!("true {text}"), "component": "/nonexistent.wasm",
+                       "url": format!("not a url {text}"), "prompt": text, "timeout": number,
+                       "memoryMb": number, "fuel": number})
+            }),
+    ];
+    let group = (
+        prop::option::of(prop_oneof![
+            Just("Bash".to_string()),
+            Just("*".to_string()),
+            Just("Edit|Write".to_string()),
+            Just("^(?!Read).*".to_string()),
+            Just("Bash(git *)".to_string()),
+            ".{0,10}".prop_map(|s| s),
+        ]),
+        prop::collection::vec(handler, 0..4),
+    )
+        .prop_map(|(matcher, hooks)| {
+            let mut group = json!({"hooks": hooks});
+            if let Some(m) = matcher {
+                group["matcher"] = json!(m);
+            }
+            group
+        });
+    let event = prop_oneof![
+        Just("PreToolUse".to_string()),
+        Just("Stop".to_string()),
+        Just("FileChanged".to_string()),
+        Just("SessionStart".to_string()),
+        "[A-Za-z]{1,10}".prop_map(|s| s),
+    ];
+    prop::collection::vec((event, prop::collection::vec(group, 0..3)), 0..4).prop_map(|events| {
+        let hooks: serde_json::Map<String, Value> = events
+            .into_iter()
+            .map(|(event, groups)| (event, Value::Array(groups)))
+            .collect();
+        json!({"hooks": hooks, "disableAllHooks": false})
+    })
+}
+
+fn rule_context(input: &Value) -> RuleContext<'_> {
+    RuleContext {
+        tool_name: "Bash",
+        tool_input: input,
+        cwd: Path::new("/proj"),
+        home: Some(Path::new("/home/u")),
+        base: Path::new("/proj"),
+    }
+}
+
+fn load_inline(text: String) -> hookhost::LoadedConfig {
+    hookhost::config::layer::load(&LoadOptions {
+        settings: vec![text],
+        managed_path: Some("/nonexistent/hookhost-proptest/managed.json".into()),
+        ..Default::default()
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn settings_never_panic_and_every_hook_is_accounted_for(doc in settings_doc()) {
+        let loaded = load_inline(doc.to_string());
+        // Each handler either loads or is named in a diagnostic; none vanish.
+        let handlers: usize = doc["hooks"].as_object().map_or(0, |events| {
+            events.values().flat_map(|g| g.as_array().cloned().unwrap_or_default())
+                .map(|g| g["hooks"].as_array().map_or(0, Vec::len)).sum()
+        });
+        let handler_diags = loaded.diagnostics.iter()
+            .filter(|d| d.location.contains(".hooks[") && d.message.ends_with("hook skipped"))
+            .count();
+        let group_diags = loaded.diagnostics.iter()
+            .filter(|d| d.message.ends_with("group skipped"))
+            .count();
+        // Identical handlers are de-duplicated (they run once), so count exactly only
+        // when every handler is distinct.
+        let all: Vec<String> = doc["hooks"].as_object().map_or(Vec::new(), |events| {
+            events.values().flat_map(|g| g.as_array().cloned().unwrap_or_default())
+                .flat_map(|g| g["hooks"].as_array().cloned().unwrap_or_default())
+                .map(|h| h.to_string()).collect()
+        });
+        let distinct = all.iter().collect::<std::collections::HashSet<_>>().len() == all.len();
+        prop_assert!(loaded.hooks.len() + handler_diags <= handlers);
+        if group_diags == 0 && distinct {
+            prop_assert_eq!(loaded.hooks.len() + handler_diags, handlers,
+                "{:?}", loaded.diagnostics);
+        }
+    }
+
+    #[test]
+    fn arbitrary_settings_text_never_panics(text in "\\{.{0,200}") {
+        let _ = load_inline(text);
+    }
+
+    #[test]
+    fn plugin_bundles_never_panic(manifest in json_value(), hooks in settings_doc()) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join(".claude-plugin")).unwrap();
+        std::fs::create_dir_all(root.join("hooks")).unwrap();
+        std::fs::write(root.join(".claude-plugin/plugin.json"), manifest.to_string()).unwrap();
+        std::fs::write(root.join("hooks/hooks.json"), hooks.to_string()).unwrap();
+        let (mut specs, mut diags) = (Vec::new(), Vec::new());
+        hookhost::config::plugin::read_plugin(root, Some(root), None, &mut specs, &mut diags);
+    }
+
+    #[test]
+    fn hook_output_never_panics(value in json_value(), event in prop_oneof![
+        Just("PreToolUse"), Just("PermissionRequest"), Just("Stop"), Just("SessionStart"),
+        Just("PostToolUse"), Just("Custom")]) {
+        let _ = hookhost::output::parse_answer(&value, event);
+        let wrapped = json!({"hookSpecificOutput": value, "decision": "block"});
+        let _ = hookhost::output::parse_answer(&wrapped, event);
+    }
+
+    #[test]
+    fn watch_path_lists_are_capped(count in 0usize..3000) {
+        let value = json!({"watchPaths": vec![""; count]});
+        let parsed = hookhost::output::parse_answer(&value, "CwdChanged");
+        prop_assert_eq!(parsed.is_ok(), count <= hookhost::output::MAX_LIST_ENTRIES);
+    }
+
+    #[test]
+    fn matchers_and_rules_never_panic(text in ".{0,40}", value in ".{0,20}") {
+        let input = json!({"command": value.clone(), "file_path": format!("/proj/{value}")});
+        for event in ["PreToolUse", "FileChanged", "Stop"] {
+            if let Ok(matcher) = Matcher::compile(Some(&text), &EventSpec::for_name(event)) {
+                let _ = matcher.matches(Some(&value), Some(&rule_context(&input)));
+            }
+        }
+        if let Ok(rule) = Rule::parse(&text) {
+            let _ = rule.matches(&rule_context(&input));
+        }
+    }
+
+    #[test]
+    fn shell_splitting_finds_every_simple_command(
+        commands in prop::collection::vec("[a-z]{1,6}( [a-z0-9]{1,5}){0,2}", 1..5),
+        separators in prop::collection::vec(prop_oneof![Just(" && "), Just(" || "), Just("; "), Just(" | ")], 4),
+    ) {
+        let mut line = commands[0].clone();
+        for (index, command) in commands.iter().enumerate().skip(1) {
+            line.push_str(separators[index - 1]);
+            line.push_str(command);
+        }
+        let parts = split_commands(&line).expect("simple commands parse");
+        prop_assert_eq!(parts, commands);
+    }
+
+    #[test]
+    fn shell_splitting_never_panics(text in ".{0,80}") {
+        let _ = split_commands(&text);
+    }
+
+    #[test]
+    fn hook_input_round_trips(value in json_value()) {
+        let object = json!({"tool_input": value, "hook_event_name": "PreToolUse"});
+        let text = object.to_string();
+        // Reading through the repairing, depth-capped reader changes nothing valid.
+        let plain: Value = serde_json::from_str(&text).unwrap();
+        prop_assert_eq!(hookhost::input::parse(text.as_bytes()).unwrap(), plain);
+        let size = hookhost::executor::wasm::input_record_size("PreToolUse", &object);
+        prop_assert!(size >= text.len());
+    }
+
+    #[test]
+    fn hook_input_never_panics(bytes in prop::collection::vec(any::<u8>(), 0..200)) {
+        let _ = hookhost::input::parse(&bytes);
+        let _ = hookhost::input::sniff_event(&bytes);
+    }
+
+    #[test]
+    fn surrogate_escapes_always_parse(units in prop::collection::vec(0xD700u16..0xE100, 1..6)) {
+        let escaped: String = units.iter().map(|u| format!("\\u{u:04x}")).collect();
+        let text = format!("{{\"s\": \"a{escaped}b\"}}");
+        let value = hookhost::input::parse(text.as_bytes()).unwrap();
+        let s = value["s"].as_str().unwrap();
+        prop_assert!(s.starts_with('a') && s.ends_with('b'));
+    }
+}
