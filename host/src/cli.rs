@@ -26,6 +26,14 @@ enum Command {
     Check(ConfigArgs),
     /// Show the resolved hooks per event with their sources.
     List(ConfigArgs),
+    /// Internal: compile a component from stdin under a memory limit (see
+    /// `WasmOptions::compile_worker`).
+    #[command(name = "__compile-worker", hide = true)]
+    CompileWorker {
+        /// Address-space limit, bytes.
+        #[arg(long)]
+        memory_bytes: u64,
+    },
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -139,6 +147,8 @@ impl ConfigArgs {
     fn engine(&self) -> anyhow::Result<Engine> {
         let mut options = EngineOptions::default();
         options.wasm.cache_dir = self.cache_dir.clone().or(options.wasm.cache_dir);
+        // Compile in a child process of this very binary: memory- and time-bounded.
+        options.wasm.compile_worker = std::env::current_exe().ok();
         Engine::load(&self.load_options()?, options).context("cannot start the engine")
     }
 }
@@ -154,6 +164,9 @@ pub fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .try_init();
     let cli = Cli::parse();
+    if let Command::CompileWorker { memory_bytes } = cli.command {
+        return ExitCode::from(crate::executor::wasm::compile_worker_main(memory_bytes) as u8);
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -185,6 +198,9 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Fire(args) => fire(args).await,
         Command::Check(args) => check(&args).await,
         Command::List(args) => list(&args),
+        Command::CompileWorker { .. } => {
+            bail!("__compile-worker runs only as hookhost's own child")
+        }
     }
 }
 

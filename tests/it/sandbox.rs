@@ -383,6 +383,52 @@ async fn components_compile_lazily_and_within_a_time_limit() {
     );
 }
 
+#[tokio::test]
+async fn a_compile_worker_bounds_memory_and_time() {
+    let env = TestEnv::new();
+    let settings = env.settings(
+        "settings.json",
+        hooks("PreToolUse", None, vec![guest("deny", json!({}))]),
+    );
+    let engine_with = |memory: u64, timeout: Duration| {
+        let mut options = env.engine_options();
+        options.wasm.cache_dir = None;
+        options.wasm.compile_worker = Some(CLI.into());
+        options.wasm.compile_memory_bytes = memory;
+        options.wasm.compile_timeout = timeout;
+        Engine::load(
+            &env.load_options(std::slice::from_ref(&settings), &[]),
+            options,
+        )
+        .unwrap()
+    };
+    // Within its limits the worker's artifact runs like an in-process one.
+    let engine = engine_with(4 << 30, Duration::from_secs(60));
+    assert_eq!(
+        fire(&engine, &env).await.permission_decision.as_deref(),
+        Some("deny")
+    );
+    assert_eq!(engine.wasm_cache_stats().unwrap().compiled, 1);
+    // A worker that cannot get the memory it needs is stopped, and the limit named.
+    let engine = engine_with(24 << 20, Duration::from_secs(60));
+    let problems = engine.prepare_all().await;
+    assert!(
+        problems[0]
+            .message
+            .contains("compile memory limit of 24 MiB exceeded"),
+        "{}",
+        problems[0]
+    );
+    // One that runs over its time is killed.
+    let engine = engine_with(4 << 30, Duration::from_millis(1));
+    let problems = engine.prepare_all().await;
+    assert!(
+        problems[0].message.contains("compile time limit"),
+        "{}",
+        problems[0]
+    );
+}
+
 // ---- answer costs ----------------------------------------------------------------------
 
 #[tokio::test]

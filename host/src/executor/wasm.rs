@@ -49,6 +49,9 @@ pub const DEFAULT_MAX_COMPONENT_BYTES: u64 = 128 << 20;
 /// Longest a component may take to compile, unless [`WasmOptions`] says otherwise.
 pub const DEFAULT_COMPILE_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// Address space a compile worker may use, unless [`WasmOptions`] says otherwise.
+pub const DEFAULT_COMPILE_MEMORY_BYTES: u64 = 4 << 30;
+
 /// Wasm runtime settings.
 #[derive(Debug, Clone)]
 pub struct WasmOptions {
@@ -63,6 +66,14 @@ pub struct WasmOptions {
     pub max_component_bytes: u64,
     /// Longest one component may take to compile.
     pub compile_timeout: Duration,
+    /// A program that compiles components in a child process when run as
+    /// `PROGRAM __compile-worker` (the `hookhost` binary does): the child runs under an
+    /// address-space limit of [`WasmOptions::compile_memory_bytes`] and is killed at the
+    /// compile timeout, so a compile bomb costs neither unbounded memory nor a thread
+    /// that keeps running. `None`: compile in-process on a thread (time bound only).
+    pub compile_worker: Option<PathBuf>,
+    /// Address space a compile worker may use.
+    pub compile_memory_bytes: u64,
 }
 
 impl Default for WasmOptions {
@@ -73,6 +84,8 @@ impl Default for WasmOptions {
             max_instances: DEFAULT_MAX_INSTANCES,
             max_component_bytes: DEFAULT_MAX_COMPONENT_BYTES,
             compile_timeout: DEFAULT_COMPILE_TIMEOUT,
+            compile_worker: None,
+            compile_memory_bytes: DEFAULT_COMPILE_MEMORY_BYTES,
         }
     }
 }
@@ -276,7 +289,11 @@ impl WasmRuntime {
                 engine.clone(),
                 options.cache_dir,
                 options.config_dir,
-                options.compile_timeout,
+                cache::CompileLimits {
+                    timeout: options.compile_timeout,
+                    worker: options.compile_worker,
+                    memory_bytes: options.compile_memory_bytes,
+                },
             ),
             engine,
             linker,
@@ -402,6 +419,48 @@ pub fn input_record_size(event: &str, input: &Value) -> usize {
     let spec = crate::EventSpec::for_name(event);
     let raw = input.to_string();
     convert::input_size(&convert::hook_input(event, &spec, input, &raw))
+}
+
+/// The compile worker (`hookhost __compile-worker`): reads a component on stdin, limits
+/// its own address space to `memory_bytes`, compiles it with the engine configuration
+/// every runtime uses, and writes the artifact to stdout. Returns the exit code.
+pub fn compile_worker_main(memory_bytes: u64) -> i32 {
+    use nix::sys::resource::{Resource, setrlimit};
+    use std::io::Write;
+    let mut bytes = Vec::new();
+    if let Err(err) = std::io::stdin()
+        .take(DEFAULT_MAX_COMPONENT_BYTES.max(1 << 30))
+        .read_to_end(&mut bytes)
+    {
+        eprintln!("cannot read the component: {err}");
+        return 1;
+    }
+    if let Err(err) = setrlimit(Resource::RLIMIT_AS, memory_bytes, memory_bytes) {
+        eprintln!("cannot limit the compile worker's memory: {err}");
+        return 1;
+    }
+    // On-demand allocation: the compiled code is the same as with the pool (the
+    // allocation strategy is not part of the compatibility hash; a unit test checks).
+    let engine = match Engine::new(&engine_config(None)) {
+        Ok(engine) => engine,
+        Err(err) => {
+            eprintln!("cannot configure wasmtime: {err:#}");
+            return 1;
+        }
+    };
+    match engine.precompile_component(&bytes) {
+        Ok(artifact) => match std::io::stdout().lock().write_all(&artifact) {
+            Ok(()) => 0,
+            Err(err) => {
+                eprintln!("cannot write the artifact: {err}");
+                1
+            }
+        },
+        Err(err) => {
+            eprintln!("not a valid component: {err:#}");
+            1
+        }
+    }
 }
 
 /// Where a hook's component comes from.
@@ -792,5 +851,32 @@ fn log_stdio(hook: &str, stdio: &MemoryOutputPipe) {
     if !contents.is_empty() {
         let text = String::from_utf8_lossy(&contents);
         tracing::info!(hook = %hook, "guest output: {}", truncate(&text, 4096));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::hash::{Hash, Hasher};
+
+    fn compat(engine: &Engine) -> u64 {
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        engine.precompile_compatibility_hash().hash(&mut hasher);
+        hasher.finish()
+    }
+
+    #[test]
+    fn pooled_and_on_demand_engines_share_compiled_artifacts() {
+        let pooled = Engine::new(&engine_config(Some(4))).unwrap();
+        let on_demand = Engine::new(&engine_config(None)).unwrap();
+        assert_eq!(compat(&pooled), compat(&on_demand));
+    }
+
+    #[test]
+    fn slot_weight_counts_memories_and_tables() {
+        assert_eq!(slot_weight(0, 0), 1);
+        assert_eq!(slot_weight(1, 3), 1);
+        assert_eq!(slot_weight(3, 1), 3);
+        assert_eq!(slot_weight(1, 9), 3);
     }
 }

@@ -56,12 +56,23 @@ pub struct CacheStats {
 
 type Loaded = Arc<OnceLock<Result<Component, String>>>;
 
+/// How compiling is bounded.
+#[derive(Debug, Clone)]
+pub struct CompileLimits {
+    /// Longest a compile may take.
+    pub timeout: Duration,
+    /// A program to run as `PROGRAM __compile-worker` (see `WasmOptions::compile_worker`).
+    pub worker: Option<PathBuf>,
+    /// Address space of the worker.
+    pub memory_bytes: u64,
+}
+
 /// The component cache of one runtime.
 pub struct ComponentCache {
     engine: Engine,
     disk: Option<DiskCache>,
     engine_key: String,
-    compile_timeout: Duration,
+    limits: CompileLimits,
     loaded: Mutex<HashMap<String, Loaded>>,
     compiled: AtomicU64,
     disk_hits: AtomicU64,
@@ -76,12 +87,12 @@ struct DiskCache {
 
 impl ComponentCache {
     /// A cache for `engine`, with artifacts under `dir` (MAC key in `key_dir`) when both
-    /// are given and usable; compiles give up after `compile_timeout`.
+    /// are given and usable; compiles are bounded by `limits`.
     pub fn new(
         engine: Engine,
         dir: Option<PathBuf>,
         key_dir: Option<PathBuf>,
-        compile_timeout: Duration,
+        limits: CompileLimits,
     ) -> Self {
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
         engine.precompile_compatibility_hash().hash(&mut hasher);
@@ -99,7 +110,7 @@ impl ComponentCache {
             engine_key: format!("{:016x}", hasher.finish()),
             engine,
             disk,
-            compile_timeout,
+            limits,
             loaded: Mutex::new(HashMap::new()),
             compiled: AtomicU64::new(0),
             disk_hits: AtomicU64::new(0),
@@ -174,9 +185,21 @@ impl ComponentCache {
             .map_err(|err| format!("cannot load the compiled component: {err}"))
     }
 
-    /// Compiles on a thread of its own, waiting at most the compile timeout. A compile
-    /// that runs over is abandoned (it finishes in the background, its result unused).
+    /// Compiles within the limits: in a worker process when one is configured, else on a
+    /// thread of its own. A compile that runs over is abandoned (the worker is killed; a
+    /// thread finishes in the background, its result unused).
     fn compile(&self, bytes: &[u8]) -> Result<Vec<u8>, String> {
+        let result = match &self.limits.worker {
+            Some(worker) => compile_in_worker(worker, bytes, &self.limits),
+            None => self.compile_on_thread(bytes),
+        };
+        if result.is_ok() {
+            self.compiled.fetch_add(1, Ordering::Relaxed);
+        }
+        result
+    }
+
+    fn compile_on_thread(&self, bytes: &[u8]) -> Result<Vec<u8>, String> {
         let (send, receive) = std::sync::mpsc::sync_channel(1);
         let engine = self.engine.clone();
         let owned = bytes.to_vec();
@@ -186,18 +209,98 @@ impl ComponentCache {
                 let _ = send.send(engine.precompile_component(&owned));
             })
             .map_err(|err| format!("cannot start a compile thread: {err}"))?;
-        let result = match receive.recv_timeout(self.compile_timeout) {
+        match receive.recv_timeout(self.limits.timeout) {
             Ok(result) => result.map_err(|err| format!("not a valid component: {err:#}")),
-            Err(_) => Err(format!(
-                "compile time limit of {}s exceeded",
-                self.compile_timeout.as_secs_f64()
-            )),
-        };
-        if result.is_ok() {
-            self.compiled.fetch_add(1, Ordering::Relaxed);
+            Err(_) => Err(time_limit(&self.limits)),
         }
-        result
     }
+}
+
+fn time_limit(limits: &CompileLimits) -> String {
+    format!(
+        "compile time limit of {}s exceeded",
+        limits.timeout.as_secs_f64()
+    )
+}
+
+/// Runs `worker __compile-worker`, feeding it the component and reading the artifact.
+fn compile_in_worker(
+    worker: &Path,
+    bytes: &[u8],
+    limits: &CompileLimits,
+) -> Result<Vec<u8>, String> {
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(worker)
+        .arg("__compile-worker")
+        .arg("--memory-bytes")
+        .arg(limits.memory_bytes.to_string())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|err| {
+            format!(
+                "cannot start the compile worker {}: {err}",
+                worker.display()
+            )
+        })?;
+    let mut stdin = child.stdin.take().expect("piped");
+    let input = bytes.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let mut stdout = child.stdout.take().expect("piped");
+    let reader = std::thread::spawn(move || {
+        let mut artifact = Vec::new();
+        let _ = (&mut stdout)
+            .take(MAX_ARTIFACT_BYTES)
+            .read_to_end(&mut artifact);
+        artifact
+    });
+    let mut stderr = child.stderr.take().expect("piped");
+    let errors = std::thread::spawn(move || {
+        let mut text = Vec::new();
+        let _ = (&mut stderr).take(64 * 1024).read_to_end(&mut text);
+        String::from_utf8_lossy(&text).into_owned()
+    });
+    let started = std::time::Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if started.elapsed() > limits.timeout => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(time_limit(limits));
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
+            Err(err) => return Err(format!("compile worker failed: {err}")),
+        }
+    };
+    let _ = writer.join();
+    let artifact = reader.join().unwrap_or_default();
+    let errors = errors.join().unwrap_or_default();
+    if status.success() {
+        return Ok(artifact);
+    }
+    let first = errors
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim();
+    if first.starts_with("not a valid component") {
+        return Err(first.to_string());
+    }
+    // Allocation failures under the address-space limit abort the worker.
+    Err(format!(
+        "compile memory limit of {} MiB exceeded or the compiler failed ({}{})",
+        limits.memory_bytes >> 20,
+        status,
+        if first.is_empty() {
+            String::new()
+        } else {
+            format!(": {first}")
+        }
+    ))
 }
 
 #[expect(
