@@ -150,6 +150,22 @@ pub struct WasmHandler {
     pub max_output_bytes: Option<usize>,
 }
 
+impl WasmHandler {
+    /// A handler for `component` with every limit, grant and option at its default.
+    pub fn new(component: impl Into<PathBuf>) -> Self {
+        Self {
+            component: component.into(),
+            fuel: None,
+            memory_mb: None,
+            fail_closed: false,
+            allowed_paths: Vec::new(),
+            env: Vec::new(),
+            config: Value::Null,
+            max_output_bytes: None,
+        }
+    }
+}
+
 /// An `http` hook.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HttpHandler {

@@ -743,16 +743,7 @@ mod tests {
         let wasm = HookSpec::session(
             "PreToolUse",
             None,
-            Handler::Wasm(WasmHandler {
-                component: "x.wasm".into(),
-                fuel: None,
-                memory_mb: None,
-                fail_closed: false,
-                allowed_paths: vec![],
-                env: vec![],
-                config: Value::Null,
-                max_output_bytes: None,
-            }),
+            Handler::Wasm(WasmHandler::new("x.wasm")),
         )
         .unwrap();
         assert_eq!(default_timeout(&wasm, &event), Duration::from_secs(5));

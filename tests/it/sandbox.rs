@@ -845,16 +845,7 @@ async fn a_padded_input_cannot_push_a_policy_over_its_memory_limit() {
 async fn session_wasm_hooks_still_refuse_bad_components_at_registration() {
     let env = TestEnv::new();
     let engine = env.engine(json!({}));
-    let handler = WasmHandler {
-        component: "bad.wasm".into(),
-        fuel: None,
-        memory_mb: None,
-        fail_closed: false,
-        allowed_paths: vec![],
-        env: vec![],
-        config: Value::Null,
-        max_output_bytes: None,
-    };
+    let handler = WasmHandler::new("bad.wasm");
     let err = engine
         .add_session_wasm("PreToolUse", None, b"not wasm", handler)
         .unwrap_err();

@@ -30,7 +30,9 @@ pub struct Protected {
 impl Protected {
     /// Protects `dir` (described as `what` in refusals).
     pub fn add(&mut self, dir: &Path, what: &'static str) {
-        let dir = dir.canonicalize().unwrap_or_else(|_| normalize(dir));
+        let dir = dir
+            .canonicalize()
+            .unwrap_or_else(|_| crate::condition::absolute(dir, Path::new("/")));
         if !self.dirs.iter().any(|(d, _)| *d == dir) {
             self.dirs.push((dir, what));
         }
@@ -42,21 +44,6 @@ impl Protected {
             .find(|(dir, _)| dir.starts_with(grant) || grant.starts_with(dir))
             .map(|(dir, what)| (dir.as_path(), *what))
     }
-}
-
-/// Removes `.` and resolves `..` lexically (for paths that do not exist yet).
-fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for part in path.components() {
-        match part {
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::CurDir => {}
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 /// Resolves the grants of one hook, refusing any the rules above forbid.

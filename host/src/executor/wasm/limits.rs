@@ -252,3 +252,41 @@ pub fn wasi_context(
     }
     Ok(builder.build())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_budget_is_shared_by_every_memory_and_table() {
+        let mut limiter = Limiter::new(10 << 20);
+        // Three memories of 3 MiB each fit; a fourth does not.
+        for _ in 0..3 {
+            assert!(limiter.memory_growing(0, 3 << 20, None).unwrap());
+        }
+        assert!(limiter.memory_growing(0, 3 << 20, None).is_err());
+        assert!(limiter.memory_exceeded);
+        assert_eq!(limiter.used(), 9 << 20);
+        // Tables count too, at a pointer per element.
+        let mut limiter = Limiter::new(1 << 20);
+        assert!(limiter.table_growing(0, 1000, None).unwrap());
+        assert!(limiter.memory_growing(0, 1 << 20, None).is_err());
+    }
+
+    #[test]
+    fn a_failed_growth_gives_its_grant_back() {
+        let mut limiter = Limiter::new(4 << 20);
+        assert!(limiter.memory_growing(1 << 20, 3 << 20, None).unwrap());
+        limiter
+            .memory_grow_failed(wasmtime::Error::msg("no"))
+            .unwrap();
+        assert_eq!(limiter.used(), 0);
+        assert!(limiter.memory_growing(0, 4 << 20, None).unwrap());
+    }
+
+    #[test]
+    fn deadline_ticks_never_overflow() {
+        assert_eq!(deadline_ticks(Duration::from_millis(1)), 2);
+        assert!(deadline_ticks(Duration::MAX) > 1 << 40);
+    }
+}
