@@ -695,7 +695,7 @@ impl WasmHook {
                 limits::MAX_INPUT_BYTES
             )));
         }
-        grants::verify(preopens).map_err(Failure::error)?;
+        let opened = grants::open_verified(preopens).map_err(Failure::error)?;
         let timeout = call.timeout;
         // Waiting for slots is not part of the hook's time: a hook starved by others
         // waits for them to finish (each is bounded by its own limits); it is not dropped.
@@ -707,7 +707,9 @@ impl WasmHook {
             .await
             .map_err(|_| Failure::error("wasm runtime closed"))?;
         let stdio = MemoryOutputPipe::new(limits::STDIO_CAPTURE_BYTES);
-        let ctx = limits::wasi_context(preopens, &self.env, &stdio).map_err(Failure::error)?;
+        let ctx =
+            limits::wasi_context(preopens, &opened, &self.env, &stdio).map_err(Failure::error)?;
+        drop(opened); // wasmtime holds its own handles now
         let mut table = ResourceTable::new();
         table.set_max_capacity(limits::MAX_RESOURCES);
         let state = HostState {

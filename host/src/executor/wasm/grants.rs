@@ -134,27 +134,61 @@ fn check_symlinks(path: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// Checks that every grant is still the directory resolved at load: same path without
-/// symlinks, same device and inode. A guest that swapped a granted folder for a symlink
-/// (from a read-write grant of this or another hook) is caught here.
-pub fn verify(preopens: &[Preopen]) -> Result<(), String> {
-    for grant in preopens {
-        let changed = || {
-            format!(
-                "granted directory {} changed since it was configured (replaced or redirected); refusing to open it",
-                grant.host.display()
-            )
-        };
-        let canonical = grant.host.canonicalize().map_err(|_| changed())?;
-        if canonical != grant.host {
-            return Err(changed());
-        }
-        let meta = std::fs::symlink_metadata(&grant.host).map_err(|_| changed())?;
-        if !meta.is_dir() || (meta.dev(), meta.ino()) != grant.identity {
-            return Err(changed());
+/// A grant opened for one call: the handle keeps the directory it was checked to be, and
+/// [`OpenedGrant::host_path`] names exactly that handle for wasmtime to preopen.
+#[derive(Debug)]
+pub struct OpenedGrant {
+    fd: std::os::fd::OwnedFd,
+}
+
+impl OpenedGrant {
+    /// `/proc/self/fd/N`: opening it reaches the very directory this handle holds, so
+    /// nothing can be swapped in between the check and wasmtime's open.
+    pub fn host_path(&self) -> PathBuf {
+        use std::os::fd::AsRawFd;
+        PathBuf::from(format!("/proc/self/fd/{}", self.fd.as_raw_fd()))
+    }
+}
+
+/// Opens every grant for a call: walks its resolved path from `/` one component at a
+/// time with `O_NOFOLLOW | O_DIRECTORY` (a symlink anywhere fails the walk) and checks
+/// that the directory reached is the one resolved at load (device and inode). A guest that
+/// swapped a granted folder for a symlink, from a read-write grant of this or another
+/// hook, is caught here, and there is no window between the check and the open.
+pub fn open_verified(preopens: &[Preopen]) -> Result<Vec<OpenedGrant>, String> {
+    preopens
+        .iter()
+        .map(|grant| {
+            let changed = || {
+                format!(
+                    "granted directory {} changed since it was configured (replaced or redirected); refusing to open it",
+                    grant.host.display()
+                )
+            };
+            let fd = open_no_follow(&grant.host).map_err(|_| changed())?;
+            let stat = nix::sys::stat::fstat(&fd).map_err(|_| changed())?;
+            if (stat.st_dev, stat.st_ino) != grant.identity {
+                return Err(changed());
+            }
+            Ok(OpenedGrant { fd })
+        })
+        .collect()
+}
+
+fn open_no_follow(path: &Path) -> nix::Result<std::os::fd::OwnedFd> {
+    use nix::fcntl::{OFlag, open, openat};
+    use nix::sys::stat::Mode;
+    let flags = OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC;
+    let mut fd = open("/", flags, Mode::empty())?;
+    for part in path.components() {
+        match part {
+            Component::RootDir => {}
+            Component::Normal(name) => fd = openat(&fd, name, flags, Mode::empty())?,
+            // Resolved paths are absolute and normal; anything else is refused.
+            _ => return Err(nix::errno::Errno::EINVAL),
         }
     }
-    Ok(())
+    Ok(fd)
 }
 
 #[cfg(test)]
@@ -218,10 +252,27 @@ mod tests {
         let root = dir.path().canonicalize().unwrap();
         let granted = root.join("granted");
         std::fs::create_dir(&granted).unwrap();
+        std::fs::write(granted.join("mine"), "").unwrap();
         let preopens = resolve(&[grant(&granted, false)], &Protected::default()).unwrap();
-        verify(&preopens).unwrap();
+        let opened = open_verified(&preopens).unwrap();
+        // The handle's path names the checked directory itself.
+        assert!(opened[0].host_path().join("mine").exists());
+        drop(opened);
+        // Swapped for a symlink: refused.
         std::fs::rename(&granted, root.join("moved")).unwrap();
-        std::os::unix::fs::symlink("/", &granted).unwrap();
-        assert!(verify(&preopens).unwrap_err().contains("changed since"));
+        std::os::unix::fs::symlink(root.join("moved"), &granted).unwrap();
+        assert!(
+            open_verified(&preopens)
+                .unwrap_err()
+                .contains("changed since")
+        );
+        // Swapped for another real directory: refused too.
+        std::fs::remove_file(&granted).unwrap();
+        std::fs::create_dir(&granted).unwrap();
+        assert!(
+            open_verified(&preopens)
+                .unwrap_err()
+                .contains("changed since")
+        );
     }
 }

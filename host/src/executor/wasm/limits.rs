@@ -222,6 +222,7 @@ pub struct Preopen {
 /// inherited stdio, no arguments.
 pub fn wasi_context(
     preopens: &[Preopen],
+    opened: &[super::grants::OpenedGrant],
     env: &[(String, String)],
     stdio: &wasmtime_wasi::p2::pipe::MemoryOutputPipe,
 ) -> Result<WasiCtx, String> {
@@ -235,14 +236,15 @@ pub fn wasi_context(
     for (name, value) in env {
         builder.env(name, value);
     }
-    for dir in preopens {
+    for (dir, handle) in preopens.iter().zip(opened) {
         let perms = if dir.write {
             FsPerms::ReadWrite
         } else {
             FsPerms::ReadOnly
         };
+        // Opened through the verified handle; the guest sees the configured path.
         builder
-            .preopened_dir(&dir.host, &dir.guest, perms)
+            .preopened_dir(handle.host_path(), &dir.guest, perms)
             .map_err(|err| {
                 format!(
                     "cannot open granted directory {}: {err}",
