@@ -88,7 +88,14 @@ impl Matcher {
                     reason: err.reason,
                 });
         }
-        regress::Regex::new(text)
+        // The regex engine is third-party code fed a pattern from any settings file or
+        // plugin: a panic inside it must not take the engine (and every policy) down.
+        let compiled =
+            std::panic::catch_unwind(|| regress::Regex::new(text)).map_err(|_| MatcherError {
+                matcher: text.to_string(),
+                reason: "the regex engine failed on this pattern".into(),
+            })?;
+        compiled
             .map(|regex| Matcher::Regex {
                 source: text.to_string(),
                 regex,
@@ -105,7 +112,17 @@ impl Matcher {
         match self {
             Matcher::Any => true,
             Matcher::Exact(names) => value.is_some_and(|v| names.iter().any(|n| n == v)),
-            Matcher::Regex { regex, .. } => value.is_some_and(|v| regex.find(v).is_some()),
+            Matcher::Regex { regex, source } => value.is_some_and(|v| {
+                // A panic inside the regex engine counts as a match: running the hook is
+                // safe, silently skipping a policy is not.
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| regex.find(v).is_some()))
+                    .unwrap_or_else(|_| {
+                        tracing::warn!(
+                            "the regex engine failed matching `{source}`; treating it as a match"
+                        );
+                        true
+                    })
+            }),
             Matcher::Tool(rule) => rule_ctx.is_some_and(|ctx| rule.matches(ctx)),
         }
     }
@@ -113,6 +130,26 @@ impl Matcher {
 
 #[cfg(test)]
 mod tests {
+    /// Found by the `matcher_rule` fuzz target: regress 0.10 panicked (index out of
+    /// bounds) matching this pattern, which would have crashed the engine.
+    #[test]
+    fn a_pattern_that_crashed_the_regex_engine_is_contained() {
+        const CRASH: &[u8] = &[
+            0x45, 0x17, 0x5c, 0x31, 0x3f, 0x21, 0x52, 0x00, 0x26, 0x5c, 0x64, 0x69, 0x20, 0x00,
+            0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3d, 0x00, 0x5e, 0x23, 0x28, 0x3f, 0x3a, 0x74,
+            0x09, 0x20, 0x2d, 0x61, 0x69, 0x6e, 0x3a, 0x52, 0x5e, 0x64, 0x2a, 0x01, 0x5c, 0x2f,
+            0x73, 0x29,
+        ];
+        let text = std::str::from_utf8(CRASH).unwrap();
+        for event in ["PreToolUse", "Stop", "SessionStart"] {
+            let spec = crate::EventSpec::for_name(event);
+            if let Ok(matcher) = Matcher::compile(Some(text), &spec) {
+                let _ = matcher.matches(Some("Bash"), None);
+                let _ = matcher.matches(Some(text), None);
+            }
+        }
+    }
+
     use super::*;
     use serde_json::json;
     use std::path::Path;
