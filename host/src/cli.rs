@@ -294,7 +294,24 @@ async fn fire(args: FireArgs) -> anyhow::Result<ExitCode> {
         map.entry("cwd").or_insert(json!(cwd.display().to_string()));
     }
     map.entry("permission_mode").or_insert(json!("default"));
-    let outcome = engine.execute(&event, input).await;
+    // Run on a task of its own: should anything inside the engine panic, the answer is
+    // still a block where a fail-closed hook guards the event, never a crash the host
+    // would read as "proceed".
+    let task = {
+        let (engine, event) = (engine.clone(), event.clone());
+        tokio::spawn(async move { engine.execute(&event, input).await })
+    };
+    let outcome = match task.await {
+        Ok(outcome) => outcome,
+        Err(err) if engine.has_fail_closed(&event) => {
+            let reason = format!(
+                "hookhost failed while running the {event} hooks ({err}); blocking because a failClosed hook guards this event"
+            );
+            eprintln!("hookhost: {reason}");
+            crate::merge::failed_closed(&event, &reason)
+        }
+        Err(err) => bail!("hookhost failed while running the {event} hooks: {err}"),
+    };
     engine.close().await;
     print_outcome(args.format, &outcome)
 }
