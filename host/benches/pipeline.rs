@@ -5,6 +5,10 @@
 //! * `policy/wasm_bash_guard` vs `policy/command_bash_guard`: one PreToolUse through the
 //!   bash-guard component (all limits on, fresh instance per call) against the same kind
 //!   of policy as a `sh -c` command hook, in one run.
+//! * `policy/wasm_bash_guard_with_grant`: the same with a read-only directory grant
+//!   (opened and verified per call).
+//! * `startup/engine_with_cached_component`: a new engine whose component comes from the
+//!   MAC-verified disk cache (the per-process cost of `hookhost fire`, minus exec).
 //! * `throughput/wasm_bash_guard_2_workers`: 64 concurrent calls on a 2-worker runtime
 //!   (time per batch; calls/s = 64 / time).
 
@@ -119,6 +123,36 @@ fn benches(c: &mut Criterion) {
     });
     group.bench_function("command_bash_guard", |b| {
         b.iter(|| rt.block_on(sh_engine.execute("PreToolUse", input(&dir))))
+    });
+    // The same policy with a read-only directory grant: each call opens the grant
+    // without following symlinks and checks it is the configured directory.
+    let project = dir.join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    let granted_hook = json!({"type": "wasm", "component": component.display().to_string(),
+        "timeout": 5, "fuel": 500_000_000u64, "memoryMb": 32, "failClosed": true,
+        "allowedPaths": [{"path": project.display().to_string()}]});
+    let granted_engine = engine(
+        &dir,
+        json!({"PreToolUse": [{"matcher": "Bash", "hooks": [granted_hook]}]}),
+    );
+    let check = rt.block_on(granted_engine.execute("PreToolUse", input(&dir)));
+    assert_eq!(check.counts.success, 1, "{:?}", check.hooks);
+    group.bench_function("wasm_bash_guard_with_grant", |b| {
+        b.iter(|| rt.block_on(granted_engine.execute("PreToolUse", input(&dir))))
+    });
+    group.finish();
+
+    // What a new process pays for a cached component: a new engine, the artifact read,
+    // its MAC verified and deserialised (no compile).
+    let wasm_settings = json!({"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "wasm", "component": component.display().to_string()}]}]});
+    let mut group = c.benchmark_group("startup");
+    group.bench_function("engine_with_cached_component", |b| {
+        b.iter(|| {
+            let engine = engine(&dir, wasm_settings.clone());
+            assert!(rt.block_on(engine.prepare_all()).is_empty());
+            engine
+        })
     });
     group.finish();
 

@@ -6,8 +6,15 @@
 //!   (FileChanged and StopFailure: letters, digits, `_` and `|` only);
 //! * `Tool(argument pattern)` on tool events: the tool plus a permission rule
 //!   (`Bash(git:*)`);
-//! * anything else: an unanchored regular expression with ECMAScript semantics
-//!   (lookarounds included), compiled with `regress`.
+//! * anything else: an unanchored regular expression with ECMAScript semantics.
+//!
+//! Matching time is bounded whatever a settings file or plugin puts in a matcher: a
+//! pattern the linear-time `regex` crate accepts (nearly every matcher) runs there; only
+//! a pattern that needs lookaround or backreferences runs on the backtracking `regress`
+//! engine, and then it may hold at most [`MAX_BACKTRACKING_QUANTIFIERS`] unbounded
+//! quantifiers, none on a group that holds one, and is tried on values of at most
+//! [`MAX_BACKTRACKING_VALUE`] characters (a longer value counts as a match: the hook
+//! runs rather than being skipped).
 
 use crate::condition::{Rule, RuleContext};
 use crate::event::EventSpec;
@@ -24,10 +31,115 @@ pub enum Matcher {
         /// The source text.
         source: String,
         /// The compiled expression.
-        regex: regress::Regex,
+        regex: Pattern,
     },
     /// A tool name with an argument filter.
     Tool(Rule),
+}
+
+/// Most unbounded quantifiers (`*`, `+`, `{…}`) a pattern on the backtracking engine may
+/// hold.
+pub const MAX_BACKTRACKING_QUANTIFIERS: usize = 2;
+/// Longest value a backtracking pattern is tried on, in characters.
+pub const MAX_BACKTRACKING_VALUE: usize = 256;
+
+/// A compiled regular expression on the engine it needs.
+#[derive(Debug, Clone)]
+pub enum Pattern {
+    /// Linear time (the `regex` crate).
+    Linear(regex::Regex),
+    /// Lookaround or backreferences (`regress`), within the bounds above.
+    Backtracking(regress::Regex),
+}
+
+impl Pattern {
+    fn compile(text: &str) -> Result<Pattern, String> {
+        if let Ok(regex) = regex::RegexBuilder::new(text)
+            .size_limit(1 << 20)
+            .dfa_size_limit(1 << 20)
+            .build()
+        {
+            return Ok(Pattern::Linear(regex));
+        }
+        // The regex engine is third-party code fed a pattern from any settings file or
+        // plugin: a panic inside it must not take the engine (and every policy) down.
+        let compiled = std::panic::catch_unwind(|| regress::Regex::new(text))
+            .map_err(|_| "the regex engine failed on this pattern".to_string())?
+            .map_err(|err| err.to_string())?;
+        check_backtracking(text)?;
+        Ok(Pattern::Backtracking(compiled))
+    }
+
+    fn is_match(&self, value: &str, source: &str) -> bool {
+        match self {
+            Pattern::Linear(regex) => regex.is_match(value),
+            Pattern::Backtracking(_) if value.chars().count() > MAX_BACKTRACKING_VALUE => {
+                tracing::debug!(
+                    "value longer than {MAX_BACKTRACKING_VALUE} characters for the backtracking matcher `{source}`; treating it as a match"
+                );
+                true
+            }
+            // A panic inside the regex engine counts as a match: running the hook is
+            // safe, silently skipping a policy is not.
+            Pattern::Backtracking(regex) => {
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    regex.find(value).is_some()
+                }))
+                .unwrap_or_else(|_| {
+                    tracing::warn!(
+                        "the regex engine failed matching `{source}`; treating it as a match"
+                    );
+                    true
+                })
+            }
+        }
+    }
+}
+
+/// Refuses a pattern whose backtracking could take more than low-degree polynomial time:
+/// more than [`MAX_BACKTRACKING_QUANTIFIERS`] unbounded quantifiers, or one on a group
+/// that itself holds a quantifier (`(a+)+`).
+fn check_backtracking(text: &str) -> Result<(), String> {
+    let too_complex = |why: &str| {
+        Err(format!(
+            "this pattern needs the backtracking regex engine (lookaround or backreference) and {why}, which could take unbounded time; simplify it"
+        ))
+    };
+    let mut chars = text.chars();
+    let mut groups: Vec<bool> = Vec::new(); // per open group: holds a quantifier
+    let mut unbounded = 0;
+    let mut in_class = false;
+    let mut after_quantified_group = false;
+    while let Some(c) = chars.next() {
+        let closing_group_was_quantified = std::mem::take(&mut after_quantified_group);
+        if c == '\\' {
+            chars.next();
+            continue;
+        }
+        if in_class {
+            in_class = c != ']';
+            continue;
+        }
+        match c {
+            '[' => in_class = true,
+            '(' => groups.push(false),
+            ')' => after_quantified_group = groups.pop().unwrap_or(false),
+            '*' | '+' | '{' => {
+                if closing_group_was_quantified {
+                    return too_complex("repeats a group that holds a quantifier");
+                }
+                unbounded += 1;
+                if unbounded > MAX_BACKTRACKING_QUANTIFIERS {
+                    return too_complex(&format!(
+                        "holds more than {MAX_BACKTRACKING_QUANTIFIERS} unbounded quantifiers"
+                    ));
+                }
+                groups.iter_mut().for_each(|group| *group = true);
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// Why a matcher could not be compiled.
@@ -88,21 +200,14 @@ impl Matcher {
                     reason: err.reason,
                 });
         }
-        // The regex engine is third-party code fed a pattern from any settings file or
-        // plugin: a panic inside it must not take the engine (and every policy) down.
-        let compiled =
-            std::panic::catch_unwind(|| regress::Regex::new(text)).map_err(|_| MatcherError {
-                matcher: text.to_string(),
-                reason: "the regex engine failed on this pattern".into(),
-            })?;
-        compiled
+        Pattern::compile(text)
             .map(|regex| Matcher::Regex {
                 source: text.to_string(),
                 regex,
             })
-            .map_err(|err| MatcherError {
+            .map_err(|reason| MatcherError {
                 matcher: text.to_string(),
-                reason: err.to_string(),
+                reason,
             })
     }
 
@@ -112,17 +217,7 @@ impl Matcher {
         match self {
             Matcher::Any => true,
             Matcher::Exact(names) => value.is_some_and(|v| names.iter().any(|n| n == v)),
-            Matcher::Regex { regex, source } => value.is_some_and(|v| {
-                // A panic inside the regex engine counts as a match: running the hook is
-                // safe, silently skipping a policy is not.
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| regex.find(v).is_some()))
-                    .unwrap_or_else(|_| {
-                        tracing::warn!(
-                            "the regex engine failed matching `{source}`; treating it as a match"
-                        );
-                        true
-                    })
-            }),
+            Matcher::Regex { regex, source } => value.is_some_and(|v| regex.is_match(v, source)),
             Matcher::Tool(rule) => rule_ctx.is_some_and(|ctx| rule.matches(ctx)),
         }
     }
@@ -130,6 +225,48 @@ impl Matcher {
 
 #[cfg(test)]
 mod tests {
+    /// Found by the `matcher_rule` fuzz target: this pattern took over 20 s to match a
+    /// 76-character value on the backtracking engine. It now runs in linear time.
+    #[test]
+    fn a_pattern_that_backtracked_for_seconds_runs_in_linear_time() {
+        const TIMEOUT: &[u8] = &[
+            0x2e, 0x2a, 0x2e, 0x2a, 0x2e, 0x2e, 0x2a, 0x67, 0x3f, 0x2e, 0x2a, 0x2e, 0x2e, 0x2a,
+            0x67, 0x3f, 0x51, 0x51, 0x51, 0x51, 0x51, 0x51, 0x2d, 0x5f, 0x77, 0x01, 0x72, 0xda,
+            0x99, 0x00, 0x00, 0x3a, 0x2a, 0xda, 0x99, 0x00, 0x2a, 0x6e, 0x2a, 0x00, 0x3a, 0x2a,
+            0xda, 0x99, 0x00, 0x2a, 0x6e, 0x00, 0x2a, 0x6e, 0x2a, 0x00, 0x3a, 0x2a, 0xda, 0x99,
+            0x00, 0x2a, 0x6e, 0x00, 0x24, 0x7a, 0x00, 0x40, 0x2a, 0xda, 0x99,
+        ];
+        let text = std::str::from_utf8(TIMEOUT).unwrap();
+        let spec = crate::EventSpec::for_name("PreToolUse");
+        let matcher = Matcher::compile(Some(text), &spec).unwrap();
+        assert!(matches!(
+            matcher,
+            Matcher::Regex {
+                regex: Pattern::Linear(_),
+                ..
+            }
+        ));
+        let _ = matcher.matches(Some(text), None);
+        let _ = matcher.matches(Some(&"a".repeat(10_000)), None);
+    }
+
+    #[test]
+    fn backtracking_patterns_are_bounded() {
+        let spec = crate::EventSpec::for_name("PreToolUse");
+        // Lookarounds still work.
+        let not_read = Matcher::compile(Some("^(?!Read).*"), &spec).unwrap();
+        assert!(not_read.matches(Some("Write"), None));
+        assert!(!not_read.matches(Some("Read"), None));
+        assert!(Matcher::compile(Some("^(?!mcp__.*__write).*"), &spec).is_ok());
+        // Exponential or high-degree shapes are refused with the reason.
+        for text in ["^(?!x)(a+)+$", "(?=a)(.*)*", "(?!x).*.*.*b"] {
+            let err = Matcher::compile(Some(text), &spec).unwrap_err();
+            assert!(err.reason.contains("backtracking"), "{text}: {err}");
+        }
+        // Escapes and classes do not count as quantifiers.
+        assert!(Matcher::compile(Some(r"(?<=a)[*+]\*b"), &spec).is_ok());
+    }
+
     /// Found by the `matcher_rule` fuzz target: regress 0.10 panicked (index out of
     /// bounds) matching this pattern, which would have crashed the engine.
     #[test]
