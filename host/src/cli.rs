@@ -4,11 +4,50 @@ use std::io::Read;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde_json::{Value, json};
 
 use crate::{Engine, EngineOptions, LayerPolicy, LoadOptions, Severity};
+
+/// Why `hookhost` could not do what it was asked: the one error type of the CLI, and
+/// the exit status each kind maps to.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// Bad arguments or unreadable input: exit 64 (`EX_USAGE`).
+    #[error("{0:#}")]
+    Usage(anyhow::Error),
+    /// hookhost itself failed (the engine could not start, output could not be
+    /// written): exit 70 (`EX_SOFTWARE`).
+    #[error("{0:#}")]
+    Internal(anyhow::Error),
+}
+
+impl CliError {
+    /// The process exit status.
+    pub fn exit_code(&self) -> ExitCode {
+        match self {
+            CliError::Usage(_) => ExitCode::from(64),
+            CliError::Internal(_) => ExitCode::from(70),
+        }
+    }
+}
+
+/// Errors from the argument and input side are usage errors unless marked otherwise.
+impl From<anyhow::Error> for CliError {
+    fn from(err: anyhow::Error) -> Self {
+        CliError::Usage(err)
+    }
+}
+
+impl From<serde_json::Error> for CliError {
+    fn from(err: serde_json::Error) -> Self {
+        CliError::Internal(err.into())
+    }
+}
+
+/// What a command returns.
+pub type CliResult = Result<ExitCode, CliError>;
 
 /// Hook engine for AI coding-agent hosts.
 #[derive(Debug, Parser)]
@@ -73,6 +112,8 @@ struct ConfigArgs {
     #[arg(long, value_name = "FILE", default_value = crate::config::layer::DEFAULT_MANAGED_PATH)]
     managed_settings: PathBuf,
     /// Skip ~/.claude and <project>/.claude discovery; read only --settings and --plugin.
+    /// Managed settings (--managed-settings) are still read: managed policy cannot be
+    /// bypassed from the command line.
     #[arg(long)]
     no_discover: bool,
     /// How settings layers combine.
@@ -144,12 +185,14 @@ impl ConfigArgs {
         })
     }
 
-    fn engine(&self) -> anyhow::Result<Engine> {
+    fn engine(&self) -> Result<Engine, CliError> {
         let mut options = EngineOptions::default();
         options.wasm.cache_dir = self.cache_dir.clone().or(options.wasm.cache_dir);
         // Compile in a child process of this very binary: memory- and time-bounded.
         options.wasm.compile_worker = std::env::current_exe().ok();
-        Engine::load(&self.load_options()?, options).context("cannot start the engine")
+        Engine::load(&self.load_options()?, options)
+            .context("cannot start the engine")
+            .map_err(CliError::Internal)
     }
 }
 
@@ -180,8 +223,8 @@ pub fn main() -> ExitCode {
     let code = match runtime.block_on(run(cli)) {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("hookhost: {err:#}");
-            ExitCode::from(64)
+            eprintln!("hookhost: {err}");
+            err.exit_code()
         }
     };
     // The answer is out. A guest may have left a host thread blocked (a read from a FIFO
@@ -193,14 +236,14 @@ pub fn main() -> ExitCode {
 }
 
 /// Runs a parsed command line and returns the process exit code.
-pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+pub async fn run(cli: Cli) -> CliResult {
     match cli.command {
         Command::Fire(args) => fire(args).await,
         Command::Check(args) => check(&args).await,
         Command::List(args) => list(&args),
-        Command::CompileWorker { .. } => {
-            bail!("__compile-worker runs only as hookhost's own child")
-        }
+        Command::CompileWorker { .. } => Err(CliError::Usage(anyhow::anyhow!(
+            "__compile-worker runs only as hookhost's own child"
+        ))),
     }
 }
 
@@ -221,7 +264,7 @@ fn read_input(args: &FireArgs) -> anyhow::Result<Vec<u8>> {
 }
 
 /// Prints `outcome` in the chosen format and returns the exit code.
-fn print_outcome(format: Format, outcome: &crate::HookOutcome) -> anyhow::Result<ExitCode> {
+fn print_outcome(format: Format, outcome: &crate::HookOutcome) -> CliResult {
     match format {
         Format::Outcome => {
             println!("{}", serde_json::to_string_pretty(outcome)?);
@@ -242,7 +285,7 @@ fn print_outcome(format: Format, outcome: &crate::HookOutcome) -> anyhow::Result
     }
 }
 
-async fn fire(args: FireArgs) -> anyhow::Result<ExitCode> {
+async fn fire(args: FireArgs) -> CliResult {
     let bytes = read_input(&args)?;
     let engine = args.config.engine()?;
     for diagnostic in engine.diagnostics() {
@@ -270,7 +313,7 @@ async fn fire(args: FireArgs) -> anyhow::Result<ExitCode> {
                 let outcome = crate::merge::failed_closed(&event, &reason);
                 return print_outcome(args.format, &outcome);
             }
-            return Err(err.into());
+            return Err(CliError::Usage(err.into()));
         }
     };
     let map = input.as_object_mut().expect("parse returns objects");
@@ -280,9 +323,11 @@ async fn fire(args: FireArgs) -> anyhow::Result<ExitCode> {
     ) {
         (Some(event), _) => event.clone(),
         (None, Some(event)) => event.to_string(),
-        (None, None) => bail!(
-            "no event: name it (`hookhost fire PreToolUse`) or put `hook_event_name` in the input"
-        ),
+        (None, None) => {
+            return Err(CliError::Usage(anyhow::anyhow!(
+                "no event: name it (`hookhost fire PreToolUse`) or put `hook_event_name` in the input"
+            )));
+        }
     };
     let session = args
         .session_id
@@ -310,13 +355,17 @@ async fn fire(args: FireArgs) -> anyhow::Result<ExitCode> {
             eprintln!("hookhost: {reason}");
             crate::merge::failed_closed(&event, &reason)
         }
-        Err(err) => bail!("hookhost failed while running the {event} hooks: {err}"),
+        Err(err) => {
+            return Err(CliError::Internal(anyhow::anyhow!(
+                "hookhost failed while running the {event} hooks: {err}"
+            )));
+        }
     };
     engine.close().await;
     print_outcome(args.format, &outcome)
 }
 
-async fn check(args: &ConfigArgs) -> anyhow::Result<ExitCode> {
+async fn check(args: &ConfigArgs) -> CliResult {
     let engine = args.engine()?;
     // Compile every component now: `check` is where a bad or oversized one should show.
     let mut diagnostics = engine.diagnostics().to_vec();
@@ -340,7 +389,7 @@ async fn check(args: &ConfigArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
-fn list(args: &ConfigArgs) -> anyhow::Result<ExitCode> {
+fn list(args: &ConfigArgs) -> CliResult {
     let engine = args.engine()?;
     let mut hooks = engine.hooks();
     hooks.sort_by(|a, b| a.event.cmp(&b.event));

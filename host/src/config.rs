@@ -263,6 +263,9 @@ pub struct HookSpec {
     pub sequential: bool,
     /// Identifies the matcher group (file, event, index) for sequential runs.
     pub group: String,
+    /// Where the entry stands in its file, e.g. `hooks.PreToolUse[0].hooks[1]`
+    /// (`session` for session hooks): every diagnostic about the hook names it.
+    pub location: String,
     /// Where it came from.
     pub layer: Layer,
     /// The file it came from.

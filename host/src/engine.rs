@@ -215,8 +215,12 @@ impl Engine {
                     diagnostics.push(Diagnostic {
                         severity: crate::config::Severity::Error,
                         file: spec.file.clone(),
-                        location: format!("hooks.{}", spec.event),
-                        message: format!("wasm hook {}: {error}", spec.display_name()),
+                        location: spec.location.clone(),
+                        message: format!(
+                            "{} hook {}: {error}",
+                            spec.handler.executor_name(),
+                            spec.display_name()
+                        ),
                     });
                 }
                 Prepared::new(next, spec, executor)
@@ -260,8 +264,12 @@ impl Engine {
                 diagnostics.push(Diagnostic {
                     severity: crate::config::Severity::Error,
                     file: hook.spec.file.clone(),
-                    location: format!("hooks.{}", hook.spec.event),
-                    message: format!("wasm hook {}: {error}", hook.name),
+                    location: hook.spec.location.clone(),
+                    message: format!(
+                        "{} hook {}: {error}",
+                        hook.spec.handler.executor_name(),
+                        hook.name
+                    ),
                 });
             }
         }

@@ -199,3 +199,55 @@ fn fire_takes_the_event_from_the_input_when_not_named() {
     assert_eq!(code, 64);
     assert!(stderr.contains("no event"), "{stderr}");
 }
+
+#[test]
+fn check_resolves_every_hook_at_load_with_its_location() {
+    let env = TestEnv::new();
+    let settings = env.settings(
+        "s.json",
+        json!({
+            "PreToolUse": [{"hooks": [
+                command("true"),
+                {"type": "http", "url": "not a url"},
+                {"type": "http", "url": "https://elsewhere.example.com/hook"},
+                {"type": "wasm", "component": "/nonexistent/guard.wasm"},
+                {"type": "wasm", "component": hookhost_tests::guests::TEST_GUEST, "memoryMb": 4096}
+            ]}]
+        }),
+    );
+    let policy = env.settings("policy.json", json!({}));
+    std::fs::write(
+        &policy,
+        json!({"allowedHttpHookUrls": ["https://hooks.example.com/*"]}).to_string(),
+    )
+    .unwrap();
+    let (code, output, _) = hookhost(
+        &env,
+        &[
+            "check",
+            "--no-discover",
+            "--settings",
+            &settings.display().to_string(),
+            "--settings",
+            &policy.display().to_string(),
+        ],
+        "",
+    );
+    let output = output.as_str().unwrap_or_default().to_string();
+    assert_eq!(code, 1, "{output}");
+    for expected in [
+        "error: ",
+        "hooks.PreToolUse[0].hooks[1]: http hook",
+        "invalid URL `not a url`",
+        "hooks.PreToolUse[0].hooks[2]: http hook",
+        "is not allowed by allowedHttpHookUrls",
+        "hooks.PreToolUse[0].hooks[3]: wasm hook",
+        "hooks.PreToolUse[0].hooks[4]",
+        "`memoryMb` 4096 is over the limit; capped at 512 MiB",
+    ] {
+        assert!(
+            output.contains(expected),
+            "missing `{expected}` in:\n{output}"
+        );
+    }
+}

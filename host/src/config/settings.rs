@@ -264,6 +264,7 @@ fn read_group(
                     once: common.once,
                     sequential,
                     group: group_id.clone(),
+                    location: location.clone(),
                     layer: ctx.layer.clone(),
                     file: ctx.file.clone(),
                     base_dir: ctx.base_dir.clone(),
@@ -360,7 +361,16 @@ fn read_handler(
     }
     let handler = match common.kind.as_str() {
         "command" => Handler::Command(read_command(raw, ctx)?),
-        "wasm" => Handler::Wasm(read_wasm(raw, ctx)?),
+        "wasm" => {
+            let wasm = read_wasm(raw, ctx)?;
+            let max = crate::executor::wasm::limits::MAX_MEMORY_MB;
+            if let Some(mb) = wasm.memory_mb.filter(|mb| *mb > max) {
+                warnings.push(format!(
+                    "`memoryMb` {mb} is over the limit; capped at {max} MiB"
+                ));
+            }
+            Handler::Wasm(wasm)
+        }
         "http" => {
             let http: RawHttp = from_value(raw)?;
             let headers = http

@@ -39,6 +39,7 @@ impl HookSpec {
             once: false,
             sequential: false,
             group: String::new(),
+            location: "session".into(),
             layer: Layer::Session,
             file: "session".into(),
             base_dir: None,

@@ -54,25 +54,36 @@ pub struct HttpExecutor {
     handler: HttpHandler,
     client: Client,
     policy: Arc<HttpPolicy>,
+    /// The URL, parsed and checked against the allow list once, at load.
+    url: Result<Url, String>,
 }
 
 impl HttpExecutor {
-    /// An executor for one configured endpoint.
+    /// An executor for one configured endpoint; a malformed or refused URL is a load
+    /// error (reported by `hookhost check` with the hook's location) and is never
+    /// requested.
     pub fn new(handler: HttpHandler, client: Client, policy: Arc<HttpPolicy>) -> Self {
-        Self {
+        let mut executor = Self {
             handler,
             client,
             policy,
-        }
+            url: Err(String::new()),
+        };
+        executor.url = executor.allowed_url();
+        executor
     }
 }
 
 impl Executor for HttpExecutor {
+    fn load_error(&self) -> Option<String> {
+        self.url.as_ref().err().cloned()
+    }
+
     fn execute<'a>(&'a self, call: HookCall) -> BoxFuture<'a, HookResult> {
         Box::pin(async move {
-            let url = match self.allowed_url() {
-                Ok(url) => url,
-                Err(message) => return HookResult::non_blocking(message),
+            let url = match &self.url {
+                Ok(url) => url.clone(),
+                Err(message) => return HookResult::non_blocking(message.clone()),
             };
             match tokio::time::timeout(call.timeout, self.post(url, &call)).await {
                 Ok(result) => result,
