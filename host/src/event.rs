@@ -85,6 +85,12 @@ pub struct EventSpec {
     pub tool_event: bool,
     /// Whether this entry is from the catalog (false for custom events).
     pub known: bool,
+    /// Whether the matcher compares the file name of `matcher_field` (FileChanged: the
+    /// matcher is `.envrc`, the field a full path) rather than the whole value.
+    pub matcher_on_file_name: bool,
+    /// Whether any failure of a hook fails the event (WorktreeCreate: a non-zero exit, an
+    /// HTTP error status or a refused connection fails the creation).
+    pub failure_blocks: bool,
 }
 
 const DEFAULT_TIMEOUT: u64 = 600;
@@ -107,7 +113,19 @@ const fn spec(
         default_timeout_secs: DEFAULT_TIMEOUT,
         tool_event: false,
         known: true,
+        matcher_on_file_name: false,
+        failure_blocks: false,
     }
+}
+
+const fn on_file_name(mut s: EventSpec) -> EventSpec {
+    s.matcher_on_file_name = true;
+    s
+}
+
+const fn failure_blocks(mut s: EventSpec) -> EventSpec {
+    s.failure_blocks = true;
+    s
 }
 
 const fn all(mut s: EventSpec) -> EventSpec {
@@ -201,13 +219,13 @@ pub const CATALOG: &[EventSpec] = &[
     spec("ConfigChange", Some("source"), Fields::BLOCK),
     spec("CwdChanged", None, BASE.with(Fields::WATCH_PATHS)),
     spec("DirectoryAdded", Some("source"), Fields::SYSTEM_MESSAGE),
-    spec(
+    on_file_name(spec(
         "FileChanged",
         Some("file_path"),
         BASE.with(Fields::WATCH_PATHS),
-    ),
-    spec("WorktreeCreate", None, Fields::BLOCK),
-    spec("WorktreeRemove", None, Fields::NONE),
+    )),
+    failure_blocks(spec("WorktreeCreate", Some("name"), Fields::BLOCK)),
+    spec("WorktreeRemove", Some("worktree_path"), Fields::NONE),
     spec("PreCompact", Some("trigger"), Fields::BLOCK),
     spec("PostCompact", Some("trigger"), Fields::NONE),
     timeout(
@@ -251,12 +269,29 @@ impl EventSpec {
             default_timeout_secs: DEFAULT_TIMEOUT,
             tool_event: false,
             known: false,
+            matcher_on_file_name: false,
+            failure_blocks: false,
         }
     }
 
     /// Whether the event honours `field`.
     pub fn honours(&self, field: Fields) -> bool {
         self.fields.contains(field)
+    }
+
+    /// The value this event's matcher compares against in `input` (the file name of the
+    /// field on FileChanged). Matching and the Wasm input's `matcher-value` both use it.
+    pub fn matcher_value(&self, input: &serde_json::Value) -> Option<String> {
+        let value = input.get(self.matcher_field?)?.as_str()?;
+        if self.matcher_on_file_name {
+            return Some(
+                std::path::Path::new(value)
+                    .file_name()
+                    .map(|name| name.to_string_lossy().into_owned())
+                    .unwrap_or_else(|| value.to_string()),
+            );
+        }
+        Some(value.to_string())
     }
 
     /// Default timeout for command, http and wasm hooks on this event.

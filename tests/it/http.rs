@@ -261,3 +261,28 @@ async fn url_allow_list_refuses_without_requesting() {
         "a refused URL must not be requested"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn worktree_create_fails_on_any_http_failure() {
+    let env = TestEnv::new();
+    let server = server().await;
+    // A closed port: the connection is refused.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let refused = format!("http://{}/hook", closed.local_addr().unwrap());
+    drop(closed);
+    for (name, url) in [
+        ("error status", server.url("/error")),
+        ("refused connection", refused),
+    ] {
+        let engine = env.engine(json!({"WorktreeCreate": [{"hooks": [http(&url, json!({}))]}]}));
+        let outcome = engine
+            .execute("WorktreeCreate", json!({"name": "bold-oak-a3f2"}))
+            .await;
+        assert!(outcome.should_block, "{name}: {outcome:?}");
+        assert_eq!(outcome.hooks[0].status, HookStatus::Blocking, "{name}");
+    }
+    // On an ordinary event the same failure does not block.
+    let (_, outcome) = fire(&env, one(http(&server.url("/error"), json!({})))).await;
+    assert!(!outcome.should_block);
+    assert_eq!(outcome.hooks[0].status, HookStatus::NonBlockingError);
+}

@@ -268,3 +268,44 @@ async fn custom_events_work_as_string_keys() {
             .any(|d| d.message.contains("unknown event `MyHostEvent`"))
     );
 }
+
+#[tokio::test]
+async fn worktree_matchers_compare_name_and_path() {
+    let env = TestEnv::new();
+    let engine = env.engine(json!({
+        "WorktreeCreate": [{"matcher": "^bold-", "hooks": [hookhost_tests::command("echo /tmp/wt")]}],
+        "WorktreeRemove": [{"matcher": "/wt/keep$", "hooks": [hookhost_tests::command("exit 0")]}]
+    }));
+    let create = |name: &str| json!({"name": name});
+    assert_eq!(
+        engine
+            .execute("WorktreeCreate", create("bold-oak-a3f2"))
+            .await
+            .hooks
+            .len(),
+        1
+    );
+    assert!(
+        engine
+            .execute("WorktreeCreate", create("calm-elm-b1c2"))
+            .await
+            .hooks
+            .is_empty()
+    );
+    let remove = |path: &str| json!({"worktree_path": path});
+    assert_eq!(
+        engine
+            .execute("WorktreeRemove", remove("/repo/wt/keep"))
+            .await
+            .hooks
+            .len(),
+        1
+    );
+    assert!(
+        engine
+            .execute("WorktreeRemove", remove("/repo/wt/other"))
+            .await
+            .hooks
+            .is_empty()
+    );
+}

@@ -442,3 +442,26 @@ async fn falls_back_to_on_demand_allocation_when_the_pool_cannot_be_reserved() {
     let pooled = env.engine(hooks("PreToolUse", None, vec![guest("deny", json!({}))]));
     assert_eq!(pooled.wasm_uses_pooling(), Some(true));
 }
+
+#[tokio::test]
+async fn file_changed_matcher_value_is_the_file_name_for_matcher_and_guest() {
+    let env = TestEnv::new();
+    let engine = env.engine(
+        json!({"FileChanged": [{"matcher": ".envrc|package.json", "hooks": [
+            guest("echo", json!({"config": {"via": "system"}}))
+        ]}]}),
+    );
+    let outcome = engine
+        .execute(
+            "FileChanged",
+            json!({"file_path": "/proj/sub/.envrc", "event": "change"}),
+        )
+        .await;
+    assert_eq!(outcome.hooks.len(), 1, "the matcher compares the file name");
+    let message = outcome.system_message.as_deref().unwrap_or_default();
+    let report: Value = serde_json::from_str(message).unwrap_or_default();
+    assert_eq!(
+        report["matcher_value"], ".envrc",
+        "the guest sees the same value"
+    );
+}

@@ -37,16 +37,7 @@ pub(crate) struct MatchInput<'a> {
 impl<'a> MatchInput<'a> {
     pub(crate) fn new(spec: &'a EventSpec, input: &'a Value, home: Option<&'a Path>) -> Self {
         let field = |name: &str| input.get(name).and_then(Value::as_str);
-        let value = spec.matcher_field.and_then(field).map(|v| {
-            if spec.name == "FileChanged" {
-                Path::new(v)
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_else(|| v.to_string())
-            } else {
-                v.to_string()
-            }
-        });
+        let value = spec.matcher_value(input);
         static NULL: Value = Value::Null;
         Self {
             spec,

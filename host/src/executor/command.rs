@@ -292,7 +292,7 @@ pub fn interpret(
         Some(2) if spec.name == "PermissionRequest" => HookResult::answer(HookOutput::default()),
         Some(2) => HookResult::non_blocking(first_line("exit code 2", stderr_text)),
         other => {
-            if spec.name == "WorktreeCreate" {
+            if spec.failure_blocks {
                 return HookResult::block(first_line(&exit_text(other), stderr_text));
             }
             match parsed {

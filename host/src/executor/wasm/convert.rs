@@ -27,7 +27,7 @@ pub fn hook_input(event: &str, spec: &EventSpec, input: &Value, raw: &str) -> Ho
         tool_name: text("tool_name"),
         tool_input_fields,
         tool_input: tool_input.map(Value::to_string),
-        matcher_value: spec.matcher_field.and_then(text),
+        matcher_value: spec.matcher_value(input),
         prompt: text("prompt"),
         raw: raw.to_string(),
     }

@@ -51,6 +51,10 @@ fn act(event: &Event) -> Result<Answer, String> {
                 "secret_env": std::env::var("PATH").ok(),
                 "raw_event": event.json().get("hook_event_name").cloned(),
             });
+            // `via: system` answers in the system message, for events without context.
+            if config::get_str("via").as_deref() == Some("system") {
+                return Ok(Answer::none().with_system_message(report.to_string()));
+            }
             Ok(Answer::none().with_context(report.to_string()))
         }
         "rewrite" => {
