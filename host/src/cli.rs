@@ -410,11 +410,7 @@ fn list(args: &ConfigArgs) -> CliResult {
 
 fn one_line(text: &str, max: usize) -> String {
     let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if flat.chars().count() <= max {
-        return flat;
-    }
-    let cut: String = flat.chars().take(max).collect();
-    format!("{cut}…")
+    crate::text::shorten(&flat, max)
 }
 
 /// A few lines a person can read: the decision, then one line per hook.

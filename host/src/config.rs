@@ -232,11 +232,7 @@ impl Handler {
                 .unwrap_or_else(|| w.component.display().to_string()),
             Handler::Unsupported(kind) => kind.clone(),
         };
-        let mut short: String = name.chars().take(80).collect();
-        if short.len() < name.len() {
-            short.push('…');
-        }
-        short
+        crate::text::shorten(&name, 80)
     }
 }
 

@@ -47,6 +47,7 @@ pub mod matcher;
 pub mod merge;
 pub mod outcome;
 pub mod output;
+pub mod text;
 
 pub use config::{Diagnostic, HookSpec, LayerPolicy, LoadOptions, LoadedConfig, Severity};
 pub use engine::{ActiveHook, Engine, EngineError, EngineOptions, HookInfo, SessionHookId};

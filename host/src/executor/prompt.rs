@@ -276,7 +276,7 @@ pub fn parse_verdict(text: &str) -> Result<Verdict, String> {
             });
         }
     }
-    let preview: String = text.chars().take(120).collect();
+    let preview = crate::text::shorten(text, 120);
     Err(format!(
         "the model did not answer {{\"ok\": …}} JSON: {preview:?}"
     ))

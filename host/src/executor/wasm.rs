@@ -38,6 +38,7 @@ use self::ticker::Ticker;
 use super::{BoxFuture, Executor, HookCall};
 use crate::config::WasmHandler;
 use crate::outcome::{HookResult, HookStatus};
+use crate::text::truncate;
 
 pub use self::bindings::WIT_VERSION;
 
@@ -141,17 +142,6 @@ impl bindings::HostImports for HostState {
 }
 
 impl bindings::hookhost::hooks::types::Host for HostState {}
-
-fn truncate(text: &str, max: usize) -> &str {
-    if text.len() <= max {
-        return text;
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
-}
 
 /// What every call of one hook shares.
 struct HookShared {
