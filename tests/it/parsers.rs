@@ -155,7 +155,18 @@ proptest! {
         let all: Vec<String> = doc["hooks"].as_object().map_or(Vec::new(), |events| {
             events.values().flat_map(|g| g.as_array().cloned().unwrap_or_default())
                 .flat_map(|g| g["hooks"].as_array().cloned().unwrap_or_default())
-                .map(|h| h.to_string()).collect()
+                // The de-duplication identity: what runs, not its limits (an unsupported
+                // `agent` hook is only its type).
+                .map(|h| if h["type"] == "agent" { "agent".to_string() } else {
+                    ["type", "command", "url", "prompt", "component", "args", "shell"]
+                    .iter()
+                    .map(|k| h.get(*k).map(Value::to_string).unwrap_or_default())
+                    .collect::<Vec<_>>()
+                    .join("|")
+                    + if h.is_object() { "" } else { "non-object" }
+                    + &if h.is_object() { String::new() } else { h.to_string() }
+                })
+                .collect()
         });
         let distinct = all.iter().collect::<std::collections::HashSet<_>>().len() == all.len();
         prop_assert!(loaded.hooks.len() + handler_diags <= handlers);
