@@ -13,6 +13,7 @@ mod convert;
 pub mod grants;
 pub mod limits;
 mod listing;
+pub mod load_error;
 mod ticker;
 
 use std::io::Read;
@@ -34,6 +35,7 @@ use self::bindings::{Hook, HookPre, Level};
 use self::cache::{CacheStats, ComponentCache};
 use self::grants::Protected;
 use self::limits::{HookLimits, Limiter, Preopen};
+pub use self::load_error::LoadError;
 use self::ticker::Ticker;
 use super::{BoxFuture, Executor, HookCall};
 use crate::config::WasmHandler;
@@ -334,11 +336,11 @@ impl WasmRuntime {
         name: &str,
     ) -> Arc<dyn Executor> {
         let source = if bytes.len() as u64 > self.max_component_bytes {
-            Err(format!(
-                "component is {} bytes, over the component size limit of {} bytes",
-                bytes.len(),
-                self.max_component_bytes
-            ))
+            Err(LoadError::TooLarge {
+                what: "given as bytes".into(),
+                size: bytes.len() as u64,
+                limit: self.max_component_bytes,
+            })
         } else {
             Ok(Source::Bytes(bytes.into()))
         };
@@ -347,7 +349,7 @@ impl WasmRuntime {
 
     /// Reads, compiles (or loads from cache), checks and pre-instantiates a component.
     /// Blocking.
-    fn prepare(&self, source: &Source) -> Result<Ready, String> {
+    fn prepare(&self, source: &Source) -> Result<Ready, LoadError> {
         let bytes = match source {
             Source::File(path) => read_component(path, self.max_component_bytes)?,
             Source::Bytes(bytes) => bytes.to_vec(),
@@ -358,10 +360,8 @@ impl WasmRuntime {
         let pre = self
             .linker
             .instantiate_pre(&component)
-            .map_err(|err| format!("cannot link component: {err:#}"))?;
-        let pre = HookPre::new(pre).map_err(|err| {
-            format!("component does not export the hookhost `hook` world: {err:#}")
-        })?;
+            .map_err(|err| LoadError::Link(format!("{err:#}")))?;
+        let pre = HookPre::new(pre).map_err(|err| LoadError::World(format!("{err:#}")))?;
         Ok(Ready {
             pre,
             weight: weight.min(self.slot_count),
@@ -370,13 +370,14 @@ impl WasmRuntime {
 
     fn hook(
         self: &Arc<Self>,
-        source: Result<Source, String>,
+        source: Result<Source, LoadError>,
         handler: &WasmHandler,
         name: &str,
     ) -> WasmHook {
         let setup = source.and_then(|source| {
             grants::resolve(&handler.allowed_paths, &self.protected)
                 .map(|preopens| (source, preopens))
+                .map_err(LoadError::Grant)
         });
         let env = handler
             .env
@@ -468,74 +469,71 @@ struct Ready {
 
 /// Load-time check of a component path without opening it (opening a FIFO blocks): it
 /// must be a regular file within the size cap.
-fn check_component_file(path: &Path, max_bytes: u64) -> Result<(), String> {
-    let meta = std::fs::metadata(path)
-        .map_err(|err| format!("cannot read component {}: {err}", path.display()))?;
+fn check_component_file(path: &Path, max_bytes: u64) -> Result<(), LoadError> {
+    let meta = std::fs::metadata(path).map_err(|err| read_error(path, err))?;
     if !meta.is_file() {
-        return Err(format!(
-            "component {} is not a regular file",
-            path.display()
-        ));
+        return Err(LoadError::NotRegularFile {
+            path: path.to_path_buf(),
+        });
     }
     if meta.len() > max_bytes {
-        return Err(format!(
-            "component {} is {} bytes, over the component size limit of {max_bytes} bytes",
-            path.display(),
-            meta.len()
-        ));
+        return Err(too_large(path, meta.len(), max_bytes));
     }
     Ok(())
 }
 
+fn read_error(path: &Path, err: std::io::Error) -> LoadError {
+    LoadError::Read {
+        path: path.to_path_buf(),
+        source: Arc::new(err),
+    }
+}
+
+fn too_large(path: &Path, size: u64, limit: u64) -> LoadError {
+    LoadError::TooLarge {
+        what: path.display().to_string(),
+        size,
+        limit,
+    }
+}
+
 /// Reads a component: opened non-blocking (a FIFO swapped in after the check cannot
 /// hang), checked again on the open file, and read no further than the cap.
-fn read_component(path: &Path, max_bytes: u64) -> Result<Vec<u8>, String> {
+fn read_component(path: &Path, max_bytes: u64) -> Result<Vec<u8>, LoadError> {
     let file = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(nix::fcntl::OFlag::O_NONBLOCK.bits())
         .open(path)
-        .map_err(|err| format!("cannot read component {}: {err}", path.display()))?;
-    let meta = file
-        .metadata()
-        .map_err(|err| format!("cannot read component {}: {err}", path.display()))?;
+        .map_err(|err| read_error(path, err))?;
+    let meta = file.metadata().map_err(|err| read_error(path, err))?;
     if !meta.is_file() {
-        return Err(format!(
-            "component {} is not a regular file",
-            path.display()
-        ));
+        return Err(LoadError::NotRegularFile {
+            path: path.to_path_buf(),
+        });
     }
     let mut bytes = Vec::with_capacity(meta.len().min(max_bytes) as usize);
     file.take(max_bytes + 1)
         .read_to_end(&mut bytes)
-        .map_err(|err| format!("cannot read component {}: {err}", path.display()))?;
+        .map_err(|err| read_error(path, err))?;
     if bytes.len() as u64 > max_bytes {
-        return Err(format!(
-            "component {} is over the component size limit of {max_bytes} bytes",
-            path.display()
-        ));
+        return Err(too_large(path, bytes.len() as u64, max_bytes));
     }
     Ok(bytes)
 }
 
 /// Refuses a component that declares more memories or tables than a call may have (or
 /// whose needs cannot be known), and returns the pool slots one call takes.
-fn check_resources(component: &Component) -> Result<u32, String> {
+fn check_resources(component: &Component) -> Result<u32, LoadError> {
     let needs = component
         .resources_required()
-        .ok_or("component imports core modules or instances; its memory needs cannot be checked")?;
-    if needs.num_memories > limits::MAX_MEMORIES {
-        return Err(format!(
-            "component declares {} linear memories, more than the limit of {}",
-            needs.num_memories,
-            limits::MAX_MEMORIES
-        ));
-    }
-    if needs.num_tables > limits::MAX_TABLES {
-        return Err(format!(
-            "component declares {} tables, more than the limit of {}",
-            needs.num_tables,
-            limits::MAX_TABLES
-        ));
+        .ok_or(LoadError::UncheckableResources)?;
+    let over = |count: u32, what: &'static str, limit: u32| {
+        (count > limit).then_some(LoadError::TooManyResources { count, what, limit })
+    };
+    if let Some(err) = over(needs.num_memories, "linear memories", limits::MAX_MEMORIES)
+        .or_else(|| over(needs.num_tables, "tables", limits::MAX_TABLES))
+    {
+        return Err(err);
     }
     Ok(slot_weight(needs.num_memories, needs.num_tables))
 }
@@ -550,14 +548,16 @@ const ALLOWED_IMPORTS: &[&str] = &[
     "wasi:random/",
 ];
 
-fn check_imports(engine: &Engine, component: &Component) -> Result<(), String> {
+fn check_imports(engine: &Engine, component: &Component) -> Result<(), LoadError> {
     for (name, _) in component.component_type().imports(engine) {
         if let Some(rest) = name.strip_prefix("hookhost:hooks/") {
             let version = rest.split_once('@').map(|(_, v)| v).unwrap_or("");
             if version != WIT_VERSION {
-                return Err(format!(
-                    "component targets hookhost:hooks@{version}, this host supports @{WIT_VERSION} (import `{name}`)"
-                ));
+                return Err(LoadError::WitVersion {
+                    found: version.to_string(),
+                    supported: WIT_VERSION,
+                    import: name.to_string(),
+                });
             }
             continue;
         }
@@ -565,9 +565,7 @@ fn check_imports(engine: &Engine, component: &Component) -> Result<(), String> {
             .iter()
             .any(|prefix| name.starts_with(prefix))
         {
-            return Err(format!(
-                "component imports `{name}`, which hookhost does not grant to hooks"
-            ));
+            return Err(LoadError::Import(name.to_string()));
         }
     }
     Ok(())
@@ -577,9 +575,9 @@ fn check_imports(engine: &Engine, component: &Component) -> Result<(), String> {
 struct WasmHook {
     runtime: Arc<WasmRuntime>,
     /// The component's source and resolved grants, or why they are unusable.
-    setup: Result<(Source, Vec<Preopen>), String>,
+    setup: Result<(Source, Vec<Preopen>), LoadError>,
     /// Prepared on first use (compiling is the one expensive step of loading).
-    ready: OnceCell<Result<Ready, String>>,
+    ready: OnceCell<Result<Ready, LoadError>>,
     limits: HookLimits,
     fail_closed: bool,
     env: Vec<(String, String)>,
@@ -610,23 +608,23 @@ impl Failure {
 
 impl Executor for WasmHook {
     fn load_error(&self) -> Option<String> {
-        self.setup.as_ref().err().cloned()
+        self.setup.as_ref().err().map(ToString::to_string)
     }
 
     fn prepare(&self) -> BoxFuture<'_, Option<String>> {
-        Box::pin(async move { self.ready().await.err() })
+        Box::pin(async move { self.ready().await.err().map(|err| err.to_string()) })
     }
 
     fn prepare_now(&self) -> Option<String> {
         let (source, _) = match &self.setup {
             Ok(setup) => setup,
-            Err(err) => return Some(err.clone()),
+            Err(err) => return Some(err.to_string()),
         };
         if let Some(ready) = self.ready.get() {
-            return ready.as_ref().err().cloned();
+            return ready.as_ref().err().map(ToString::to_string);
         }
         let ready = self.runtime.prepare(source);
-        let error = ready.as_ref().err().cloned();
+        let error = ready.as_ref().err().map(ToString::to_string);
         let _ = self.ready.set(ready);
         error
     }
@@ -654,7 +652,7 @@ impl Executor for WasmHook {
 
 impl WasmHook {
     /// The prepared component, compiling it on first use (off the async workers).
-    async fn ready(&self) -> Result<&Ready, String> {
+    async fn ready(&self) -> Result<&Ready, LoadError> {
         let (source, _) = self.setup.as_ref().map_err(Clone::clone)?;
         self.ready
             .get_or_init(|| async {
@@ -662,7 +660,7 @@ impl WasmHook {
                 let source = source.clone();
                 tokio::task::spawn_blocking(move || runtime.prepare(&source))
                     .await
-                    .unwrap_or_else(|err| Err(format!("component preparation failed: {err}")))
+                    .unwrap_or_else(|err| Err(LoadError::Interrupted(err.to_string())))
             })
             .await
             .as_ref()
@@ -670,12 +668,15 @@ impl WasmHook {
     }
 
     async fn run(&self, call: &HookCall) -> Result<HookResult, Failure> {
-        let ready = self.ready().await.map_err(Failure::error)?;
+        let ready = self
+            .ready()
+            .await
+            .map_err(|err| Failure::error(err.to_string()))?;
         let preopens = self
             .setup
             .as_ref()
             .map(|(_, preopens)| preopens.as_slice())
-            .map_err(|err| Failure::error(err.clone()))?;
+            .map_err(|err| Failure::error(err.to_string()))?;
         let input =
             convert::hook_input(&call.event_name, &call.event, &call.input, &call.input_json);
         let input_bytes = convert::input_size(&input);

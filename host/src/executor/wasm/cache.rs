@@ -37,6 +37,8 @@ use sha2::{Digest, Sha256};
 use wasmtime::Engine;
 use wasmtime::component::Component;
 
+use super::LoadError;
+
 /// Largest artifact read back from disk (a bigger file is ignored and recompiled).
 pub const MAX_ARTIFACT_BYTES: u64 = 1 << 30;
 const MAC_BYTES: usize = 32;
@@ -54,7 +56,7 @@ pub struct CacheStats {
     pub rejected: u64,
 }
 
-type Loaded = Arc<OnceLock<Result<Component, String>>>;
+type Loaded = Arc<OnceLock<Result<Component, LoadError>>>;
 
 /// How compiling is bounded.
 #[derive(Debug, Clone)]
@@ -136,7 +138,7 @@ impl ComponentCache {
 
     /// The component for `bytes`: from memory, from disk, or compiled (and stored).
     /// Blocking; concurrent loads of the same bytes compile once.
-    pub fn load(&self, bytes: &[u8]) -> Result<Component, String> {
+    pub fn load(&self, bytes: &[u8]) -> Result<Component, LoadError> {
         let digest = hex(&Sha256::digest(bytes));
         let (slot, fresh) = {
             let mut loaded = self.loaded.lock().unwrap_or_else(|e| e.into_inner());
@@ -156,7 +158,7 @@ impl ComponentCache {
             .clone()
     }
 
-    fn load_uncached(&self, digest: &str, bytes: &[u8]) -> Result<Component, String> {
+    fn load_uncached(&self, digest: &str, bytes: &[u8]) -> Result<Component, LoadError> {
         let name = format!("{digest}-{}", self.engine_key);
         if let Some(disk) = &self.disk {
             match disk.read(&name) {
@@ -181,14 +183,13 @@ impl ComponentCache {
             // A read-only cache only costs the next start a compile.
             tracing::debug!("cannot store artifact {name}: {err}");
         }
-        deserialize_own_bytes(&self.engine, &precompiled)
-            .map_err(|err| format!("cannot load the compiled component: {err}"))
+        deserialize_own_bytes(&self.engine, &precompiled).map_err(LoadError::Deserialize)
     }
 
     /// Compiles within the limits: in a worker process when one is configured, else on a
     /// thread of its own. A compile that runs over is abandoned (the worker is killed; a
     /// thread finishes in the background, its result unused).
-    fn compile(&self, bytes: &[u8]) -> Result<Vec<u8>, String> {
+    fn compile(&self, bytes: &[u8]) -> Result<Vec<u8>, LoadError> {
         let result = match &self.limits.worker {
             Some(worker) => compile_in_worker(worker, bytes, &self.limits),
             None => self.compile_on_thread(bytes),
@@ -199,7 +200,7 @@ impl ComponentCache {
         result
     }
 
-    fn compile_on_thread(&self, bytes: &[u8]) -> Result<Vec<u8>, String> {
+    fn compile_on_thread(&self, bytes: &[u8]) -> Result<Vec<u8>, LoadError> {
         let (send, receive) = std::sync::mpsc::sync_channel(1);
         let engine = self.engine.clone();
         let owned = bytes.to_vec();
@@ -208,19 +209,18 @@ impl ComponentCache {
             .spawn(move || {
                 let _ = send.send(engine.precompile_component(&owned));
             })
-            .map_err(|err| format!("cannot start a compile thread: {err}"))?;
+            .map_err(|err| {
+                LoadError::CompileSetup(format!("cannot start a compile thread: {err}"))
+            })?;
         match receive.recv_timeout(self.limits.timeout) {
-            Ok(result) => result.map_err(|err| format!("not a valid component: {err:#}")),
+            Ok(result) => result.map_err(|err| LoadError::Invalid(format!("{err:#}"))),
             Err(_) => Err(time_limit(&self.limits)),
         }
     }
 }
 
-fn time_limit(limits: &CompileLimits) -> String {
-    format!(
-        "compile time limit of {}s exceeded",
-        limits.timeout.as_secs_f64()
-    )
+fn time_limit(limits: &CompileLimits) -> LoadError {
+    LoadError::CompileTime(limits.timeout.as_secs_f64())
 }
 
 /// Runs `worker __compile-worker`, feeding it the component and reading the artifact.
@@ -228,7 +228,7 @@ fn compile_in_worker(
     worker: &Path,
     bytes: &[u8],
     limits: &CompileLimits,
-) -> Result<Vec<u8>, String> {
+) -> Result<Vec<u8>, LoadError> {
     use std::process::{Command, Stdio};
     let mut child = Command::new(worker)
         .arg("__compile-worker")
@@ -239,10 +239,10 @@ fn compile_in_worker(
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|err| {
-            format!(
+            LoadError::CompileSetup(format!(
                 "cannot start the compile worker {}: {err}",
                 worker.display()
-            )
+            ))
         })?;
     let mut stdin = child.stdin.take().expect("piped");
     let input = bytes.to_vec();
@@ -273,7 +273,11 @@ fn compile_in_worker(
                 return Err(time_limit(limits));
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(5)),
-            Err(err) => return Err(format!("compile worker failed: {err}")),
+            Err(err) => {
+                return Err(LoadError::CompileSetup(format!(
+                    "compile worker failed: {err}"
+                )));
+            }
         }
     };
     let _ = writer.join();
@@ -287,20 +291,18 @@ fn compile_in_worker(
         .find(|l| !l.trim().is_empty())
         .unwrap_or("")
         .trim();
-    if first.starts_with("not a valid component") {
-        return Err(first.to_string());
+    if let Some(reason) = first.strip_prefix("not a valid component: ") {
+        return Err(LoadError::Invalid(reason.to_string()));
     }
     // Allocation failures under the address-space limit abort the worker.
-    Err(format!(
-        "compile memory limit of {} MiB exceeded or the compiler failed ({}{})",
-        limits.memory_bytes >> 20,
-        status,
-        if first.is_empty() {
-            String::new()
+    Err(LoadError::CompileWorker {
+        mib: limits.memory_bytes >> 20,
+        detail: if first.is_empty() {
+            status.to_string()
         } else {
-            format!(": {first}")
-        }
-    ))
+            format!("{status}: {first}")
+        },
+    })
 }
 
 #[expect(
