@@ -9,4 +9,5 @@ mod parsers;
 mod pipeline;
 mod prompt;
 mod sandbox;
+mod scenarios;
 mod wasm;
