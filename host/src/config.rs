@@ -204,15 +204,60 @@ pub enum Handler {
     Unsupported(String),
 }
 
-impl Handler {
-    /// Executor name used in reports.
-    pub fn executor_name(&self) -> &'static str {
+/// Which executor runs a hook: a closed set, serialised as its lowercase name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ExecutorKind {
+    /// A shell command or program.
+    Command,
+    /// An HTTP endpoint.
+    Http,
+    /// One LLM prompt.
+    Prompt,
+    /// A Wasm component.
+    Wasm,
+    /// A type hookhost accepts in configuration but does not run.
+    Unsupported,
+    /// hookhost itself: a failure before any hook could run (unreadable input with a
+    /// fail-closed hook configured).
+    Hookhost,
+}
+
+impl ExecutorKind {
+    /// The lowercase name (`command`, `http`, `prompt`, `wasm`, `unsupported`).
+    pub fn as_str(self) -> &'static str {
         match self {
-            Handler::Command(_) => "command",
-            Handler::Http(_) => "http",
-            Handler::Prompt(_) => "prompt",
-            Handler::Wasm(_) => "wasm",
-            Handler::Unsupported(_) => "unsupported",
+            ExecutorKind::Command => "command",
+            ExecutorKind::Http => "http",
+            ExecutorKind::Prompt => "prompt",
+            ExecutorKind::Wasm => "wasm",
+            ExecutorKind::Unsupported => "unsupported",
+            ExecutorKind::Hookhost => "hookhost",
+        }
+    }
+}
+
+impl fmt::Display for ExecutorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq<&str> for ExecutorKind {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl Handler {
+    /// The executor that runs this handler.
+    pub fn executor_kind(&self) -> ExecutorKind {
+        match self {
+            Handler::Command(_) => ExecutorKind::Command,
+            Handler::Http(_) => ExecutorKind::Http,
+            Handler::Prompt(_) => ExecutorKind::Prompt,
+            Handler::Wasm(_) => ExecutorKind::Wasm,
+            Handler::Unsupported(_) => ExecutorKind::Unsupported,
         }
     }
 

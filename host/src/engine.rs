@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::config::HttpPolicy;
-use crate::config::{self, Diagnostic, Handler, HookSpec, LoadOptions, LoadedConfig};
+use crate::config::{self, Diagnostic, ExecutorKind, Handler, HookSpec, LoadOptions, LoadedConfig};
 use crate::event::EventSpec;
 use crate::executor::command::CommandExecutor;
 use crate::executor::http::HttpExecutor;
@@ -136,7 +136,7 @@ pub struct HookInfo {
     /// Name.
     pub name: String,
     /// Executor.
-    pub executor: String,
+    pub executor: ExecutorKind,
     /// Source label.
     pub source: String,
     /// File it came from.
@@ -218,7 +218,7 @@ impl Engine {
                         location: spec.location.clone(),
                         message: format!(
                             "{} hook {}: {error}",
-                            spec.handler.executor_name(),
+                            spec.handler.executor_kind(),
                             spec.display_name()
                         ),
                     });
@@ -267,7 +267,7 @@ impl Engine {
                     location: hook.spec.location.clone(),
                     message: format!(
                         "{} hook {}: {error}",
-                        hook.spec.handler.executor_name(),
+                        hook.spec.handler.executor_kind(),
                         hook.name
                     ),
                 });
@@ -308,7 +308,7 @@ impl Engine {
                 event: hook.spec.event.clone(),
                 matcher: hook.spec.matcher_text.clone(),
                 name: hook.name.to_string(),
-                executor: hook.spec.handler.executor_name().to_string(),
+                executor: hook.spec.handler.executor_kind(),
                 source: hook.spec.layer.label(),
                 file: hook.spec.file.clone(),
                 status_message: hook.spec.status_message.clone(),
@@ -709,7 +709,7 @@ fn ran(hook: &Prepared, result: HookResult, duration: Duration) -> Ran {
     Ran {
         name,
         source: hook.spec.layer.label(),
-        executor: hook.spec.handler.executor_name(),
+        executor: hook.spec.handler.executor_kind(),
         result,
         duration,
     }

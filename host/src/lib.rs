@@ -49,7 +49,9 @@ pub mod outcome;
 pub mod output;
 pub mod text;
 
-pub use config::{Diagnostic, HookSpec, LayerPolicy, LoadOptions, LoadedConfig, Severity};
+pub use config::{
+    Diagnostic, ExecutorKind, HookSpec, LayerPolicy, LoadOptions, LoadedConfig, Severity,
+};
 pub use engine::{ActiveHook, Engine, EngineError, EngineOptions, HookInfo, SessionHookId};
 pub use event::EventSpec;
 pub use executor::AsyncNotice;

@@ -28,7 +28,7 @@ pub struct Ran {
     /// Source label.
     pub source: String,
     /// Executor name.
-    pub executor: &'static str,
+    pub executor: crate::config::ExecutorKind,
     /// What it produced.
     pub result: HookResult,
     /// How long it took.
@@ -227,7 +227,7 @@ pub fn merge(event: &str, spec: &EventSpec, ran: Vec<Ran>) -> HookOutcome {
         outcome.hooks.push(HookReport {
             name,
             source,
-            executor: executor.to_string(),
+            executor,
             status: result.status,
             duration_ms: millis(duration),
             error: result.error,
@@ -251,7 +251,7 @@ pub fn failed_closed(event: &str, reason: &str) -> HookOutcome {
         vec![Ran {
             name: "hookhost".into(),
             source: "hookhost".into(),
-            executor: "input",
+            executor: crate::config::ExecutorKind::Hookhost,
             result: HookResult::failed_closed(reason, reason),
             duration: Duration::ZERO,
         }],
@@ -268,7 +268,7 @@ mod tests {
         Ran {
             name: name.into(),
             source: "project".into(),
-            executor: "command",
+            executor: crate::config::ExecutorKind::Command,
             result: HookResult::answer(output),
             duration: Duration::from_millis(1),
         }
@@ -536,14 +536,14 @@ mod tests {
                 Ran {
                     name: "x".into(),
                     source: "user".into(),
-                    executor: "command",
+                    executor: crate::config::ExecutorKind::Command,
                     result: HookResult::non_blocking("exit 1"),
                     duration: Duration::ZERO,
                 },
                 Ran {
                     name: "y".into(),
                     source: "user".into(),
-                    executor: "wasm",
+                    executor: crate::config::ExecutorKind::Wasm,
                     result: HookResult::cancelled("fuel"),
                     duration: Duration::ZERO,
                 },

@@ -104,7 +104,7 @@ pub struct HookReport {
     /// `plugin:<name>`, `session`).
     pub source: String,
     /// `command`, `http`, `prompt` or `wasm`.
-    pub executor: String,
+    pub executor: crate::config::ExecutorKind,
     /// How it ended.
     pub status: HookStatus,
     /// Wall time in milliseconds.
