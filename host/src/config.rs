@@ -79,12 +79,35 @@ pub enum Layer {
     Plugin(String),
     /// Registered at run time through the library.
     Session,
+    /// hookhost itself, for a result no configured hook produced (a failure before any
+    /// hook could run).
+    Hookhost,
+}
+
+impl fmt::Display for Layer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.label())
+    }
+}
+
+/// Serialised as its label (`managed`, `plugin:<name>`, …).
+impl serde::Serialize for Layer {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.label())
+    }
+}
+
+impl PartialEq<&str> for Layer {
+    fn eq(&self, other: &&str) -> bool {
+        self.label() == *other
+    }
 }
 
 impl Layer {
     /// The label used in reports and `hookhost list`.
     pub fn label(&self) -> String {
         match self {
+            Layer::Hookhost => "hookhost".into(),
             Layer::Managed => "managed".into(),
             Layer::User => "user".into(),
             Layer::Project => "project".into(),

@@ -19,7 +19,9 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::config::HttpPolicy;
-use crate::config::{self, Diagnostic, ExecutorKind, Handler, HookSpec, LoadOptions, LoadedConfig};
+use crate::config::{
+    self, Diagnostic, ExecutorKind, Handler, HookSpec, Layer, LoadOptions, LoadedConfig,
+};
 use crate::event::EventSpec;
 use crate::executor::command::CommandExecutor;
 use crate::executor::http::HttpExecutor;
@@ -137,8 +139,8 @@ pub struct HookInfo {
     pub name: String,
     /// Executor.
     pub executor: ExecutorKind,
-    /// Source label.
-    pub source: String,
+    /// Where it was configured.
+    pub source: Layer,
     /// File it came from.
     pub file: String,
     /// Status message.
@@ -309,7 +311,7 @@ impl Engine {
                 matcher: hook.spec.matcher_text.clone(),
                 name: hook.name.to_string(),
                 executor: hook.spec.handler.executor_kind(),
-                source: hook.spec.layer.label(),
+                source: hook.spec.layer.clone(),
                 file: hook.spec.file.clone(),
                 status_message: hook.spec.status_message.clone(),
             })
@@ -708,7 +710,7 @@ fn ran(hook: &Prepared, result: HookResult, duration: Duration) -> Ran {
     };
     Ran {
         name,
-        source: hook.spec.layer.label(),
+        source: hook.spec.layer.clone(),
         executor: hook.spec.handler.executor_kind(),
         result,
         duration,

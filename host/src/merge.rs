@@ -26,7 +26,7 @@ pub struct Ran {
     /// Display name.
     pub name: String,
     /// Source label.
-    pub source: String,
+    pub source: crate::config::Layer,
     /// Executor name.
     pub executor: crate::config::ExecutorKind,
     /// What it produced.
@@ -250,7 +250,7 @@ pub fn failed_closed(event: &str, reason: &str) -> HookOutcome {
         &spec,
         vec![Ran {
             name: "hookhost".into(),
-            source: "hookhost".into(),
+            source: crate::config::Layer::Hookhost,
             executor: crate::config::ExecutorKind::Hookhost,
             result: HookResult::failed_closed(reason, reason),
             duration: Duration::ZERO,
@@ -267,7 +267,7 @@ mod tests {
     fn ran(name: &str, output: HookOutput) -> Ran {
         Ran {
             name: name.into(),
-            source: "project".into(),
+            source: crate::config::Layer::Project,
             executor: crate::config::ExecutorKind::Command,
             result: HookResult::answer(output),
             duration: Duration::from_millis(1),
@@ -535,14 +535,14 @@ mod tests {
             vec![
                 Ran {
                     name: "x".into(),
-                    source: "user".into(),
+                    source: crate::config::Layer::User,
                     executor: crate::config::ExecutorKind::Command,
                     result: HookResult::non_blocking("exit 1"),
                     duration: Duration::ZERO,
                 },
                 Ran {
                     name: "y".into(),
-                    source: "user".into(),
+                    source: crate::config::Layer::User,
                     executor: crate::config::ExecutorKind::Wasm,
                     result: HookResult::cancelled("fuel"),
                     duration: Duration::ZERO,

@@ -102,7 +102,7 @@ pub struct HookReport {
     pub name: String,
     /// Where it was configured (`managed`, `user`, `project`, `local`, `settings`,
     /// `plugin:<name>`, `session`).
-    pub source: String,
+    pub source: crate::config::Layer,
     /// `command`, `http`, `prompt` or `wasm`.
     pub executor: crate::config::ExecutorKind,
     /// How it ended.

@@ -152,7 +152,7 @@ async fn discovery_reads_home_project_and_local_settings() {
         outcome.additional_context.as_deref(),
         Some("managed\nuser\nproject\nlocal")
     );
-    let sources: Vec<&str> = outcome.hooks.iter().map(|h| h.source.as_str()).collect();
+    let sources: Vec<String> = outcome.hooks.iter().map(|h| h.source.label()).collect();
     assert_eq!(sources, ["managed", "user", "project", "local"]);
     assert!(
         outcome
