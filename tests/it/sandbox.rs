@@ -27,6 +27,11 @@ fn guest_at(component: &str, mode: &str, extra: Value) -> Value {
     handler
 }
 
+/// An engine with one PreToolUse hook.
+fn one_hook(env: &TestEnv, handler: Value) -> Engine {
+    env.engine(hooks("PreToolUse", None, vec![handler]))
+}
+
 async fn fire(engine: &Engine, env: &TestEnv) -> HookOutcome {
     engine.execute("PreToolUse", env.bash("ls")).await
 }
@@ -54,11 +59,7 @@ async fn memory_budget_covers_the_sum_of_all_memories() {
     // Three extra memories of 32 MiB: each under a 64 MiB limit, together over it.
     let bytes = with_extra_memories(guests::TEST_GUEST, 3, 512);
     let component = write_bytes(&env, "three-memories.wasm", &bytes);
-    let engine = env.engine(hooks(
-        "PreToolUse",
-        None,
-        vec![guest_at(&component, "allow", json!({"memoryMb": 64}))],
-    ));
+    let engine = one_hook(&env, guest_at(&component, "allow", json!({"memoryMb": 64})));
     let outcome = fire(&engine, &env).await;
     assert_eq!(outcome.hooks[0].status, HookStatus::NonBlockingError);
     assert!(
@@ -67,11 +68,10 @@ async fn memory_budget_covers_the_sum_of_all_memories() {
         hook_error(&outcome, 0)
     );
     // The same component fits a budget that covers the sum.
-    let engine = env.engine(hooks(
-        "PreToolUse",
-        None,
-        vec![guest_at(&component, "allow", json!({"memoryMb": 200}))],
-    ));
+    let engine = one_hook(
+        &env,
+        guest_at(&component, "allow", json!({"memoryMb": 200})),
+    );
     let outcome = fire(&engine, &env).await;
     assert_eq!(outcome.hooks[0].status, HookStatus::Success, "{outcome:?}");
 }
@@ -81,11 +81,7 @@ async fn too_many_memories_are_refused_at_load_naming_the_count() {
     let env = TestEnv::new();
     let bytes = with_extra_memories(guests::TEST_GUEST, 8, 1);
     let component = write_bytes(&env, "nine-memories.wasm", &bytes);
-    let engine = env.engine(hooks(
-        "PreToolUse",
-        None,
-        vec![guest_at(&component, "allow", json!({"memoryMb": 64}))],
-    ));
+    let engine = one_hook(&env, guest_at(&component, "allow", json!({"memoryMb": 64})));
     let problems = engine.prepare_all().await;
     assert_eq!(problems.len(), 1, "{problems:?}");
     assert!(
@@ -118,14 +114,13 @@ async fn wasi_handles_are_capped_per_call() {
             "listed",
         ),
     ] {
-        let engine = env.engine(hooks(
-            "PreToolUse",
-            None,
-            vec![guest(
+        let engine = one_hook(
+            &env,
+            guest(
                 mode,
                 json!({"allowedPaths": grant, "config": {"path": path}}),
-            )],
-        ));
+            ),
+        );
         let outcome = fire(&engine, &env).await;
         // Either the guest saw an error after at most the cap, or the call was stopped
         // with the limit named; never 100,000 handles.
@@ -155,15 +150,14 @@ async fn directory_listings_are_charged_to_the_call() {
     for index in 0..2000 {
         std::fs::write(big.join(format!("{index:0>200}")), "").unwrap();
     }
-    let engine = env.engine(hooks(
-        "PreToolUse",
-        None,
-        vec![guest(
+    let engine = one_hook(
+        &env,
+        guest(
             "listdir",
             json!({"allowedPaths": [{"path": env.project.display().to_string()}],
                    "config": {"path": big.display().to_string()}}),
-        )],
-    ));
+        ),
+    );
     let outcome = fire(&engine, &env).await;
     let report = outcome.additional_context.clone().unwrap_or_default();
     let count: usize = report
@@ -582,14 +576,13 @@ async fn grants_may_not_reach_the_cache_or_hookhosts_configuration() {
         (&cache, "the Wasm artifact cache"),
         (&config, "hookhost's configuration folder"),
     ] {
-        let engine = env.engine(hooks(
-            "PreToolUse",
-            None,
-            vec![guest(
+        let engine = one_hook(
+            &env,
+            guest(
                 "allow",
                 json!({"allowedPaths": [{"path": grant.display().to_string(), "write": true}]}),
-            )],
-        ));
+            ),
+        );
         assert!(
             errors(&engine).contains(&format!("overlaps {what}")),
             "{}",
@@ -606,17 +599,16 @@ async fn grants_may_not_reach_the_cache_or_hookhosts_configuration() {
 async fn nested_grants_of_different_modes_are_refused() {
     let env = TestEnv::new();
     std::fs::create_dir_all(env.project.join("docs")).unwrap();
-    let engine = env.engine(hooks(
-        "PreToolUse",
-        None,
-        vec![guest(
+    let engine = one_hook(
+        &env,
+        guest(
             "allow",
             json!({"failClosed": true, "allowedPaths": [
                 {"path": env.project.display().to_string(), "write": true},
                 {"path": env.project.join("docs").display().to_string()}
             ]}),
-        )],
-    ));
+        ),
+    );
     assert!(
         errors(&engine).contains("nested with different modes"),
         "{}",
@@ -635,15 +627,14 @@ async fn a_grant_redirected_through_a_planted_symlink_is_refused() {
     let sub = env.project.join("sub");
     std::fs::create_dir_all(&sub).unwrap();
     let reader = |env: &TestEnv| {
-        env.engine(hooks(
-            "PreToolUse",
-            None,
-            vec![guest(
+        one_hook(
+            &env,
+            guest(
                 "read",
                 json!({"allowedPaths": [{"path": sub.display().to_string()}],
                        "config": {"path": sub.join("secret.txt").display().to_string()}}),
-            )],
-        ))
+            ),
+        )
     };
     // Loaded while `sub` is a real folder; then a guest with a read-write grant on the
     // project swaps it for a symlink to `outside` (done here by the test, as that guest).
@@ -801,11 +792,7 @@ async fn a_failed_fail_closed_hook_is_reported_on_events_that_cannot_block() {
 #[tokio::test]
 async fn a_padded_input_cannot_push_a_policy_over_its_memory_limit() {
     let env = TestEnv::new();
-    let engine = env.engine(hooks(
-        "PreToolUse",
-        None,
-        vec![guest("deny", json!({"memoryMb": 16}))],
-    ));
+    let engine = one_hook(&env, guest("deny", json!({"memoryMb": 16})));
     // 20 MiB of padding, copied into the guest three times by the 0.1.0 record.
     let padded = env.file_tool(
         "Write",
@@ -819,11 +806,7 @@ async fn a_padded_input_cannot_push_a_policy_over_its_memory_limit() {
         outcome.hooks[0]
     );
     // Past the input cap it is a failure of the hook, and fail-closed blocks.
-    let engine = env.engine(hooks(
-        "PreToolUse",
-        None,
-        vec![guest("allow", json!({"failClosed": true}))],
-    ));
+    let engine = one_hook(&env, guest("allow", json!({"failClosed": true})));
     let huge = env.file_tool(
         "Write",
         json!({"file_path": "/tmp/x", "content": "a".repeat(30 << 20)}),
