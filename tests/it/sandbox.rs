@@ -628,7 +628,7 @@ async fn a_grant_redirected_through_a_planted_symlink_is_refused() {
     std::fs::create_dir_all(&sub).unwrap();
     let reader = |env: &TestEnv| {
         one_hook(
-            &env,
+            env,
             guest(
                 "read",
                 json!({"allowedPaths": [{"path": sub.display().to_string()}],
