@@ -29,7 +29,7 @@ use crate::executor::prompt::{LlmOptions, PromptExecutor};
 use crate::executor::wasm::{WasmOptions, WasmRuntime};
 use crate::executor::{AsyncNotice, Background, Executor, HookCall, Unsupported};
 use crate::merge::{Ran, merge};
-use crate::outcome::{HookOutcome, HookResult};
+use crate::outcome::{HookOutcome, HookResult, HookStatus};
 
 pub use session::SessionHookId;
 
@@ -637,13 +637,21 @@ impl Engine {
         }
         let key = self.inner.next_call.fetch_add(1, Ordering::Relaxed);
         self.track(key, hook, &call);
+        let failure_blocks = call.event.failure_blocks;
         let result = hook.executor.execute(call).await;
         self.inner
             .active
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .remove(&key);
-        result
+        // On events where any failure fails the event (WorktreeCreate), a hook that
+        // failed, whatever its executor, blocks.
+        match result.error.clone() {
+            Some(error) if failure_blocks && result.status == HookStatus::NonBlockingError => {
+                HookResult::failed_closed(error.clone(), error)
+            }
+            _ => result,
+        }
     }
 
     fn track(&self, key: u64, hook: &Prepared, call: &HookCall) {

@@ -465,3 +465,21 @@ async fn file_changed_matcher_value_is_the_file_name_for_matcher_and_guest() {
         "the guest sees the same value"
     );
 }
+
+#[tokio::test]
+async fn worktree_create_fails_when_a_wasm_hook_fails() {
+    let env = TestEnv::new();
+    let engine = env.engine(json!({"WorktreeCreate": [{"hooks": [guest("panic", json!({}))]}]}));
+    let outcome = engine
+        .execute("WorktreeCreate", json!({"name": "bold-oak-a3f2"}))
+        .await;
+    assert!(outcome.should_block, "{outcome:?}");
+    assert!(
+        outcome
+            .block_reason
+            .as_deref()
+            .unwrap_or("")
+            .contains("panicked on purpose"),
+        "{outcome:?}"
+    );
+}

@@ -81,24 +81,14 @@ impl Executor for HttpExecutor {
 
     fn execute<'a>(&'a self, call: HookCall) -> BoxFuture<'a, HookResult> {
         Box::pin(async move {
-            let result = match &self.url {
-                Ok(url) => {
-                    match tokio::time::timeout(call.timeout, self.post(url.clone(), &call)).await {
-                        Ok(result) => result,
-                        Err(_) => HookResult::timed_out(call.timeout, "request abandoned"),
-                    }
-                }
-                Err(message) => HookResult::non_blocking(message.clone()),
+            let url = match &self.url {
+                Ok(url) => url.clone(),
+                Err(message) => return HookResult::non_blocking(message.clone()),
             };
-            // An error status, a failed connection or an unusable URL is the HTTP form of
-            // a non-zero exit: on events where any failure fails the event, it blocks.
-            if call.event.failure_blocks
-                && result.status == crate::outcome::HookStatus::NonBlockingError
-            {
-                let reason = result.error.unwrap_or_else(|| "HTTP hook failed".into());
-                return HookResult::failed_closed(reason.clone(), reason);
+            match tokio::time::timeout(call.timeout, self.post(url, &call)).await {
+                Ok(result) => result,
+                Err(_) => HookResult::timed_out(call.timeout, "request abandoned"),
             }
-            result
         })
     }
 }
