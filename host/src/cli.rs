@@ -422,7 +422,7 @@ fn summary(outcome: &crate::HookOutcome) -> String {
             one_line(outcome.block_reason.as_deref().unwrap_or(""), 160)
         )
     } else if let Some(decision) = &outcome.permission_decision {
-        decision.to_uppercase()
+        decision.as_str().to_uppercase()
     } else {
         "no objection".to_string()
     };

@@ -308,7 +308,7 @@ impl Handler {
 #[derive(Debug, Clone)]
 pub struct HookSpec {
     /// The event it is configured for.
-    pub event: String,
+    pub event: crate::event::Event,
     /// Compiled L2 matcher.
     pub matcher: Matcher,
     /// The matcher as written.
@@ -348,6 +348,11 @@ impl HookSpec {
         self.name
             .clone()
             .unwrap_or_else(|| self.handler.display_name())
+    }
+
+    /// Whether a failure of this hook blocks the event (`failClosed`).
+    pub fn fail_closed(&self) -> bool {
+        matches!(&self.handler, Handler::Wasm(wasm) if wasm.fail_closed)
     }
 }
 

@@ -1,10 +1,14 @@
 //! The event catalog: every Claude Code hook event, with what its matcher compares
-//! against, whether it can block, and which answer fields it honours.
+//! against, whether it can block, which answer fields it honours, and what exit code 2,
+//! a failing hook and a prompt verdict do on it. Every per-event rule of the crate is a
+//! column here; no other module compares event names.
 //!
-//! Events are plain strings everywhere else in the crate so that a host can invent its
-//! own; [`EventSpec::lookup`] gives the catalog entry for the known ones and
-//! [`EventSpec::custom`] the permissive default for the rest.
+//! An [`Event`] is a name plus its catalog entry. Hosts may fire events hookhost does
+//! not know: those get [`EventSpec::custom`], the permissive entry.
 
+use std::fmt;
+use std::ops::Deref;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// A set of answer fields, used for field scoping (an answer field only counts on the
@@ -64,6 +68,58 @@ pub enum Handlers {
     CommandOnly,
 }
 
+/// What exit code 2 from a command hook does on an event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit2 {
+    /// Blocks, with stderr as the reason.
+    Blocks,
+    /// Reported as a non-blocking error (stderr shown to the user).
+    Reported,
+    /// Ignored (PermissionRequest decides only through its JSON answer).
+    Ignored,
+}
+
+/// How a block is expressed in a Claude Code answer for an event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BlockForm {
+    /// `hookSpecificOutput.permissionDecision` (PreToolUse).
+    PermissionDecision,
+    /// `hookSpecificOutput.decision.behavior` (PermissionRequest).
+    PermissionBehavior,
+    /// Top-level `decision: "block"` with `reason`.
+    Json,
+    /// Exit code 2 with the reason on stderr.
+    ExitCode,
+}
+
+/// What an `{"ok": false}` verdict of a prompt hook does on an event (reference 3.5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PromptEffect {
+    /// Nothing.
+    None,
+    /// Blocks with the reason.
+    Block,
+    /// Blocks and ends the turn (`continue: false`).
+    EndTurn,
+    /// Blocks; ends the turn unless the hook sets `continueOnBlock`.
+    EndTurnUnlessContinue,
+    /// Denies the tool call; ends the turn unless `continueOnBlock`.
+    Deny,
+    /// Blocks the stop; an `impossible` verdict becomes a system message instead.
+    BlockStop,
+}
+
+/// What an event's matcher compares against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MatcherValue {
+    /// The event has no matcher; every hook of the event fires.
+    None,
+    /// The string value of this input field.
+    Field(&'static str),
+    /// The file name (last path component) of this input field (FileChanged).
+    FileName(&'static str),
+}
+
 /// One entry of the event catalog.
 #[derive(Debug, Clone, Copy)]
 pub struct EventSpec {
@@ -85,12 +141,23 @@ pub struct EventSpec {
     pub tool_event: bool,
     /// Whether this entry is from the catalog (false for custom events).
     pub known: bool,
-    /// Whether the matcher compares the file name of `matcher_field` (FileChanged: the
-    /// matcher is `.envrc`, the field a full path) rather than the whole value.
-    pub matcher_on_file_name: bool,
+    /// What the matcher compares: a field, or the file name in a field (FileChanged:
+    /// the matcher is `.envrc`, the field a full path).
+    pub matcher_value: MatcherValue,
+    /// Whether matchers are limited to the narrow exact alphabet (letters, digits, `_`,
+    /// `.`, `|`).
+    pub narrow_matcher: bool,
     /// Whether any failure of a hook fails the event (WorktreeCreate: a non-zero exit, an
     /// HTTP error status or a refused connection fails the creation).
     pub failure_blocks: bool,
+    /// What a command's exit code 2 does.
+    pub exit2: Exit2,
+    /// How a block is written in a Claude Code answer.
+    pub block_form: BlockForm,
+    /// What a prompt hook's `ok: false` does.
+    pub prompt_effect: PromptEffect,
+    /// Whether consecutive blocks are counted by the stop-loop guard.
+    pub stop_guard: bool,
 }
 
 const DEFAULT_TIMEOUT: u64 = 600;
@@ -103,23 +170,60 @@ const fn spec(
     matcher_field: Option<&'static str>,
     fields: Fields,
 ) -> EventSpec {
+    let can_block = fields.contains(Fields::BLOCK);
     EventSpec {
         name,
         matcher_field,
-        can_block: fields.contains(Fields::BLOCK),
+        can_block,
         plain_text_context: false,
         fields,
         handlers: Handlers::NoLlm,
         default_timeout_secs: DEFAULT_TIMEOUT,
         tool_event: false,
         known: true,
-        matcher_on_file_name: false,
+        matcher_value: match matcher_field {
+            Some(field) => MatcherValue::Field(field),
+            None => MatcherValue::None,
+        },
+        narrow_matcher: false,
         failure_blocks: false,
+        exit2: if can_block {
+            Exit2::Blocks
+        } else {
+            Exit2::Reported
+        },
+        block_form: BlockForm::ExitCode,
+        prompt_effect: PromptEffect::None,
+        stop_guard: false,
     }
 }
 
 const fn on_file_name(mut s: EventSpec) -> EventSpec {
-    s.matcher_on_file_name = true;
+    if let Some(field) = s.matcher_field {
+        s.matcher_value = MatcherValue::FileName(field);
+    }
+    s
+}
+
+const fn narrow(mut s: EventSpec) -> EventSpec {
+    s.narrow_matcher = true;
+    s
+}
+
+const fn json_block(mut s: EventSpec) -> EventSpec {
+    s.block_form = BlockForm::Json;
+    s
+}
+
+const fn prompt(mut s: EventSpec, effect: PromptEffect) -> EventSpec {
+    s.prompt_effect = effect;
+    s
+}
+
+const fn stop_event(mut s: EventSpec) -> EventSpec {
+    s.stop_guard = true;
+    s.block_form = BlockForm::Json;
+    s.prompt_effect = PromptEffect::BlockStop;
     s
 }
 
@@ -149,6 +253,18 @@ const fn timeout(mut s: EventSpec, secs: u64) -> EventSpec {
     s
 }
 
+const fn pre_tool_use(mut s: EventSpec) -> EventSpec {
+    s.block_form = BlockForm::PermissionDecision;
+    s.prompt_effect = PromptEffect::Deny;
+    s
+}
+
+const fn permission_request(mut s: EventSpec) -> EventSpec {
+    s.block_form = BlockForm::PermissionBehavior;
+    s.exit2 = Exit2::Ignored;
+    s
+}
+
 const fn command_only(mut s: EventSpec) -> EventSpec {
     s.handlers = Handlers::CommandOnly;
     s
@@ -166,76 +282,104 @@ pub const CATALOG: &[EventSpec] = &[
     ))),
     command_only(spec("Setup", Some("trigger"), Fields::ADDITIONAL_CONTEXT)),
     spec("InstructionsLoaded", Some("load_reason"), Fields::NONE),
-    all(plain(timeout(
-        spec(
-            "UserPromptSubmit",
-            None,
-            BLOCK_CONTEXT.with(Fields::SESSION_TITLE),
-        ),
-        30,
-    ))),
-    all(plain(spec(
-        "UserPromptExpansion",
-        Some("command_name"),
-        BLOCK_CONTEXT,
-    ))),
+    prompt(
+        json_block(all(plain(timeout(
+            spec(
+                "UserPromptSubmit",
+                None,
+                BLOCK_CONTEXT.with(Fields::SESSION_TITLE),
+            ),
+            30,
+        )))),
+        PromptEffect::EndTurn,
+    ),
+    prompt(
+        json_block(all(plain(spec(
+            "UserPromptExpansion",
+            Some("command_name"),
+            BLOCK_CONTEXT,
+        )))),
+        PromptEffect::EndTurn,
+    ),
     timeout(spec("MessageDisplay", None, Fields::NONE), 10),
-    tool(spec(
+    pre_tool_use(tool(spec(
         "PreToolUse",
         Some("tool_name"),
         BLOCK_CONTEXT
             .with(Fields::PERMISSION_DECISION)
             .with(Fields::UPDATED_INPUT),
-    )),
+    ))),
     // PermissionRequest blocks only through its JSON decision; exit 2 is ignored.
-    tool(spec(
+    permission_request(tool(spec(
         "PermissionRequest",
         Some("tool_name"),
         BASE.with(Fields::PERMISSION_DECISION)
             .with(Fields::UPDATED_INPUT)
             .with(Fields::UPDATED_PERMISSIONS),
-    )),
+    ))),
     tool(spec("PermissionDenied", Some("tool_name"), Fields::RETRY)),
     // The tool already ran: a "block" here feeds the reason back to the model.
-    tool(spec(
-        "PostToolUse",
-        Some("tool_name"),
-        BLOCK_CONTEXT.with(Fields::UPDATED_TOOL_OUTPUT),
-    )),
-    tool(spec("PostToolUseFailure", Some("tool_name"), BLOCK_CONTEXT)),
-    all(spec("PostToolBatch", None, BLOCK_CONTEXT)),
+    prompt(
+        json_block(tool(spec(
+            "PostToolUse",
+            Some("tool_name"),
+            BLOCK_CONTEXT.with(Fields::UPDATED_TOOL_OUTPUT),
+        ))),
+        PromptEffect::EndTurnUnlessContinue,
+    ),
+    prompt(
+        json_block(tool(spec(
+            "PostToolUseFailure",
+            Some("tool_name"),
+            BLOCK_CONTEXT,
+        ))),
+        PromptEffect::Block,
+    ),
+    prompt(
+        json_block(all(spec("PostToolBatch", None, BLOCK_CONTEXT))),
+        PromptEffect::EndTurn,
+    ),
     spec("Notification", Some("notification_type"), Fields::NONE),
     spec(
         "SubagentStart",
         Some("agent_type"),
         Fields::ADDITIONAL_CONTEXT,
     ),
-    all(spec("SubagentStop", Some("agent_type"), BLOCK_CONTEXT)),
-    all(spec("TaskCreated", None, Fields::BLOCK)),
-    all(spec("TaskCompleted", None, Fields::BLOCK.with(BASE))),
-    all(spec("Stop", None, BLOCK_CONTEXT)),
-    spec("StopFailure", Some("error"), Fields::NONE),
-    all(spec("TeammateIdle", None, Fields::BLOCK.with(BASE))),
-    spec("ConfigChange", Some("source"), Fields::BLOCK),
+    stop_event(all(spec("SubagentStop", Some("agent_type"), BLOCK_CONTEXT))),
+    prompt(
+        json_block(all(spec("TaskCreated", None, Fields::BLOCK))),
+        PromptEffect::Block,
+    ),
+    prompt(
+        all(spec("TaskCompleted", None, Fields::BLOCK.with(BASE))),
+        PromptEffect::Block,
+    ),
+    stop_event(all(spec("Stop", None, BLOCK_CONTEXT))),
+    narrow(spec("StopFailure", Some("error"), Fields::NONE)),
+    prompt(
+        all(spec("TeammateIdle", None, Fields::BLOCK.with(BASE))),
+        PromptEffect::EndTurnUnlessContinue,
+    ),
+    json_block(spec("ConfigChange", Some("source"), Fields::BLOCK)),
     spec("CwdChanged", None, BASE.with(Fields::WATCH_PATHS)),
     spec("DirectoryAdded", Some("source"), Fields::SYSTEM_MESSAGE),
-    on_file_name(spec(
+    narrow(on_file_name(spec(
         "FileChanged",
         Some("file_path"),
         BASE.with(Fields::WATCH_PATHS),
-    )),
+    ))),
     failure_blocks(spec("WorktreeCreate", Some("name"), Fields::BLOCK)),
     spec("WorktreeRemove", Some("worktree_path"), Fields::NONE),
-    spec("PreCompact", Some("trigger"), Fields::BLOCK),
+    json_block(spec("PreCompact", Some("trigger"), Fields::BLOCK)),
     spec("PostCompact", Some("trigger"), Fields::NONE),
-    timeout(
+    json_block(timeout(
         spec(
             "PreModelSwitch",
             Some("to_model"),
             BASE.with(Fields::BLOCK).with(Fields::PERMISSION_DECISION),
         ),
         30,
-    ),
+    )),
     plain(timeout(
         spec("PostModelSwitch", Some("to_model"), CONTEXT),
         30,
@@ -252,26 +396,14 @@ impl EventSpec {
     }
 
     /// The catalog entry for `name`, or the permissive custom entry when unknown.
-    pub fn for_name(name: &str) -> EventSpec {
-        Self::lookup(name).copied().unwrap_or_else(Self::custom)
+    pub fn for_name(name: &str) -> &'static EventSpec {
+        Self::lookup(name).unwrap_or(&CUSTOM)
     }
 
     /// The entry used for events hookhost does not know: blockable, every field
     /// honoured, matcher compared against `tool_name` when the input has one.
-    pub fn custom() -> EventSpec {
-        EventSpec {
-            name: "",
-            matcher_field: Some("tool_name"),
-            can_block: true,
-            plain_text_context: false,
-            fields: Fields::ALL,
-            handlers: Handlers::All,
-            default_timeout_secs: DEFAULT_TIMEOUT,
-            tool_event: false,
-            known: false,
-            matcher_on_file_name: false,
-            failure_blocks: false,
-        }
+    pub fn custom() -> &'static EventSpec {
+        &CUSTOM
     }
 
     /// Whether the event honours `field`.
@@ -282,31 +414,135 @@ impl EventSpec {
     /// The value this event's matcher compares against in `input` (the file name of the
     /// field on FileChanged). Matching and the Wasm input's `matcher-value` both use it.
     pub fn matcher_value(&self, input: &serde_json::Value) -> Option<String> {
-        let value = input.get(self.matcher_field?)?.as_str()?;
-        if self.matcher_on_file_name {
-            return Some(
+        let text = |field: &str| input.get(field).and_then(serde_json::Value::as_str);
+        match self.matcher_value {
+            MatcherValue::None => None,
+            MatcherValue::Field(field) => text(field).map(str::to_string),
+            MatcherValue::FileName(field) => text(field).map(|value| {
                 std::path::Path::new(value)
                     .file_name()
                     .map(|name| name.to_string_lossy().into_owned())
-                    .unwrap_or_else(|| value.to_string()),
-            );
+                    .unwrap_or_else(|| value.to_string())
+            }),
         }
-        Some(value.to_string())
     }
 
     /// Default timeout for command, http and wasm hooks on this event.
     pub fn default_timeout(&self) -> Duration {
         Duration::from_secs(self.default_timeout_secs)
     }
+}
 
-    /// Whether the event uses the narrow exact-matcher alphabet (letters, digits, `_`, `|`).
-    pub fn narrow_matcher(&self) -> bool {
-        matches!(self.name, "FileChanged" | "StopFailure")
+/// The entry of events hookhost does not know.
+static CUSTOM: EventSpec = EventSpec {
+    name: "",
+    matcher_field: Some("tool_name"),
+    can_block: true,
+    plain_text_context: false,
+    fields: Fields::ALL,
+    handlers: Handlers::All,
+    default_timeout_secs: DEFAULT_TIMEOUT,
+    tool_event: false,
+    known: false,
+    matcher_value: MatcherValue::Field("tool_name"),
+    narrow_matcher: false,
+    failure_blocks: false,
+    exit2: Exit2::Blocks,
+    block_form: BlockForm::ExitCode,
+    prompt_effect: PromptEffect::None,
+    stop_guard: false,
+};
+
+/// An event as fired: its name (as the host wrote it) and its catalog entry. Derefs to
+/// the [`EventSpec`], so `event.can_block` reads the catalog. Cheap to clone.
+#[derive(Clone)]
+pub struct Event {
+    name: Arc<str>,
+    spec: &'static EventSpec,
+}
+
+impl Event {
+    /// The event called `name`: its catalog entry, or the custom entry.
+    pub fn new(name: &str) -> Event {
+        let spec = EventSpec::for_name(name);
+        let name = if spec.known {
+            Arc::from(spec.name)
+        } else {
+            Arc::from(name)
+        };
+        Event { name, spec }
     }
 
-    /// Whether the event is one of the stop events guarded against block loops.
-    pub fn is_stop(&self) -> bool {
-        matches!(self.name, "Stop" | "SubagentStop")
+    /// The event name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The name, shared.
+    pub fn shared_name(&self) -> Arc<str> {
+        self.name.clone()
+    }
+
+    /// The catalog entry.
+    pub fn spec(&self) -> &'static EventSpec {
+        self.spec
+    }
+}
+
+impl Deref for Event {
+    type Target = EventSpec;
+    fn deref(&self) -> &EventSpec {
+        self.spec
+    }
+}
+
+impl From<&str> for Event {
+    fn from(name: &str) -> Self {
+        Event::new(name)
+    }
+}
+
+impl PartialEq for Event {
+    fn eq(&self, other: &Event) -> bool {
+        self.name == other.name
+    }
+}
+
+impl Eq for Event {}
+
+impl std::hash::Hash for Event {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.name.hash(state)
+    }
+}
+
+impl PartialEq<str> for Event {
+    fn eq(&self, other: &str) -> bool {
+        &*self.name == other
+    }
+}
+
+impl PartialEq<&str> for Event {
+    fn eq(&self, other: &&str) -> bool {
+        &*self.name == *other
+    }
+}
+
+impl fmt::Debug for Event {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Event({:?})", &*self.name)
+    }
+}
+
+impl fmt::Display for Event {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name)
+    }
+}
+
+impl serde::Serialize for Event {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.name)
     }
 }
 
@@ -355,5 +591,34 @@ mod tests {
     fn unknown_events_are_custom() {
         let spec = EventSpec::for_name("MyHostEvent");
         assert!(!spec.known && spec.can_block);
+        let event = Event::new("MyHostEvent");
+        assert_eq!(event.name(), "MyHostEvent");
+        assert!(event == "MyHostEvent" && !event.known);
+    }
+
+    #[test]
+    fn per_event_rules_are_columns() {
+        let get = |name| EventSpec::lookup(name).unwrap();
+        assert_eq!(get("PermissionRequest").exit2, Exit2::Ignored);
+        assert_eq!(get("Notification").exit2, Exit2::Reported);
+        assert_eq!(get("PreToolUse").exit2, Exit2::Blocks);
+        assert_eq!(get("PreToolUse").block_form, BlockForm::PermissionDecision);
+        assert_eq!(get("Stop").block_form, BlockForm::Json);
+        assert_eq!(get("WorktreeCreate").block_form, BlockForm::ExitCode);
+        assert!(get("WorktreeCreate").failure_blocks);
+        assert_eq!(get("PreToolUse").prompt_effect, PromptEffect::Deny);
+        assert_eq!(get("PermissionDenied").prompt_effect, PromptEffect::None);
+        assert!(get("SubagentStop").stop_guard && !get("StopFailure").stop_guard);
+        assert!(get("FileChanged").narrow_matcher);
+        let input = serde_json::json!({"file_path": "/a/b/.envrc", "name": "feature"});
+        assert_eq!(
+            get("FileChanged").matcher_value(&input).as_deref(),
+            Some(".envrc")
+        );
+        assert_eq!(
+            get("WorktreeCreate").matcher_value(&input).as_deref(),
+            Some("feature")
+        );
+        assert_eq!(get("Stop").matcher_value(&input), None);
     }
 }

@@ -1,14 +1,19 @@
 //! The [`Executor`] trait every hook type implements, the [`HookCall`] it receives, and
 //! [`Background`], which owns detached work (async hooks) and the notices it produces.
+//!
+//! The engine knows no executor by name: [`registry::build`] turns a configured handler
+//! into an executor, and each executor says its own default timeout and whether it runs
+//! detached. Adding a hook type touches this folder and the config parser only.
 
 pub mod command;
 pub mod http;
 pub mod prompt;
+pub mod registry;
 pub mod wasm;
 
 use std::collections::VecDeque;
 use std::future::Future;
-use std::path::PathBuf;
+use std::path::Path;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -16,7 +21,7 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::task::JoinHandle;
 
-use crate::event::EventSpec;
+use crate::event::{Event, EventSpec};
 use crate::outcome::{HookResult, HookStatus};
 
 /// A boxed future, as returned by [`Executor::execute`].
@@ -26,23 +31,28 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 #[derive(Debug, Clone)]
 pub struct HookCall {
     /// Display name of the hook (for errors and logs).
-    pub name: String,
-    /// The event's catalog entry.
-    pub event: EventSpec,
-    /// The event name.
-    pub event_name: Arc<str>,
+    pub name: Arc<str>,
+    /// The event, with its catalog entry.
+    pub event: Event,
     /// The hook input.
     pub input: Arc<Value>,
     /// The hook input, serialised once per event.
     pub input_json: Arc<str>,
     /// Time allowed.
     pub timeout: Duration,
-    /// Environment for processes (`CLAUDE_PROJECT_DIR`, plugin variables, …).
-    pub env: Arc<Vec<(String, String)>>,
-    /// Working directory for processes (set for command hooks only).
-    pub cwd: Option<PathBuf>,
+    /// The project directory the configuration was loaded for, if any.
+    pub project_dir: Option<Arc<Path>>,
+    /// The input's `session_id` (empty when absent).
+    pub session_id: Arc<str>,
     /// Where detached work goes.
     pub background: Background,
+}
+
+/// How an executor that runs detached reports back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Detached {
+    /// A block wakes the agent (`asyncRewake`).
+    pub rewake: bool,
 }
 
 /// Runs one kind of hook. Implementations never panic on bad hook behaviour and never
@@ -50,6 +60,18 @@ pub struct HookCall {
 pub trait Executor: Send + Sync {
     /// Runs the hook once.
     fn execute<'a>(&'a self, call: HookCall) -> BoxFuture<'a, HookResult>;
+
+    /// The time allowed when the hook sets no `timeout`: the event's default unless the
+    /// hook type has its own.
+    fn default_timeout(&self, event: &EventSpec) -> Duration {
+        event.default_timeout()
+    }
+
+    /// `Some` when the hook is configured to run detached: the event does not wait for
+    /// it, and its result arrives later as an [`AsyncNotice`].
+    fn detached(&self) -> Option<Detached> {
+        None
+    }
 
     /// Why the hook could not be set up at load time (it will fail when it runs). Only
     /// cheap checks run at load; see [`Executor::prepare`].

@@ -35,7 +35,6 @@
 //! per hook type), [`merge`] (configuration-order merge), [`outcome`] (what comes back),
 //! and [`engine`] (the orchestration).
 
-pub mod claude;
 pub mod cli;
 pub mod condition;
 pub mod config;
@@ -47,6 +46,7 @@ pub mod matcher;
 pub mod merge;
 pub mod outcome;
 pub mod output;
+pub mod protocol;
 pub mod text;
 
 pub use config::{

@@ -172,14 +172,14 @@ impl Matcher {
             return Ok(Matcher::Any);
         }
         let exact_alphabet = |c: char| {
-            if spec.narrow_matcher() {
+            if spec.narrow_matcher {
                 c.is_ascii_alphanumeric() || c == '_' || c == '|'
             } else {
                 c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ' ' | ',' | '|')
             }
         };
         if text.chars().all(exact_alphabet) {
-            let separators: &[char] = if spec.narrow_matcher() {
+            let separators: &[char] = if spec.narrow_matcher {
                 &['|']
             } else {
                 &['|', ',']
@@ -238,7 +238,7 @@ mod tests {
         ];
         let text = std::str::from_utf8(TIMEOUT).unwrap();
         let spec = crate::EventSpec::for_name("PreToolUse");
-        let matcher = Matcher::compile(Some(text), &spec).unwrap();
+        let matcher = Matcher::compile(Some(text), spec).unwrap();
         assert!(matches!(
             matcher,
             Matcher::Regex {
@@ -254,17 +254,17 @@ mod tests {
     fn backtracking_patterns_are_bounded() {
         let spec = crate::EventSpec::for_name("PreToolUse");
         // Lookarounds still work.
-        let not_read = Matcher::compile(Some("^(?!Read).*"), &spec).unwrap();
+        let not_read = Matcher::compile(Some("^(?!Read).*"), spec).unwrap();
         assert!(not_read.matches(Some("Write"), None));
         assert!(!not_read.matches(Some("Read"), None));
-        assert!(Matcher::compile(Some("^(?!mcp__.*__write).*"), &spec).is_ok());
+        assert!(Matcher::compile(Some("^(?!mcp__.*__write).*"), spec).is_ok());
         // Exponential or high-degree shapes are refused with the reason.
         for text in ["^(?!x)(a+)+$", "(?=a)(.*)*", "(?!x).*.*.*b"] {
-            let err = Matcher::compile(Some(text), &spec).unwrap_err();
+            let err = Matcher::compile(Some(text), spec).unwrap_err();
             assert!(err.reason.contains("backtracking"), "{text}: {err}");
         }
         // Escapes and classes do not count as quantifiers.
-        assert!(Matcher::compile(Some(r"(?<=a)[*+]\*b"), &spec).is_ok());
+        assert!(Matcher::compile(Some(r"(?<=a)[*+]\*b"), spec).is_ok());
     }
 
     /// Found by the `matcher_rule` fuzz target: regress 0.10 panicked (index out of
@@ -280,7 +280,7 @@ mod tests {
         let text = std::str::from_utf8(CRASH).unwrap();
         for event in ["PreToolUse", "Stop", "SessionStart"] {
             let spec = crate::EventSpec::for_name(event);
-            if let Ok(matcher) = Matcher::compile(Some(text), &spec) {
+            if let Ok(matcher) = Matcher::compile(Some(text), spec) {
                 let _ = matcher.matches(Some("Bash"), None);
                 let _ = matcher.matches(Some(text), None);
             }
@@ -293,7 +293,7 @@ mod tests {
 
     fn matches(matcher: &str, event: &str, value: &str) -> bool {
         let spec = EventSpec::for_name(event);
-        Matcher::compile(Some(matcher), &spec)
+        Matcher::compile(Some(matcher), spec)
             .unwrap()
             .matches(Some(value), None)
     }
@@ -400,7 +400,7 @@ mod tests {
     #[test]
     fn tool_pattern_matcher() {
         let spec = EventSpec::for_name("PreToolUse");
-        let matcher = Matcher::compile(Some("Bash(git:*)"), &spec).unwrap();
+        let matcher = Matcher::compile(Some("Bash(git:*)"), spec).unwrap();
         assert!(matches!(matcher, Matcher::Tool(_)));
         let input = json!({"command": "git push"});
         let ctx = RuleContext {
@@ -422,15 +422,15 @@ mod tests {
     #[test]
     fn bad_regex_is_an_error() {
         let spec = EventSpec::for_name("PreToolUse");
-        assert!(Matcher::compile(Some("Bash[("), &spec).is_err());
+        assert!(Matcher::compile(Some("Bash[("), spec).is_err());
     }
 
     #[test]
     fn missing_value_matches_only_any() {
         let spec = EventSpec::for_name("PreToolUse");
-        assert!(Matcher::compile(None, &spec).unwrap().matches(None, None));
+        assert!(Matcher::compile(None, spec).unwrap().matches(None, None));
         assert!(
-            !Matcher::compile(Some("Bash"), &spec)
+            !Matcher::compile(Some("Bash"), spec)
                 .unwrap()
                 .matches(None, None)
         );

@@ -16,9 +16,10 @@
 
 use std::time::Duration;
 
-use crate::event::{EventSpec, Fields};
+use crate::event::{Event, Fields};
 use crate::outcome::{HookOutcome, HookReport, HookResult, HookStatus, IgnoredField, millis};
-use crate::output::{HookOutput, PermissionDecision};
+use crate::output::PermissionDecision;
+use crate::protocol;
 
 /// One finished hook, as handed to [`merge`].
 #[derive(Debug, Clone)]
@@ -45,101 +46,10 @@ fn join(target: &mut Option<String>, text: &str) {
     }
 }
 
-/// Removes the fields `spec` does not honour from `output`, naming each in `ignored`.
-fn scope(spec: &EventSpec, hook: &str, output: &mut HookOutput, ignored: &mut Vec<IgnoredField>) {
-    let mut drop_if = |field: Fields, name: &str, present: bool| {
-        let keep = spec.honours(field);
-        if present && !keep {
-            ignored.push(IgnoredField {
-                hook: hook.to_string(),
-                field: name.to_string(),
-            });
-        }
-        keep
-    };
-    if !drop_if(Fields::BLOCK, "decision", output.block) {
-        output.block = false;
-    }
-    if !drop_if(
-        Fields::CONTINUE,
-        "continue",
-        output.continue_ == Some(false),
-    ) {
-        output.continue_ = None;
-        output.stop_reason = None;
-    }
-    if !drop_if(
-        Fields::SYSTEM_MESSAGE,
-        "systemMessage",
-        output.system_message.is_some(),
-    ) {
-        output.system_message = None;
-    }
-    if !drop_if(
-        Fields::ADDITIONAL_CONTEXT,
-        "additionalContext",
-        output.additional_context.is_some(),
-    ) {
-        output.additional_context = None;
-    }
-    if !drop_if(
-        Fields::PERMISSION_DECISION,
-        "permissionDecision",
-        output.permission_decision.is_some(),
-    ) {
-        output.permission_decision = None;
-        output.permission_decision_reason = None;
-    }
-    if !drop_if(
-        Fields::UPDATED_INPUT,
-        "updatedInput",
-        output.updated_input.is_some(),
-    ) {
-        output.updated_input = None;
-    }
-    if !drop_if(
-        Fields::UPDATED_PERMISSIONS,
-        "updatedPermissions",
-        !output.updated_permissions.is_empty(),
-    ) {
-        output.updated_permissions.clear();
-    }
-    if !drop_if(
-        Fields::WATCH_PATHS,
-        "watchPaths",
-        !output.watch_paths.is_empty(),
-    ) {
-        output.watch_paths.clear();
-    }
-    if !drop_if(
-        Fields::INITIAL_USER_MESSAGE,
-        "initialUserMessage",
-        output.initial_user_message.is_some(),
-    ) {
-        output.initial_user_message = None;
-    }
-    if !drop_if(
-        Fields::SESSION_TITLE,
-        "sessionTitle",
-        output.session_title.is_some(),
-    ) {
-        output.session_title = None;
-    }
-    if !drop_if(Fields::RETRY, "retry", output.retry.is_some()) {
-        output.retry = None;
-    }
-    if !drop_if(
-        Fields::UPDATED_TOOL_OUTPUT,
-        "updatedToolOutput",
-        output.updated_tool_output.is_some(),
-    ) {
-        output.updated_tool_output = None;
-    }
-}
-
 /// Merges `ran` (in configuration order) for the event described by `spec`.
-pub fn merge(event: &str, spec: &EventSpec, ran: Vec<Ran>) -> HookOutcome {
-    let mut outcome = HookOutcome::empty(event);
+pub fn merge(event: &Event, ran: Vec<Ran>) -> HookOutcome {
+    let spec = event.spec();
+    let mut outcome = HookOutcome::empty(event.name());
     let mut decision: Option<(PermissionDecision, Option<String>)> = None;
     let mut seen_paths = std::collections::HashSet::new();
     for Ran {
@@ -150,7 +60,12 @@ pub fn merge(event: &str, spec: &EventSpec, ran: Vec<Ran>) -> HookOutcome {
         duration,
     } in ran
     {
-        scope(spec, &name, &mut result.output, &mut outcome.ignored_fields);
+        for field in protocol::scope(spec, &mut result.output) {
+            outcome.ignored_fields.push(IgnoredField {
+                hook: name.clone(),
+                field: field.to_string(),
+            });
+        }
         let out = result.output;
         let blocks = out.blocks();
         if result.status == HookStatus::Blocking && !blocks {
@@ -234,7 +149,7 @@ pub fn merge(event: &str, spec: &EventSpec, ran: Vec<Ran>) -> HookOutcome {
         });
     }
     if let Some((decision, reason)) = decision {
-        outcome.permission_decision = Some(decision.as_str().to_string());
+        outcome.permission_decision = Some(decision);
         outcome.permission_decision_reason = reason;
     }
     outcome
@@ -244,10 +159,8 @@ pub fn merge(event: &str, spec: &EventSpec, ran: Vec<Ran>) -> HookOutcome {
 /// read) while a `failClosed` hook guards it: one synthetic failed-closed result, merged
 /// like any other so the block takes the event's usual form (deny on PreToolUse, …).
 pub fn failed_closed(event: &str, reason: &str) -> HookOutcome {
-    let spec = EventSpec::for_name(event);
     merge(
-        event,
-        &spec,
+        &Event::new(event),
         vec![Ran {
             name: "hookhost".into(),
             source: crate::config::Layer::Hookhost,
@@ -282,10 +195,6 @@ mod tests {
         }
     }
 
-    fn pre() -> EventSpec {
-        EventSpec::for_name("PreToolUse")
-    }
-
     struct Case {
         name: &'static str,
         event: &'static str,
@@ -315,7 +224,10 @@ mod tests {
                     ran("d", decision(Allow, "fine")),
                 ],
                 check: |o| {
-                    assert_eq!(o.permission_decision.as_deref(), Some("deny"));
+                    assert_eq!(
+                        o.permission_decision.map(PermissionDecision::as_str),
+                        Some("deny")
+                    );
                     assert_eq!(o.permission_decision_reason.as_deref(), Some("no"));
                     assert!(o.should_block);
                     assert_eq!(o.block_reason.as_deref(), Some("no"));
@@ -325,7 +237,12 @@ mod tests {
                 name: "defer_beats_ask",
                 event: "PreToolUse",
                 hooks: vec![ran("a", decision(Ask, "x")), ran("b", decision(Defer, "y"))],
-                check: |o| assert_eq!(o.permission_decision.as_deref(), Some("defer")),
+                check: |o| {
+                    assert_eq!(
+                        o.permission_decision.map(PermissionDecision::as_str),
+                        Some("defer")
+                    )
+                },
             },
             Case {
                 name: "first_reason_among_equals",
@@ -496,7 +413,10 @@ mod tests {
                     ran("c", decision(Deny, "nope")),
                 ],
                 check: |o| {
-                    assert_eq!(o.permission_decision.as_deref(), Some("deny"));
+                    assert_eq!(
+                        o.permission_decision.map(PermissionDecision::as_str),
+                        Some("deny")
+                    );
                     assert_eq!(o.updated_permissions.len(), 2);
                     assert!(o.should_block);
                 },
@@ -520,8 +440,7 @@ mod tests {
             },
         ];
         for case in cases {
-            let spec = EventSpec::for_name(case.event);
-            let outcome = merge(case.event, &spec, case.hooks);
+            let outcome = merge(&Event::new(case.event), case.hooks);
             println!("case {}", case.name);
             (case.check)(&outcome);
         }
@@ -530,8 +449,7 @@ mod tests {
     #[test]
     fn failures_are_counted_and_reported() {
         let outcome = merge(
-            "PreToolUse",
-            &pre(),
+            &Event::new("PreToolUse"),
             vec![
                 Ran {
                     name: "x".into(),

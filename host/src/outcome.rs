@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::output::HookOutput;
+use crate::output::{HookOutput, PermissionDecision};
 
 /// How one hook ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -162,7 +162,7 @@ pub struct HookOutcome {
     /// Rewritten tool input (last writer in configuration order).
     pub updated_input: Option<Value>,
     /// Most restrictive permission decision (`deny` > `defer` > `ask` > `allow`).
-    pub permission_decision: Option<String>,
+    pub permission_decision: Option<PermissionDecision>,
     /// Reason given with the winning decision.
     pub permission_decision_reason: Option<String>,
     /// Accumulated permission updates.

@@ -112,7 +112,9 @@ async fn exit_code_rows() {
             row.name, outcome.hooks[0]
         );
         assert_eq!(
-            outcome.permission_decision.as_deref(),
+            outcome
+                .permission_decision
+                .map(hookhost::PermissionDecision::as_str),
             row.decision,
             "row {}",
             row.name

@@ -40,7 +40,9 @@ async fn bash_guard_denies_destructive_commands_with_advice() {
         match advice {
             Some(advice) => {
                 assert_eq!(
-                    outcome.permission_decision.as_deref(),
+                    outcome
+                        .permission_decision
+                        .map(hookhost::PermissionDecision::as_str),
                     Some("deny"),
                     "{command}"
                 );
@@ -96,7 +98,12 @@ async fn secret_scan_blocks_credentials_and_redacts_them() {
         json!({"file_path": "/p/.env", "content": format!("AWS_ACCESS_KEY_ID={key}\n")}),
     );
     let outcome = engine.execute("PreToolUse", write).await;
-    assert_eq!(outcome.permission_decision.as_deref(), Some("deny"));
+    assert_eq!(
+        outcome
+            .permission_decision
+            .map(hookhost::PermissionDecision::as_str),
+        Some("deny")
+    );
     let reason = outcome.block_reason.unwrap();
     assert!(reason.contains("AWS access key id (AKIAIO…)"), "{reason}");
     assert!(

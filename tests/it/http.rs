@@ -121,7 +121,9 @@ async fn response_semantics() {
         assert_eq!(report.executor, "http");
         assert_eq!(report.status, case.status, "case {}: {report:?}", case.name);
         assert_eq!(
-            outcome.permission_decision.as_deref(),
+            outcome
+                .permission_decision
+                .map(hookhost::PermissionDecision::as_str),
             case.decision,
             "case {}",
             case.name

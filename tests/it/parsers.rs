@@ -197,23 +197,23 @@ proptest! {
     fn hook_output_never_panics(value in json_value(), event in prop_oneof![
         Just("PreToolUse"), Just("PermissionRequest"), Just("Stop"), Just("SessionStart"),
         Just("PostToolUse"), Just("Custom")]) {
-        let _ = hookhost::output::parse_answer(&value, event);
+        let _ = hookhost::protocol::parse_answer(&value, &hookhost::event::Event::new(event));
         let wrapped = json!({"hookSpecificOutput": value, "decision": "block"});
-        let _ = hookhost::output::parse_answer(&wrapped, event);
+        let _ = hookhost::protocol::parse_answer(&wrapped, &hookhost::event::Event::new(event));
     }
 
     #[test]
     fn watch_path_lists_are_capped(count in 0usize..3000) {
         let value = json!({"watchPaths": vec![""; count]});
-        let parsed = hookhost::output::parse_answer(&value, "CwdChanged");
-        prop_assert_eq!(parsed.is_ok(), count <= hookhost::output::MAX_LIST_ENTRIES);
+        let parsed = hookhost::protocol::parse_answer(&value, &hookhost::event::Event::new("CwdChanged"));
+        prop_assert_eq!(parsed.is_ok(), count <= hookhost::protocol::MAX_LIST_ENTRIES);
     }
 
     #[test]
     fn matchers_and_rules_never_panic(text in ".{0,40}", value in ".{0,20}") {
         let input = json!({"command": value.clone(), "file_path": format!("/proj/{value}")});
         for event in ["PreToolUse", "FileChanged", "Stop"] {
-            if let Ok(matcher) = Matcher::compile(Some(&text), &EventSpec::for_name(event)) {
+            if let Ok(matcher) = Matcher::compile(Some(&text), EventSpec::for_name(event)) {
                 let _ = matcher.matches(Some(&value), Some(&rule_context(&input)));
             }
         }

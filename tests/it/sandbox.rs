@@ -200,7 +200,9 @@ async fn a_descriptor_flood_does_not_drop_another_hooks_deny() {
     let policy = Engine::load(&env.load_options(&[settings], &[]), env.engine_options()).unwrap();
     let outcome = fire(&policy, &env).await;
     assert_eq!(
-        outcome.permission_decision.as_deref(),
+        outcome
+            .permission_decision
+            .map(hookhost::PermissionDecision::as_str),
         Some("deny"),
         "{:?}",
         outcome.hooks[0]
@@ -239,7 +241,12 @@ async fn pool_exhaustion_makes_calls_wait_not_fail() {
     options.wasm.max_instances = 8; // 8 memories in the pool: two such calls fill it
     let engine = Engine::load(&env.load_options(&[settings], &[]), options).unwrap();
     let outcome = fire(&engine, &env).await;
-    assert_eq!(outcome.permission_decision.as_deref(), Some("deny"));
+    assert_eq!(
+        outcome
+            .permission_decision
+            .map(hookhost::PermissionDecision::as_str),
+        Some("deny")
+    );
     for (index, hook) in outcome.hooks.iter().enumerate() {
         assert_ne!(
             hook.status,
@@ -399,7 +406,10 @@ async fn a_compile_worker_bounds_memory_and_time() {
     // Within its limits the worker's artifact runs like an in-process one.
     let engine = engine_with(4 << 30, Duration::from_secs(60));
     assert_eq!(
-        fire(&engine, &env).await.permission_decision.as_deref(),
+        fire(&engine, &env)
+            .await
+            .permission_decision
+            .map(hookhost::PermissionDecision::as_str),
         Some("deny")
     );
     assert_eq!(engine.wasm_cache_stats().unwrap().compiled, 1);
@@ -495,7 +505,12 @@ async fn a_forged_artifact_is_never_run() {
     let allow_artifact = artifacts(&cache).pop().unwrap();
     let guard = cache_engine(&env, guests::BASH_GUARD, &cache);
     let outcome = guard.execute("PreToolUse", env.bash("rm -rf /")).await;
-    assert_eq!(outcome.permission_decision.as_deref(), Some("deny"));
+    assert_eq!(
+        outcome
+            .permission_decision
+            .map(hookhost::PermissionDecision::as_str),
+        Some("deny")
+    );
     let guard_artifact = artifacts(&cache)
         .into_iter()
         .find(|p| *p != allow_artifact)
@@ -505,7 +520,9 @@ async fn a_forged_artifact_is_never_run() {
     let guard = cache_engine(&env, guests::BASH_GUARD, &cache);
     let outcome = guard.execute("PreToolUse", env.bash("rm -rf /")).await;
     assert_eq!(
-        outcome.permission_decision.as_deref(),
+        outcome
+            .permission_decision
+            .map(hookhost::PermissionDecision::as_str),
         Some("deny"),
         "{outcome:?}"
     );
@@ -553,7 +570,12 @@ async fn a_planted_symlink_in_the_cache_is_not_followed() {
     std::os::unix::fs::symlink(&victim, &predictable).unwrap();
     let engine = cache_engine(&env, guests::BASH_GUARD, &cache);
     let outcome = engine.execute("PreToolUse", env.bash("rm -rf /")).await;
-    assert_eq!(outcome.permission_decision.as_deref(), Some("deny"));
+    assert_eq!(
+        outcome
+            .permission_decision
+            .map(hookhost::PermissionDecision::as_str),
+        Some("deny")
+    );
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
     assert!(
         !std::fs::symlink_metadata(&artifact)
@@ -800,7 +822,9 @@ async fn a_padded_input_cannot_push_a_policy_over_its_memory_limit() {
     );
     let outcome = engine.execute("PreToolUse", padded).await;
     assert_eq!(
-        outcome.permission_decision.as_deref(),
+        outcome
+            .permission_decision
+            .map(hookhost::PermissionDecision::as_str),
         Some("deny"),
         "{:?}",
         outcome.hooks[0]

@@ -27,10 +27,20 @@ async fn decisions_come_back_typed() {
     let env = TestEnv::new();
     let outcome = run(&env, guest("deny", json!({}))).await;
     assert_eq!(outcome.hooks[0].executor, "wasm");
-    assert_eq!(outcome.permission_decision.as_deref(), Some("deny"));
+    assert_eq!(
+        outcome
+            .permission_decision
+            .map(hookhost::PermissionDecision::as_str),
+        Some("deny")
+    );
     assert_eq!(outcome.block_reason.as_deref(), Some("test-guest says no"));
     let outcome = run(&env, guest("allow", json!({}))).await;
-    assert_eq!(outcome.permission_decision.as_deref(), Some("allow"));
+    assert_eq!(
+        outcome
+            .permission_decision
+            .map(hookhost::PermissionDecision::as_str),
+        Some("allow")
+    );
     assert_eq!(outcome.hooks[0].status, HookStatus::Success);
 }
 
@@ -182,7 +192,9 @@ async fn fail_closed_turns_every_failure_into_a_named_block() {
         let outcome = run(&env, guest(mode, extra)).await;
         assert!(outcome.should_block, "{mode}");
         assert_eq!(
-            outcome.permission_decision.as_deref(),
+            outcome
+                .permission_decision
+                .map(hookhost::PermissionDecision::as_str),
             Some("deny"),
             "{mode}"
         );

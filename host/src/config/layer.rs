@@ -247,7 +247,7 @@ pub fn load(options: &LoadOptions) -> LoadedConfig {
     }
     let mut hooks = dedup(hooks);
     if options.policy == LayerPolicy::ProjectReplacesUser {
-        let overridden: HashSet<String> = hooks
+        let overridden: HashSet<crate::event::Event> = hooks
             .iter()
             .filter(|h| matches!(h.layer, Layer::Project | Layer::Local))
             .map(|h| h.event.clone())

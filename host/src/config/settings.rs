@@ -173,7 +173,7 @@ pub fn read_hooks(
             continue;
         };
         for (index, group) in groups.iter().enumerate() {
-            read_group(event, &spec, index, group, ctx, out, diags);
+            read_group(event, spec, index, group, ctx, out, diags);
         }
     }
 }
@@ -254,7 +254,7 @@ fn read_group(
                     ));
                 }
                 out.push(HookSpec {
-                    event: event.to_string(),
+                    event: crate::event::Event::new(event),
                     matcher: matcher.clone(),
                     matcher_text: matcher_text.clone(),
                     condition: common.condition,

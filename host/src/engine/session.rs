@@ -4,10 +4,10 @@
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use super::{Engine, EngineError, Prepared, executor_for};
+use super::{Engine, EngineError, Prepared};
 use crate::config::{Handler, HookSpec, Layer, WasmHandler};
-use crate::event::EventSpec;
-use crate::executor::Executor;
+use crate::event::Event;
+use crate::executor::{Executor, registry};
 use crate::matcher::Matcher;
 
 /// Identifies a session hook for removal.
@@ -22,14 +22,14 @@ impl HookSpec {
         matcher: Option<&str>,
         handler: Handler,
     ) -> Result<HookSpec, EngineError> {
-        let spec = EventSpec::for_name(event);
+        let event = Event::new(event);
         let compiled =
-            Matcher::compile(matcher, &spec).map_err(|source| EngineError::SessionHook {
+            Matcher::compile(matcher, &event).map_err(|source| EngineError::SessionHook {
                 event: event.to_string(),
                 source,
             })?;
         Ok(HookSpec {
-            event: event.to_string(),
+            event,
             matcher: compiled,
             matcher_text: matcher.map(str::to_string),
             condition: None,
@@ -53,11 +53,7 @@ impl Engine {
     /// Registers a session hook; it fires after the configuration hooks of its event.
     pub fn add_session_hook(&self, mut spec: HookSpec) -> Result<SessionHookId, EngineError> {
         spec.layer = Layer::Session;
-        let wasm = match spec.handler {
-            Handler::Wasm(_) => Some(self.wasm_runtime()?),
-            _ => None,
-        };
-        let executor = executor_for(&spec, wasm.as_ref(), &self.inner.http);
+        let executor = registry::build(&spec, &self.inner.shared);
         self.push_session(spec, executor)
     }
 
@@ -93,7 +89,11 @@ impl Engine {
         bytes: &[u8],
         handler: WasmHandler,
     ) -> Result<SessionHookId, EngineError> {
-        let runtime = self.wasm_runtime()?;
+        let runtime = self
+            .inner
+            .shared
+            .wasm_runtime()
+            .map_err(EngineError::Wasm)?;
         let spec = HookSpec::session(event, matcher, Handler::Wasm(handler.clone()))?;
         let executor = runtime.executor_from_bytes(bytes, &handler, &spec.display_name());
         self.push_session(spec, executor)

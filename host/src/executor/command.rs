@@ -8,6 +8,7 @@
 //!
 //! The exit-code matrix (reference 2.3) lives in [`interpret`], a pure function.
 
+use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
@@ -17,13 +18,12 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, Command};
 use tokio::sync::oneshot;
 
-use super::{AsyncNotice, BoxFuture, Executor, HookCall};
+use super::{AsyncNotice, BoxFuture, Detached, Executor, HookCall};
 use crate::config::{CommandHandler, Shell};
-use crate::event::{EventSpec, Fields};
+use crate::event::{Event, Exit2, Fields};
 use crate::outcome::HookResult;
-use crate::output::{
-    HookOutput, PermissionDecision, is_async_marker, looks_like_json, parse_answer,
-};
+use crate::output::{HookOutput, PermissionDecision};
+use crate::protocol::{is_async_marker, looks_like_json, parse_answer};
 
 /// Bytes kept from each of stdout and stderr.
 pub const OUTPUT_CAP: usize = 1024 * 1024;
@@ -34,12 +34,31 @@ const PIPE_GRACE: Duration = Duration::from_millis(500);
 /// Runs `command` hooks.
 pub struct CommandExecutor {
     handler: CommandHandler,
+    /// Variables the hook's configuration adds (plugin variables).
+    env: Vec<(String, String)>,
 }
 
 impl CommandExecutor {
-    /// An executor for one configured command.
-    pub fn new(handler: CommandHandler) -> Self {
-        Self { handler }
+    /// An executor for one configured command; `env` is added to every process's
+    /// environment (plugin variables such as `CLAUDE_PLUGIN_ROOT`).
+    pub fn new(handler: CommandHandler, env: Vec<(String, String)>) -> Self {
+        Self { handler, env }
+    }
+
+    /// The process environment for `call`: the Claude Code variables, then the hook's.
+    fn environment(&self, call: &HookCall, cwd: Option<&Path>) -> Vec<(String, String)> {
+        let mut env = vec![
+            ("CLAUDECODE".to_string(), "1".to_string()),
+            ("HOOKHOST".to_string(), "1".to_string()),
+        ];
+        if let Some(project) = call.project_dir.as_deref().or(cwd) {
+            env.push(("CLAUDE_PROJECT_DIR".into(), project.display().to_string()));
+        }
+        if !call.session_id.is_empty() {
+            env.push(("CLAUDE_CODE_SESSION_ID".into(), call.session_id.to_string()));
+        }
+        env.extend(self.env.iter().cloned());
+        env
     }
 
     fn command(&self, call: &HookCall) -> Command {
@@ -59,13 +78,20 @@ impl CommandExecutor {
                 c
             }
         };
+        // The input's `cwd`, else the project directory.
+        let cwd = call
+            .input
+            .get("cwd")
+            .and_then(serde_json::Value::as_str)
+            .map(Path::new)
+            .or(call.project_dir.as_deref());
         command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0)
-            .envs(call.env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-        if let Some(cwd) = call.cwd.as_ref().filter(|dir| dir.is_dir()) {
+            .envs(self.environment(call, cwd));
+        if let Some(cwd) = cwd.filter(|dir| dir.is_dir()) {
             command.current_dir(cwd);
         }
         command
@@ -75,6 +101,12 @@ impl CommandExecutor {
 impl Executor for CommandExecutor {
     fn execute<'a>(&'a self, call: HookCall) -> BoxFuture<'a, HookResult> {
         Box::pin(self.run(call))
+    }
+
+    fn detached(&self) -> Option<Detached> {
+        self.handler.run_async.then_some(Detached {
+            rewake: self.handler.async_rewake,
+        })
     }
 }
 
@@ -230,25 +262,14 @@ impl CommandExecutor {
 
 fn conclude(call: &HookCall, finished: Result<Finished, Duration>) -> HookResult {
     match finished {
-        Ok(done) => interpret(
-            done.code,
-            &done.stdout,
-            &done.stderr,
-            &call.event,
-            &call.event_name,
-        ),
+        Ok(done) => interpret(done.code, &done.stdout, &done.stderr, &call.event),
         Err(limit) => HookResult::timed_out(limit, "process group killed"),
     }
 }
 
 /// Applies the reference's exit-code matrix to a finished command.
-pub fn interpret(
-    code: Option<i32>,
-    stdout: &str,
-    stderr: &str,
-    spec: &EventSpec,
-    event: &str,
-) -> HookResult {
+pub fn interpret(code: Option<i32>, stdout: &str, stderr: &str, event: &Event) -> HookResult {
+    let spec = event.spec();
     let parsed = looks_like_json(stdout).then(|| {
         serde_json::from_str::<serde_json::Value>(stdout.trim())
             .map_err(|err| err.to_string())
@@ -268,7 +289,7 @@ pub fn interpret(
                 HookResult::answer(output)
             }
         },
-        Some(2) if spec.can_block => {
+        Some(2) if spec.exit2 == Exit2::Blocks => {
             let mut output = match parsed {
                 Some(Ok(output)) => output,
                 _ => HookOutput::default(),
@@ -288,8 +309,7 @@ pub fn interpret(
             }
             HookResult::answer(output)
         }
-        // PermissionRequest ignores exit 2; other events that cannot block report it.
-        Some(2) if spec.name == "PermissionRequest" => HookResult::answer(HookOutput::default()),
+        Some(2) if spec.exit2 == Exit2::Ignored => HookResult::answer(HookOutput::default()),
         Some(2) => HookResult::non_blocking(first_line("exit code 2", stderr_text)),
         other => {
             if spec.failure_blocks {
@@ -322,7 +342,7 @@ fn first_line(prefix: &str, stderr: &str) -> String {
 
 /// Builds the notice for a detached or async command.
 pub fn notice(call: &HookCall, rewake: bool, result: HookResult) -> AsyncNotice {
-    AsyncNotice::from_result(&call.name, &call.event_name, rewake, result)
+    AsyncNotice::from_result(&call.name, call.event.name(), rewake, result)
 }
 
 #[cfg(test)]
@@ -331,7 +351,7 @@ mod tests {
     use crate::outcome::HookStatus;
 
     fn run(code: Option<i32>, stdout: &str, stderr: &str, event: &str) -> HookResult {
-        interpret(code, stdout, stderr, &EventSpec::for_name(event), event)
+        interpret(code, stdout, stderr, &Event::new(event))
     }
 
     #[test]

@@ -20,8 +20,10 @@ use serde_json::Value;
 use super::{BoxFuture, Executor, HookCall};
 use crate::condition::wildcard;
 use crate::config::{HttpHandler, HttpPolicy};
+use crate::event::Event;
 use crate::outcome::HookResult;
-use crate::output::{HookOutput, parse_answer};
+use crate::output::HookOutput;
+use crate::protocol::parse_answer;
 
 /// Largest response body read, bytes.
 pub const BODY_CAP: usize = 1024 * 1024;
@@ -163,12 +165,12 @@ impl HttpExecutor {
                 .collect::<String>();
             return HookResult::non_blocking(format!("HTTP {status}: {first}"));
         }
-        interpret(&body, &call.event_name)
+        interpret(&body, &call.event)
     }
 }
 
 /// What a 2xx body means.
-pub fn interpret(body: &str, event: &str) -> HookResult {
+pub fn interpret(body: &str, event: &Event) -> HookResult {
     let trimmed = body.trim();
     if trimmed.is_empty() {
         return HookResult::answer(HookOutput::default());
@@ -328,18 +330,24 @@ mod tests {
 
     #[test]
     fn body_semantics() {
-        assert_eq!(interpret("", "Stop").status, HookStatus::Success);
         assert_eq!(
-            interpret(r#"{"decision":"block","reason":"r"}"#, "Stop").status,
+            interpret("", &Event::new("Stop")).status,
+            HookStatus::Success
+        );
+        assert_eq!(
+            interpret(r#"{"decision":"block","reason":"r"}"#, &Event::new("Stop")).status,
             HookStatus::Blocking
         );
-        assert_eq!(interpret("ok", "Stop").status, HookStatus::NonBlockingError);
         assert_eq!(
-            interpret("[1]", "Stop").status,
+            interpret("ok", &Event::new("Stop")).status,
             HookStatus::NonBlockingError
         );
         assert_eq!(
-            interpret(r#"{"continue":1}"#, "Stop").status,
+            interpret("[1]", &Event::new("Stop")).status,
+            HookStatus::NonBlockingError
+        );
+        assert_eq!(
+            interpret(r#"{"continue":1}"#, &Event::new("Stop")).status,
             HookStatus::NonBlockingError
         );
     }

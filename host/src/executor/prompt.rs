@@ -7,11 +7,14 @@
 //! object are tolerated, anything else is a non-blocking error naming the hook. What
 //! `ok: false` does depends on the event ([`effect`]).
 
+use std::time::Duration;
+
 use reqwest::Client;
 use serde_json::{Value, json};
 
 use super::{BoxFuture, Executor, HookCall};
 use crate::config::PromptHandler;
+use crate::event::{EventSpec, PromptEffect};
 use crate::outcome::HookResult;
 use crate::output::{HookOutput, PermissionDecision};
 
@@ -101,6 +104,9 @@ impl Default for LlmOptions {
     }
 }
 
+/// Default timeout of a prompt hook.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
 const SYSTEM: &str = "You evaluate a hook in an AI coding agent. Read the request and the hook input JSON. \
 Answer with exactly one JSON object and nothing else: {\"ok\": true} when the condition is satisfied, or \
 {\"ok\": false, \"reason\": \"<why, and what to do instead>\"} when it is not. On Stop events you may add \
@@ -125,12 +131,19 @@ impl PromptExecutor {
 }
 
 impl Executor for PromptExecutor {
+    /// 30 s, whatever the event.
+    fn default_timeout(&self, _event: &EventSpec) -> Duration {
+        DEFAULT_TIMEOUT
+    }
+
     fn execute<'a>(&'a self, call: HookCall) -> BoxFuture<'a, HookResult> {
         Box::pin(async move {
             match tokio::time::timeout(call.timeout, self.ask(&call)).await {
-                Ok(Ok(verdict)) => {
-                    effect(&verdict, &call.event_name, self.handler.continue_on_block)
-                }
+                Ok(Ok(verdict)) => effect(
+                    &verdict,
+                    call.event.prompt_effect,
+                    self.handler.continue_on_block,
+                ),
                 Ok(Err(message)) => {
                     HookResult::non_blocking(format!("prompt hook {}: {message}", call.name))
                 }
@@ -283,7 +296,7 @@ pub fn parse_verdict(text: &str) -> Result<Verdict, String> {
 }
 
 /// What a verdict does on `event` (reference section 3.5).
-pub fn effect(verdict: &Verdict, event: &str, continue_on_block: bool) -> HookResult {
+pub fn effect(verdict: &Verdict, effect: PromptEffect, continue_on_block: bool) -> HookResult {
     if verdict.ok {
         return HookResult::answer(HookOutput::default());
     }
@@ -298,15 +311,15 @@ pub fn effect(verdict: &Verdict, event: &str, continue_on_block: bool) -> HookRe
         output.stop_reason = Some(reason.clone());
         output
     };
-    let output = match event {
-        "Stop" | "SubagentStop" if verdict.impossible => HookOutput {
+    let output = match effect {
+        PromptEffect::BlockStop if verdict.impossible => HookOutput {
             system_message: Some(format!(
                 "prompt hook: the work cannot be completed: {reason}"
             )),
             ..HookOutput::default()
         },
-        "Stop" | "SubagentStop" | "PostToolUseFailure" | "TaskCreated" | "TaskCompleted" => block,
-        "PreToolUse" => {
+        PromptEffect::BlockStop | PromptEffect::Block => block,
+        PromptEffect::Deny => {
             let deny = HookOutput {
                 permission_decision: Some(PermissionDecision::Deny),
                 permission_decision_reason: Some(reason.clone()),
@@ -318,14 +331,9 @@ pub fn effect(verdict: &Verdict, event: &str, continue_on_block: bool) -> HookRe
                 end_turn(deny)
             }
         }
-        "PostToolUse" | "TeammateIdle" if continue_on_block => block,
-        "PostToolUse"
-        | "TeammateIdle"
-        | "PostToolBatch"
-        | "UserPromptSubmit"
-        | "UserPromptExpansion" => end_turn(block),
-        // PermissionRequest, PermissionDenied: no effect.
-        _ => HookOutput::default(),
+        PromptEffect::EndTurnUnlessContinue if continue_on_block => block,
+        PromptEffect::EndTurnUnlessContinue | PromptEffect::EndTurn => end_turn(block),
+        PromptEffect::None => HookOutput::default(),
     };
     HookResult::answer(output)
 }
@@ -363,6 +371,10 @@ mod tests {
         assert!(parse_verdict("{\"ok\": false}").is_err());
     }
 
+    fn on(event: &str) -> PromptEffect {
+        crate::event::EventSpec::for_name(event).prompt_effect
+    }
+
     #[test]
     fn effects_per_event() {
         let no = Verdict {
@@ -370,29 +382,29 @@ mod tests {
             reason: Some("r".into()),
             impossible: false,
         };
-        let stop = effect(&no, "Stop", false);
+        let stop = effect(&no, on("Stop"), false);
         assert!(stop.output.block && stop.output.continue_.is_none());
-        let pre = effect(&no, "PreToolUse", false);
+        let pre = effect(&no, on("PreToolUse"), false);
         assert_eq!(
             pre.output.permission_decision,
             Some(PermissionDecision::Deny)
         );
         assert_eq!(pre.output.continue_, Some(false));
-        assert_eq!(effect(&no, "PreToolUse", true).output.continue_, None);
+        assert_eq!(effect(&no, on("PreToolUse"), true).output.continue_, None);
         assert_eq!(
-            effect(&no, "PermissionRequest", false).status,
+            effect(&no, on("PermissionRequest"), false).status,
             HookStatus::Success
         );
-        assert!(!effect(&no, "PermissionRequest", false).output.blocks());
+        assert!(!effect(&no, on("PermissionRequest"), false).output.blocks());
         let impossible = Verdict {
             impossible: true,
             ..no.clone()
         };
-        assert!(!effect(&impossible, "Stop", false).output.block);
+        assert!(!effect(&impossible, on("Stop"), false).output.block);
         assert_eq!(
-            effect(&no, "TeammateIdle", false).output.continue_,
+            effect(&no, on("TeammateIdle"), false).output.continue_,
             Some(false)
         );
-        assert_eq!(effect(&no, "TeammateIdle", true).output.continue_, None);
+        assert_eq!(effect(&no, on("TeammateIdle"), true).output.continue_, None);
     }
 }

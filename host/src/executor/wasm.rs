@@ -39,6 +39,7 @@ pub use self::load_error::LoadError;
 use self::ticker::Ticker;
 use super::{BoxFuture, Executor, HookCall};
 use crate::config::WasmHandler;
+use crate::event::EventSpec;
 use crate::outcome::{HookResult, HookStatus};
 use crate::text::truncate;
 
@@ -407,9 +408,12 @@ impl WasmRuntime {
 /// Bytes the WIT input record for `input` on `event` carries into a guest (what the
 /// Wasm input limit counts). Public for the fuzz targets.
 pub fn input_record_size(event: &str, input: &Value) -> usize {
-    let spec = crate::EventSpec::for_name(event);
     let raw = input.to_string();
-    convert::input_size(&convert::hook_input(event, &spec, input, &raw))
+    convert::input_size(&convert::hook_input(
+        &crate::event::Event::new(event),
+        input,
+        &raw,
+    ))
 }
 
 /// The compile worker (`hookhost __compile-worker`): reads a component on stdin, limits
@@ -607,6 +611,11 @@ impl Failure {
 }
 
 impl Executor for WasmHook {
+    /// 5 s, or the event's default when shorter.
+    fn default_timeout(&self, event: &EventSpec) -> Duration {
+        limits::DEFAULT_TIMEOUT.min(event.default_timeout())
+    }
+
     fn load_error(&self) -> Option<String> {
         self.setup.as_ref().err().map(ToString::to_string)
     }
@@ -677,8 +686,7 @@ impl WasmHook {
             .as_ref()
             .map(|(_, preopens)| preopens.as_slice())
             .map_err(|err| Failure::error(err.to_string()))?;
-        let input =
-            convert::hook_input(&call.event_name, &call.event, &call.input, &call.input_json);
+        let input = convert::hook_input(&call.event, &call.input, &call.input_json);
         let input_bytes = convert::input_size(&input);
         if input_bytes > limits::MAX_INPUT_BYTES {
             return Err(Failure::error(format!(

@@ -4,11 +4,13 @@
 use serde_json::Value;
 
 use super::bindings::{Decision, HookAnswer, HookInput};
-use crate::event::{EventSpec, Fields};
-use crate::output::{HookOutput, MAX_LIST_ENTRIES, PermissionDecision};
+use crate::event::{Event, EventSpec, Fields};
+use crate::output::{HookOutput, PermissionDecision};
+use crate::protocol::MAX_LIST_ENTRIES;
 
 /// Builds the WIT input from the hook input (already serialised as `raw`).
-pub fn hook_input(event: &str, spec: &EventSpec, input: &Value, raw: &str) -> HookInput {
+pub fn hook_input(event: &Event, input: &Value, raw: &str) -> HookInput {
+    let spec = event.spec();
     let text = |name: &str| input.get(name).and_then(Value::as_str).map(str::to_string);
     let tool_input = input.get("tool_input");
     let tool_input_fields = tool_input

@@ -1,13 +1,44 @@
-//! Selecting the hooks of an event: the matcher field, the `if` rule and the input
-//! normalisation they rely on.
+//! Selecting the hooks of an event: the event bucket, the matcher, the `if` rule,
+//! `once` per session, and the input normalisation they rely on.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use serde_json::{Map, Value};
 
+use super::Prepared;
 use crate::condition::RuleContext;
 use crate::config::HookSpec;
-use crate::event::EventSpec;
+use crate::event::{Event, EventSpec};
+
+/// Remembers which `once` hooks already ran in which session.
+#[derive(Default)]
+pub(crate) struct OnceTracker {
+    done: Mutex<HashSet<(String, u64)>>,
+}
+
+/// The hooks among `hooks` that fire for `event` with `input`, in configuration order;
+/// a `once` hook is selected the first time per session only.
+pub(crate) fn select<'a>(
+    hooks: impl Iterator<Item = &'a Prepared>,
+    event: &Event,
+    input: &Value,
+    session: &str,
+    home: Option<&Path>,
+    once: &OnceTracker,
+) -> Vec<Prepared> {
+    let context = MatchInput::new(event, input, home);
+    let mut selected: Vec<Prepared> = hooks
+        .filter(|hook| hook.spec.event == *event && context.matches(&hook.spec))
+        .cloned()
+        .collect();
+    if selected.iter().any(|h| h.spec.once) {
+        let mut done = once.done.lock().unwrap_or_else(|e| e.into_inner());
+        selected.retain(|h| !h.spec.once || done.insert((session.to_string(), h.id)));
+    }
+    selected
+}
 
 /// Makes `input` an object carrying `hook_event_name`.
 pub(crate) fn normalise_input(event: &str, input: Value) -> Value {

@@ -1,0 +1,111 @@
+//! The stop-loop guard: counts consecutive blocks of the events the catalog marks
+//! (`Stop`, `SubagentStop`) per session and lets the stop through past the cap, so a
+//! hook that always blocks cannot keep an agent running forever.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use serde_json::Value;
+
+use crate::event::Event;
+use crate::outcome::HookOutcome;
+
+/// Consecutive blocks per session.
+pub(crate) struct StopGuard {
+    cap: u32,
+    blocks: Mutex<HashMap<String, u32>>,
+}
+
+impl StopGuard {
+    /// A guard allowing `cap` consecutive blocks (0 disables it).
+    pub(crate) fn new(cap: u32) -> Self {
+        Self {
+            cap,
+            blocks: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn blocks(&self) -> std::sync::MutexGuard<'_, HashMap<String, u32>> {
+        self.blocks.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Marks `input` with `stop_hook_active: true` when an earlier stop of the session
+    /// was blocked (unless the host already set the field).
+    pub(crate) fn mark_input(&self, event: &Event, session: &str, input: &mut Value) {
+        if !event.stop_guard || self.blocks().get(session).copied().unwrap_or(0) == 0 {
+            return;
+        }
+        if let Some(map) = input.as_object_mut() {
+            map.entry("stop_hook_active").or_insert(Value::Bool(true));
+        }
+    }
+
+    /// Counts the outcome's block and lets it through past the cap, with a system
+    /// message saying so.
+    pub(crate) fn apply(
+        &self,
+        event: &Event,
+        session: &str,
+        mut outcome: HookOutcome,
+    ) -> HookOutcome {
+        if !event.stop_guard {
+            return outcome;
+        }
+        let mut blocks = self.blocks();
+        if !outcome.should_block {
+            blocks.remove(session);
+            return outcome;
+        }
+        let count = blocks.entry(session.to_string()).or_insert(0);
+        *count += 1;
+        let cap = self.cap;
+        if cap > 0 && *count > cap {
+            blocks.remove(session);
+            outcome.should_block = false;
+            let note = format!(
+                "stop hooks blocked {cap} consecutive times; the engine let the stop through (cap {cap})"
+            );
+            outcome.block_reason = None;
+            match &mut outcome.system_message {
+                Some(message) => {
+                    message.push('\n');
+                    message.push_str(&note);
+                }
+                None => outcome.system_message = Some(note),
+            }
+        }
+        outcome
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lets_the_stop_through_past_the_cap_and_resets() {
+        let guard = StopGuard::new(2);
+        let stop = Event::new("Stop");
+        let mut blocked = HookOutcome::empty("Stop");
+        blocked.should_block = true;
+        assert!(guard.apply(&stop, "s", blocked.clone()).should_block);
+        let mut input = serde_json::json!({});
+        guard.mark_input(&stop, "s", &mut input);
+        assert_eq!(input["stop_hook_active"], true);
+        assert!(guard.apply(&stop, "s", blocked.clone()).should_block);
+        let third = guard.apply(&stop, "s", blocked.clone());
+        assert!(!third.should_block && third.system_message.is_some());
+        assert!(
+            guard.apply(&stop, "s", blocked.clone()).should_block,
+            "count reset"
+        );
+        // Other sessions and other events are not counted.
+        assert!(guard.apply(&stop, "t", blocked.clone()).should_block);
+        let pre = Event::new("PreToolUse");
+        let mut pre_blocked = blocked;
+        pre_blocked.event = "PreToolUse".into();
+        for _ in 0..5 {
+            assert!(guard.apply(&pre, "s", pre_blocked.clone()).should_block);
+        }
+    }
+}

@@ -1,0 +1,106 @@
+//! From configured handler to executor: the one place that knows every hook type, and
+//! the resources executors share (one HTTP client, the HTTP policy, the LLM endpoint,
+//! the Wasm runtime, created when the first Wasm hook needs it).
+
+use std::sync::{Arc, Mutex};
+
+use super::command::CommandExecutor;
+use super::http::HttpExecutor;
+use super::prompt::{LlmOptions, PromptExecutor};
+use super::wasm::{WasmError, WasmOptions, WasmRuntime};
+use super::{BoxFuture, Executor, HookCall, Unsupported};
+use crate::config::{Handler, HookSpec, HttpPolicy};
+use crate::outcome::HookResult;
+
+/// What executors share.
+pub struct Shared {
+    client: reqwest::Client,
+    policy: Arc<HttpPolicy>,
+    llm: LlmOptions,
+    wasm_options: WasmOptions,
+    wasm: Mutex<Option<Arc<WasmRuntime>>>,
+}
+
+impl Shared {
+    /// Shared resources for executors built from one configuration.
+    pub fn new(
+        policy: HttpPolicy,
+        llm: LlmOptions,
+        wasm_options: WasmOptions,
+    ) -> Result<Shared, reqwest::Error> {
+        Ok(Shared {
+            client: super::http::client()?,
+            policy: Arc::new(policy),
+            llm,
+            wasm_options,
+            wasm: Mutex::new(None),
+        })
+    }
+
+    /// The Wasm runtime, created on first use.
+    pub fn wasm_runtime(&self) -> Result<Arc<WasmRuntime>, WasmError> {
+        let mut slot = self.wasm.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(runtime) = slot.as_ref() {
+            return Ok(runtime.clone());
+        }
+        let runtime = Arc::new(WasmRuntime::new(self.wasm_options.clone())?);
+        *slot = Some(runtime.clone());
+        Ok(runtime)
+    }
+
+    /// The Wasm runtime if one was created.
+    pub fn wasm_if_created(&self) -> Option<Arc<WasmRuntime>> {
+        self.wasm.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
+/// The executor for `spec`. Cheap checks run now and are reported by
+/// [`Executor::load_error`]; the executor of a hook that cannot be set up reports its
+/// error on every call.
+pub fn build(spec: &HookSpec, shared: &Shared) -> Arc<dyn Executor> {
+    match &spec.handler {
+        Handler::Command(command) => {
+            Arc::new(CommandExecutor::new(command.clone(), spec.env.clone()))
+        }
+        Handler::Wasm(handler) => match shared.wasm_runtime() {
+            Ok(runtime) => runtime.executor(handler, &spec.display_name()),
+            Err(err) => Arc::new(Unavailable {
+                message: format!("cannot create the Wasm runtime: {err}"),
+                fail_closed: handler.fail_closed,
+            }),
+        },
+        Handler::Http(handler) => Arc::new(HttpExecutor::new(
+            handler.clone(),
+            shared.client.clone(),
+            shared.policy.clone(),
+        )),
+        Handler::Prompt(handler) => Arc::new(PromptExecutor::new(
+            handler.clone(),
+            shared.client.clone(),
+            shared.llm.clone(),
+        )),
+        Handler::Unsupported(kind) => Arc::new(Unsupported(kind.clone())),
+    }
+}
+
+/// A hook whose executor could not be created: reported at load, fails every call
+/// (blocking when the hook is `failClosed`).
+struct Unavailable {
+    message: String,
+    fail_closed: bool,
+}
+
+impl Executor for Unavailable {
+    fn execute<'a>(&'a self, _call: HookCall) -> BoxFuture<'a, HookResult> {
+        let result = if self.fail_closed {
+            HookResult::failed_closed(self.message.clone(), self.message.clone())
+        } else {
+            HookResult::non_blocking(self.message.clone())
+        };
+        Box::pin(async move { result })
+    }
+
+    fn load_error(&self) -> Option<String> {
+        Some(self.message.clone())
+    }
+}

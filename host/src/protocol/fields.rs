@@ -1,0 +1,238 @@
+//! The field table: every answer field of the Claude Code protocol with its wire key,
+//! its place in the answer, the catalog flag that scopes it, and how to find and clear
+//! it in a [`HookOutput`]. Parsing, scoping and rendering all read their keys here.
+
+use crate::event::{EventSpec, Fields};
+use crate::output::HookOutput;
+
+/// Where a field sits in a Claude Code answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Place {
+    /// At the top level of the answer object.
+    Top,
+    /// Inside `hookSpecificOutput`.
+    Specific,
+}
+
+/// One scoped answer field.
+#[derive(Clone, Copy)]
+pub struct Field {
+    /// The JSON key.
+    pub key: &'static str,
+    /// Where it sits.
+    pub place: Place,
+    /// The catalog flag an event must honour for the field to count.
+    pub flag: Fields,
+    /// Whether an output sets the field.
+    pub present: fn(&HookOutput) -> bool,
+    /// Removes the field (and the fields that only make sense with it).
+    pub clear: fn(&mut HookOutput),
+}
+
+impl std::fmt::Debug for Field {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.key)
+    }
+}
+
+/// `decision: "block"` (and exit code 2).
+pub const DECISION: Field = Field {
+    key: "decision",
+    place: Place::Top,
+    flag: Fields::BLOCK,
+    present: |o| o.block,
+    clear: |o| o.block = false,
+};
+/// `continue: false` (with `stopReason`).
+pub const CONTINUE: Field = Field {
+    key: "continue",
+    place: Place::Top,
+    flag: Fields::CONTINUE,
+    present: |o| o.continue_ == Some(false),
+    clear: |o| {
+        o.continue_ = None;
+        o.stop_reason = None;
+    },
+};
+/// `systemMessage`.
+pub const SYSTEM_MESSAGE: Field = Field {
+    key: "systemMessage",
+    place: Place::Top,
+    flag: Fields::SYSTEM_MESSAGE,
+    present: |o| o.system_message.is_some(),
+    clear: |o| o.system_message = None,
+};
+/// `hookSpecificOutput.additionalContext`.
+pub const ADDITIONAL_CONTEXT: Field = Field {
+    key: "additionalContext",
+    place: Place::Specific,
+    flag: Fields::ADDITIONAL_CONTEXT,
+    present: |o| o.additional_context.is_some(),
+    clear: |o| o.additional_context = None,
+};
+/// `hookSpecificOutput.permissionDecision` (with its reason).
+pub const PERMISSION_DECISION: Field = Field {
+    key: "permissionDecision",
+    place: Place::Specific,
+    flag: Fields::PERMISSION_DECISION,
+    present: |o| o.permission_decision.is_some(),
+    clear: |o| {
+        o.permission_decision = None;
+        o.permission_decision_reason = None;
+    },
+};
+/// `hookSpecificOutput.updatedInput`.
+pub const UPDATED_INPUT: Field = Field {
+    key: "updatedInput",
+    place: Place::Specific,
+    flag: Fields::UPDATED_INPUT,
+    present: |o| o.updated_input.is_some(),
+    clear: |o| o.updated_input = None,
+};
+/// `hookSpecificOutput.decision.updatedPermissions`.
+pub const UPDATED_PERMISSIONS: Field = Field {
+    key: "updatedPermissions",
+    place: Place::Specific,
+    flag: Fields::UPDATED_PERMISSIONS,
+    present: |o| !o.updated_permissions.is_empty(),
+    clear: |o| o.updated_permissions.clear(),
+};
+/// `watchPaths` (top level or in `hookSpecificOutput`).
+pub const WATCH_PATHS: Field = Field {
+    key: "watchPaths",
+    place: Place::Specific,
+    flag: Fields::WATCH_PATHS,
+    present: |o| !o.watch_paths.is_empty(),
+    clear: |o| o.watch_paths.clear(),
+};
+/// `hookSpecificOutput.initialUserMessage`.
+pub const INITIAL_USER_MESSAGE: Field = Field {
+    key: "initialUserMessage",
+    place: Place::Specific,
+    flag: Fields::INITIAL_USER_MESSAGE,
+    present: |o| o.initial_user_message.is_some(),
+    clear: |o| o.initial_user_message = None,
+};
+/// `hookSpecificOutput.sessionTitle`.
+pub const SESSION_TITLE: Field = Field {
+    key: "sessionTitle",
+    place: Place::Specific,
+    flag: Fields::SESSION_TITLE,
+    present: |o| o.session_title.is_some(),
+    clear: |o| o.session_title = None,
+};
+/// `hookSpecificOutput.retry`.
+pub const RETRY: Field = Field {
+    key: "retry",
+    place: Place::Specific,
+    flag: Fields::RETRY,
+    present: |o| o.retry.is_some(),
+    clear: |o| o.retry = None,
+};
+/// `hookSpecificOutput.updatedToolOutput` (also read as `updatedMCPToolOutput`).
+pub const UPDATED_TOOL_OUTPUT: Field = Field {
+    key: "updatedToolOutput",
+    place: Place::Specific,
+    flag: Fields::UPDATED_TOOL_OUTPUT,
+    present: |o| o.updated_tool_output.is_some(),
+    clear: |o| o.updated_tool_output = None,
+};
+
+/// Every scoped field, in the order `ignored_fields` lists them.
+pub const ALL: &[Field] = &[
+    DECISION,
+    CONTINUE,
+    SYSTEM_MESSAGE,
+    ADDITIONAL_CONTEXT,
+    PERMISSION_DECISION,
+    UPDATED_INPUT,
+    UPDATED_PERMISSIONS,
+    WATCH_PATHS,
+    INITIAL_USER_MESSAGE,
+    SESSION_TITLE,
+    RETRY,
+    UPDATED_TOOL_OUTPUT,
+];
+
+/// Wire keys that ride along with a scoped field or frame the answer.
+pub mod key {
+    /// `hookSpecificOutput`.
+    pub const SPECIFIC: &str = "hookSpecificOutput";
+    /// `hookSpecificOutput.hookEventName`.
+    pub const EVENT_NAME: &str = "hookEventName";
+    /// Top-level `reason` (of a block).
+    pub const REASON: &str = "reason";
+    /// `stopReason` (with `continue: false`).
+    pub const STOP_REASON: &str = "stopReason";
+    /// `permissionDecisionReason`.
+    pub const DECISION_REASON: &str = "permissionDecisionReason";
+    /// PermissionRequest `decision.behavior`.
+    pub const BEHAVIOR: &str = "behavior";
+    /// PermissionRequest `decision.message`.
+    pub const MESSAGE: &str = "message";
+    /// PermissionRequest `decision.interrupt`.
+    pub const INTERRUPT: &str = "interrupt";
+    /// The MCP spelling of `updatedToolOutput`.
+    pub const UPDATED_MCP_TOOL_OUTPUT: &str = "updatedMCPToolOutput";
+    /// The first-line marker that detaches a command hook.
+    pub const ASYNC: &str = "async";
+}
+
+/// Removes the fields `spec` does not honour from `output` and returns the keys of
+/// those that were set.
+pub fn scope(spec: &EventSpec, output: &mut HookOutput) -> Vec<&'static str> {
+    let mut dropped = Vec::new();
+    for field in ALL {
+        if spec.honours(field.flag) {
+            continue;
+        }
+        if (field.present)(output) {
+            dropped.push(field.key);
+        }
+        (field.clear)(output);
+    }
+    dropped
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_field_clears_what_it_detects() {
+        let mut full = HookOutput {
+            block: true,
+            continue_: Some(false),
+            system_message: Some("m".into()),
+            additional_context: Some("c".into()),
+            permission_decision: Some(crate::output::PermissionDecision::Deny),
+            updated_input: Some(serde_json::json!({})),
+            updated_permissions: vec![serde_json::json!({})],
+            watch_paths: vec!["p".into()],
+            initial_user_message: Some("u".into()),
+            session_title: Some("t".into()),
+            retry: Some(true),
+            updated_tool_output: Some(serde_json::json!(1)),
+            ..HookOutput::default()
+        };
+        for field in ALL {
+            assert!((field.present)(&full), "{} not detected", field.key);
+            (field.clear)(&mut full);
+            assert!(!(field.present)(&full), "{} not cleared", field.key);
+        }
+        let keys: std::collections::HashSet<_> = ALL.iter().map(|f| f.key).collect();
+        assert_eq!(keys.len(), ALL.len(), "duplicate keys");
+    }
+
+    #[test]
+    fn scoping_drops_and_names_fields_the_event_ignores() {
+        let mut output = HookOutput {
+            additional_context: Some("c".into()),
+            updated_input: Some(serde_json::json!({})),
+            ..HookOutput::default()
+        };
+        let dropped = scope(EventSpec::for_name("Stop"), &mut output);
+        assert_eq!(dropped, vec!["updatedInput"]);
+        assert!(output.updated_input.is_none() && output.additional_context.is_some());
+    }
+}

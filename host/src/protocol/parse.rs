@@ -1,0 +1,303 @@
+//! Parsing Claude Code's JSON answer (command stdout, HTTP bodies) into a
+//! [`HookOutput`]. Keys come from the [field table](super::fields).
+
+use serde_json::{Map, Value};
+
+use super::fields::{
+    ADDITIONAL_CONTEXT, CONTINUE, DECISION, INITIAL_USER_MESSAGE, PERMISSION_DECISION, RETRY,
+    SESSION_TITLE, SYSTEM_MESSAGE, UPDATED_INPUT, UPDATED_PERMISSIONS, UPDATED_TOOL_OUTPUT,
+    WATCH_PATHS, key,
+};
+use crate::event::{BlockForm, Event};
+use crate::output::{HookOutput, PermissionDecision};
+
+/// Why an answer could not be parsed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid hook answer: {0}")]
+pub struct OutputError(pub String);
+
+/// Whether stdout should be read as JSON: after leading white space it starts with `{`
+/// and ends with `}`.
+pub fn looks_like_json(text: &str) -> bool {
+    let trimmed = text.trim();
+    trimmed.starts_with('{') && trimmed.ends_with('}')
+}
+
+fn opt_string(map: &Map<String, Value>, key: &str) -> Result<Option<String>, OutputError> {
+    match map.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(other) => Err(OutputError(format!(
+            "`{key}` must be a string, found {}",
+            kind(other)
+        ))),
+    }
+}
+
+fn opt_bool(map: &Map<String, Value>, key: &str) -> Result<Option<bool>, OutputError> {
+    match map.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Bool(b)) => Ok(Some(*b)),
+        Some(other) => Err(OutputError(format!(
+            "`{key}` must be a boolean, found {}",
+            kind(other)
+        ))),
+    }
+}
+
+/// Most entries an answer's list field (`watchPaths`) may hold, whatever the executor;
+/// a longer list makes the answer invalid (a failure naming the cap).
+pub const MAX_LIST_ENTRIES: usize = 1024;
+
+fn string_list(map: &Map<String, Value>, key: &str) -> Result<Vec<String>, OutputError> {
+    match map.get(key) {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Array(items)) if items.len() > MAX_LIST_ENTRIES => Err(OutputError(format!(
+            "`{key}` has {} entries, more than the limit of {MAX_LIST_ENTRIES}",
+            items.len()
+        ))),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|item| match item {
+                Value::String(s) => Ok(s.clone()),
+                other => Err(OutputError(format!(
+                    "`{key}` must hold strings, found {}",
+                    kind(other)
+                ))),
+            })
+            .collect(),
+        Some(other) => Err(OutputError(format!(
+            "`{key}` must be an array, found {}",
+            kind(other)
+        ))),
+    }
+}
+
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Parses a Claude Code hook answer (the JSON object a command prints or an HTTP hook
+/// returns) for `event`. Unknown keys are ignored; known keys of the wrong type are an
+/// error.
+pub fn parse_answer(value: &Value, event: &Event) -> Result<HookOutput, OutputError> {
+    let map = value
+        .as_object()
+        .ok_or_else(|| OutputError(format!("expected a JSON object, found {}", kind(value))))?;
+    let mut out = HookOutput {
+        continue_: opt_bool(map, CONTINUE.key)?,
+        stop_reason: opt_string(map, key::STOP_REASON)?,
+        system_message: opt_string(map, SYSTEM_MESSAGE.key)?,
+        reason: opt_string(map, key::REASON)?,
+        ..HookOutput::default()
+    };
+    match opt_string(map, DECISION.key)?.as_deref() {
+        None => {}
+        Some("block") => out.block = true,
+        // The legacy PreToolUse spelling of allow.
+        Some("approve") if event.block_form == BlockForm::PermissionDecision => {
+            out.permission_decision = Some(PermissionDecision::Allow)
+        }
+        Some("approve") => {}
+        Some(other) => {
+            return Err(OutputError(format!(
+                "`decision` must be \"block\", found \"{other}\""
+            )));
+        }
+    }
+    // Accepted at top level too, where several real hooks put it.
+    out.watch_paths = string_list(map, WATCH_PATHS.key)?;
+    if let Some(hso) = map.get(key::SPECIFIC) {
+        parse_specific(hso, event, &mut out)?;
+    }
+    Ok(out)
+}
+
+fn parse_specific(hso: &Value, event: &Event, out: &mut HookOutput) -> Result<(), OutputError> {
+    let map = hso.as_object().ok_or_else(|| {
+        OutputError(format!(
+            "`hookSpecificOutput` must be an object, found {}",
+            kind(hso)
+        ))
+    })?;
+    if let Some(name) = opt_string(map, key::EVENT_NAME)?
+        && *event != *name.as_str()
+    {
+        return Err(OutputError(format!(
+            "`hookSpecificOutput.hookEventName` is \"{name}\" but the event is \"{event}\""
+        )));
+    }
+    out.additional_context = opt_string(map, ADDITIONAL_CONTEXT.key)?;
+    if let Some(text) = opt_string(map, PERMISSION_DECISION.key)? {
+        let decision = PermissionDecision::parse(&text).ok_or_else(|| {
+            OutputError(format!(
+                "`permissionDecision` must be allow, deny, ask or defer, found \"{text}\""
+            ))
+        })?;
+        out.permission_decision = Some(decision);
+    }
+    out.permission_decision_reason = opt_string(map, key::DECISION_REASON)?;
+    if let Some(input) = map.get(UPDATED_INPUT.key) {
+        out.updated_input = Some(input.clone());
+    }
+    // Accepted in hookSpecificOutput too, which wins over the top level.
+    if map.contains_key(WATCH_PATHS.key) {
+        out.watch_paths = string_list(map, WATCH_PATHS.key)?;
+    }
+    out.initial_user_message = opt_string(map, INITIAL_USER_MESSAGE.key)?;
+    out.session_title = opt_string(map, SESSION_TITLE.key)?;
+    out.retry = opt_bool(map, RETRY.key)?;
+    if let Some(output) = map
+        .get(UPDATED_TOOL_OUTPUT.key)
+        .or(map.get(key::UPDATED_MCP_TOOL_OUTPUT))
+    {
+        out.updated_tool_output = Some(output.clone());
+    }
+    if let Some(decision) = map.get(DECISION.key) {
+        parse_permission_request(decision, out)?;
+    }
+    Ok(())
+}
+
+/// PermissionRequest's `decision { behavior, updatedInput, updatedPermissions, message,
+/// interrupt }`.
+fn parse_permission_request(decision: &Value, out: &mut HookOutput) -> Result<(), OutputError> {
+    let map = decision.as_object().ok_or_else(|| {
+        OutputError(format!(
+            "`hookSpecificOutput.decision` must be an object, found {}",
+            kind(decision)
+        ))
+    })?;
+    match opt_string(map, key::BEHAVIOR)?.as_deref() {
+        Some("allow") => out.permission_decision = Some(PermissionDecision::Allow),
+        Some("deny") => out.permission_decision = Some(PermissionDecision::Deny),
+        Some(other) => {
+            return Err(OutputError(format!(
+                "`decision.behavior` must be allow or deny, found \"{other}\""
+            )));
+        }
+        None => {
+            return Err(OutputError("`decision.behavior` is required".into()));
+        }
+    }
+    if let Some(input) = map.get(UPDATED_INPUT.key) {
+        out.updated_input = Some(input.clone());
+    }
+    match map.get(UPDATED_PERMISSIONS.key) {
+        None | Some(Value::Null) => {}
+        Some(Value::Array(items)) => out.updated_permissions = items.clone(),
+        Some(other) => {
+            return Err(OutputError(format!(
+                "`decision.updatedPermissions` must be an array, found {}",
+                kind(other)
+            )));
+        }
+    }
+    if let Some(message) = opt_string(map, key::MESSAGE)? {
+        out.permission_decision_reason = Some(message);
+    }
+    out.interrupt = opt_bool(map, key::INTERRUPT)?.unwrap_or(false);
+    Ok(())
+}
+
+/// Whether the text's first line is the `{"async": true}` marker that detaches a
+/// command hook.
+pub fn is_async_marker(line: &str) -> bool {
+    serde_json::from_str::<Value>(line.trim())
+        .ok()
+        .and_then(|v| v.get(key::ASYNC).and_then(Value::as_bool))
+        .unwrap_or(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::Event;
+    use serde_json::json;
+
+    #[test]
+    fn pre_tool_use_deny() {
+        let out = parse_answer(
+            &json!({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+                "permissionDecision": "deny", "permissionDecisionReason": "no"}}),
+            &Event::new("PreToolUse"),
+        )
+        .unwrap();
+        assert!(out.blocks());
+        assert_eq!(out.permission_decision, Some(PermissionDecision::Deny));
+        assert_eq!(out.permission_decision_reason.as_deref(), Some("no"));
+    }
+
+    #[test]
+    fn legacy_decisions_map_to_permissions() {
+        let out = parse_answer(&json!({"decision": "approve"}), &Event::new("PreToolUse")).unwrap();
+        assert_eq!(out.permission_decision, Some(PermissionDecision::Allow));
+        let out = parse_answer(
+            &json!({"decision": "block", "reason": "r"}),
+            &Event::new("PreToolUse"),
+        )
+        .unwrap();
+        assert!(out.blocks());
+    }
+
+    #[test]
+    fn permission_request_behavior() {
+        let out = parse_answer(
+            &json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest",
+                "decision": {"behavior": "allow", "updatedPermissions": [{"type": "setMode"}]}}}),
+            &Event::new("PermissionRequest"),
+        )
+        .unwrap();
+        assert_eq!(out.permission_decision, Some(PermissionDecision::Allow));
+        assert_eq!(out.updated_permissions.len(), 1);
+    }
+
+    #[test]
+    fn wrong_types_and_mismatched_event_are_errors() {
+        assert!(parse_answer(&json!({"continue": "no"}), &Event::new("Stop")).is_err());
+        assert!(parse_answer(&json!({"decision": "maybe"}), &Event::new("Stop")).is_err());
+        assert!(
+            parse_answer(
+                &json!({"hookSpecificOutput": {"hookEventName": "Stop"}}),
+                &Event::new("PreToolUse")
+            )
+            .is_err()
+        );
+        assert!(parse_answer(&json!([1]), &Event::new("Stop")).is_err());
+    }
+
+    #[test]
+    fn watch_paths_top_level_or_specific() {
+        let top = parse_answer(&json!({"watchPaths": ["/a"]}), &Event::new("CwdChanged")).unwrap();
+        assert_eq!(top.watch_paths, vec!["/a"]);
+        let specific = parse_answer(
+            &json!({"watchPaths": ["/a"], "hookSpecificOutput": {"watchPaths": ["/b"]}}),
+            &Event::new("CwdChanged"),
+        )
+        .unwrap();
+        assert_eq!(specific.watch_paths, vec!["/b"]);
+        assert!(
+            parse_answer(
+                &json!({"hookSpecificOutput": {"watchPaths": [1]}}),
+                &Event::new("CwdChanged")
+            )
+            .is_err()
+        );
+    }
+
+    #[test]
+    fn json_detection() {
+        assert!(looks_like_json("  {\"a\":1}\n"));
+        assert!(!looks_like_json("hello {"));
+        assert!(!looks_like_json("[1]"));
+        assert!(is_async_marker("{\"async\": true}"));
+        assert!(!is_async_marker("{\"async\": false}"));
+    }
+}

@@ -1,0 +1,221 @@
+//! Renders a [`HookOutcome`] as a Claude Code hook answer, so `hookhost fire --format
+//! claude` can itself be configured as a Claude Code command hook. Keys come from the
+//! [field table](super::fields); the block's form from the event catalog.
+
+use serde_json::{Map, Value, json};
+
+use super::fields::{
+    ADDITIONAL_CONTEXT, CONTINUE, DECISION, INITIAL_USER_MESSAGE, PERMISSION_DECISION, Place,
+    RETRY, SESSION_TITLE, SYSTEM_MESSAGE, UPDATED_INPUT, UPDATED_PERMISSIONS, UPDATED_TOOL_OUTPUT,
+    WATCH_PATHS, key,
+};
+use crate::event::{BlockForm, Event, Fields};
+use crate::outcome::HookOutcome;
+use crate::output::PermissionDecision;
+
+/// A Claude Code hook answer: JSON on stdout, an exit code, optional stderr.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClaudeAnswer {
+    /// What to print on stdout.
+    pub stdout: Value,
+    /// 0, or 2 when the event blocks only through exit code 2.
+    pub exit_code: i32,
+    /// What to print on stderr (the block reason with exit code 2).
+    pub stderr: Option<String>,
+}
+
+/// The answer under construction: the top-level object and `hookSpecificOutput`.
+#[derive(Default)]
+struct Answer {
+    top: Map<String, Value>,
+    specific: Map<String, Value>,
+}
+
+impl Answer {
+    fn put(&mut self, place: Place, key: &str, value: Option<Value>) {
+        if let Some(value) = value {
+            let map = match place {
+                Place::Top => &mut self.top,
+                Place::Specific => &mut self.specific,
+            };
+            map.insert(key.to_string(), value);
+        }
+    }
+}
+
+impl HookOutcome {
+    /// The Claude Code answer equivalent to this outcome.
+    pub fn to_claude_answer(&self) -> ClaudeAnswer {
+        let event = Event::new(&self.event);
+        let mut answer = Answer::default();
+        if !self.continue_ {
+            answer.put(Place::Top, CONTINUE.key, Some(json!(false)));
+            answer.put(
+                Place::Top,
+                key::STOP_REASON,
+                self.stop_reason.as_ref().map(|r| json!(r)),
+            );
+        }
+        let text = |value: &Option<String>| value.as_ref().map(|v| json!(v));
+        answer.put(Place::Top, SYSTEM_MESSAGE.key, text(&self.system_message));
+        for (field, value) in [
+            (ADDITIONAL_CONTEXT, text(&self.additional_context)),
+            (
+                WATCH_PATHS,
+                (!self.watch_paths.is_empty()).then(|| json!(self.watch_paths)),
+            ),
+            (INITIAL_USER_MESSAGE, text(&self.initial_user_message)),
+            (SESSION_TITLE, text(&self.session_title)),
+            (RETRY, self.retry.map(|r| json!(r))),
+            (UPDATED_TOOL_OUTPUT, self.updated_tool_output.clone()),
+        ] {
+            answer.put(field.place, field.key, value);
+        }
+        let mut exit_code = 0;
+        let mut stderr = None;
+        match event.block_form {
+            BlockForm::PermissionDecision => {
+                answer.put(
+                    PERMISSION_DECISION.place,
+                    PERMISSION_DECISION.key,
+                    self.permission_decision.map(|d| json!(d)),
+                );
+                answer.put(
+                    Place::Specific,
+                    key::DECISION_REASON,
+                    text(&self.permission_decision_reason),
+                );
+                answer.put(
+                    UPDATED_INPUT.place,
+                    UPDATED_INPUT.key,
+                    self.updated_input.clone(),
+                );
+            }
+            BlockForm::PermissionBehavior => {
+                if let Some(decision) = self.permission_behavior() {
+                    answer.put(Place::Specific, DECISION.key, Some(decision));
+                }
+            }
+            BlockForm::Json if self.should_block => {
+                answer.put(Place::Top, DECISION.key, Some(json!("block")));
+                answer.put(
+                    Place::Top,
+                    key::REASON,
+                    Some(json!(self.block_reason.clone().unwrap_or_default())),
+                );
+                if event.honours(Fields::PERMISSION_DECISION) {
+                    answer.put(
+                        PERMISSION_DECISION.place,
+                        PERMISSION_DECISION.key,
+                        self.permission_decision.map(|d| json!(d)),
+                    );
+                }
+            }
+            BlockForm::ExitCode | BlockForm::Json => {
+                if self.should_block {
+                    exit_code = 2;
+                    stderr = Some(
+                        self.block_reason
+                            .clone()
+                            .unwrap_or_else(|| "blocked by hookhost".into()),
+                    );
+                }
+            }
+        }
+        let Answer {
+            mut top,
+            mut specific,
+        } = answer;
+        if !specific.is_empty() {
+            specific.insert(key::EVENT_NAME.into(), json!(self.event));
+            top.insert(key::SPECIFIC.into(), Value::Object(specific));
+        }
+        ClaudeAnswer {
+            stdout: Value::Object(top),
+            exit_code,
+            stderr,
+        }
+    }
+
+    /// PermissionRequest's `decision { behavior, … }` object, when allow or deny won.
+    fn permission_behavior(&self) -> Option<Value> {
+        let mut decision = Map::new();
+        match self.permission_decision? {
+            PermissionDecision::Allow => {
+                decision.insert(key::BEHAVIOR.into(), json!("allow"));
+                if let Some(input) = &self.updated_input {
+                    decision.insert(UPDATED_INPUT.key.into(), input.clone());
+                }
+                if !self.updated_permissions.is_empty() {
+                    decision.insert(
+                        UPDATED_PERMISSIONS.key.into(),
+                        json!(self.updated_permissions),
+                    );
+                }
+            }
+            PermissionDecision::Deny => {
+                decision.insert(key::BEHAVIOR.into(), json!("deny"));
+                if let Some(message) = &self.permission_decision_reason {
+                    decision.insert(key::MESSAGE.into(), json!(message));
+                }
+                if self.interrupt {
+                    decision.insert(key::INTERRUPT.into(), json!(true));
+                }
+            }
+            PermissionDecision::Ask | PermissionDecision::Defer => return None,
+        }
+        Some(Value::Object(decision))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::outcome::HookOutcome;
+    use crate::output::PermissionDecision;
+    use serde_json::json;
+
+    #[test]
+    fn pre_tool_use_deny() {
+        let mut outcome = HookOutcome::empty("PreToolUse");
+        outcome.should_block = true;
+        outcome.permission_decision = Some(PermissionDecision::Deny);
+        outcome.permission_decision_reason = Some("no".into());
+        let answer = outcome.to_claude_answer();
+        assert_eq!(answer.exit_code, 0);
+        assert_eq!(
+            answer.stdout,
+            json!({"hookSpecificOutput": {"permissionDecision": "deny",
+                "permissionDecisionReason": "no", "hookEventName": "PreToolUse"}})
+        );
+    }
+
+    #[test]
+    fn permission_request_behaviour() {
+        let mut outcome = HookOutcome::empty("PermissionRequest");
+        outcome.permission_decision = Some(PermissionDecision::Deny);
+        outcome.permission_decision_reason = Some("no".into());
+        outcome.interrupt = true;
+        assert_eq!(
+            outcome.to_claude_answer().stdout,
+            json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest",
+                "decision": {"behavior": "deny", "message": "no", "interrupt": true}}})
+        );
+        outcome.permission_decision = Some(PermissionDecision::Ask);
+        assert_eq!(outcome.to_claude_answer().stdout, json!({}));
+    }
+
+    #[test]
+    fn stop_block_and_exit_two_events() {
+        let mut outcome = HookOutcome::empty("Stop");
+        outcome.should_block = true;
+        outcome.block_reason = Some("tests fail".into());
+        assert_eq!(
+            outcome.to_claude_answer().stdout,
+            json!({"decision": "block", "reason": "tests fail"})
+        );
+        outcome.event = "TeammateIdle".into();
+        let answer = outcome.to_claude_answer();
+        assert_eq!(answer.exit_code, 2);
+        assert_eq!(answer.stderr.as_deref(), Some("tests fail"));
+    }
+}
