@@ -51,6 +51,11 @@ impl Event {
         &self.0.event
     }
 
+    /// Which [`Hook`](crate::Hook) method handles the event.
+    pub fn kind(&self) -> EventKind {
+        EventKind::of(self.name())
+    }
+
     /// The session id.
     pub fn session_id(&self) -> &str {
         &self.0.session_id
@@ -214,6 +219,37 @@ impl SessionStart {
     }
 }
 
+/// The events the SDK gives a method of their own; the rest are [`EventKind::Other`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventKind {
+    /// `PreToolUse`.
+    PreToolUse,
+    /// `PostToolUse`.
+    PostToolUse,
+    /// `UserPromptSubmit`.
+    UserPromptSubmit,
+    /// `Stop` and `SubagentStop`.
+    Stop,
+    /// `SessionStart`.
+    SessionStart,
+    /// Any other event.
+    Other,
+}
+
+impl EventKind {
+    /// The kind of the event called `name` (the one place the SDK reads event names).
+    pub fn of(name: &str) -> EventKind {
+        match name {
+            "PreToolUse" => EventKind::PreToolUse,
+            "PostToolUse" => EventKind::PostToolUse,
+            "UserPromptSubmit" => EventKind::UserPromptSubmit,
+            "Stop" | "SubagentStop" => EventKind::Stop,
+            "SessionStart" => EventKind::SessionStart,
+            _ => EventKind::Other,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -242,6 +278,9 @@ mod tests {
     #[test]
     fn stop_fields_from_raw() {
         let event = Event::new("Stop", None, &[], r#"{"stop_hook_active":true}"#);
+        assert_eq!(event.kind(), EventKind::Stop);
+        assert_eq!(EventKind::of("SubagentStop"), EventKind::Stop);
+        assert_eq!(EventKind::of("Notification"), EventKind::Other);
         assert!(Stop(event).stop_hook_active());
     }
 }

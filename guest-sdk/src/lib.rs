@@ -23,7 +23,7 @@
 //! ```
 //!
 //! Build with `cargo build --target wasm32-wasip2 --release`. The SDK targets the WIT
-//! package `hookhost:hooks@0.1.0` ([`WIT_VERSION`]).
+//! package `hookhost:hooks` at [`WIT_VERSION`].
 //!
 //! Inputs give the common fields typed and the tool input's top-level strings without a
 //! JSON parser (the fast path); the complete input JSON is there when needed
@@ -35,20 +35,14 @@ pub mod shell;
 
 #[doc(hidden)]
 pub mod bindings {
-    wit_bindgen::generate!({
-        path: "../wit/hooks@0.1.0",
-        world: "hook",
-        pub_export_macro: true,
-        export_macro_name: "__export_hook_world",
-        default_bindings_module: "hookhost_guest::bindings",
-    });
+    include!(concat!(env!("OUT_DIR"), "/wit_bindings.rs"));
 }
 
 pub use answer::Answer;
-pub use input::{Event, PostToolUse, PreToolUse, SessionStart, Stop, UserPromptSubmit};
+pub use input::{Event, EventKind, PostToolUse, PreToolUse, SessionStart, Stop, UserPromptSubmit};
 
-/// The WIT package version this SDK builds against.
-pub const WIT_VERSION: &str = "0.1.0";
+/// The WIT package version this SDK builds against (the newest in `wit/`).
+pub const WIT_VERSION: &str = include!(concat!(env!("OUT_DIR"), "/wit_version.rs"));
 
 /// A hook. Each method handles one event; the defaults answer [`Answer::none`]. Every
 /// call runs in a fresh instance, so there is no state to keep between calls.
@@ -96,13 +90,13 @@ pub fn dispatch<H: Hook>(
     input: bindings::hookhost::hooks::types::HookInput,
 ) -> Result<bindings::hookhost::hooks::types::HookAnswer, String> {
     let event = Event::from(input);
-    let answer = match event.name() {
-        "PreToolUse" => H::pre_tool_use(PreToolUse(event)),
-        "PostToolUse" => H::post_tool_use(PostToolUse(event)),
-        "UserPromptSubmit" => H::user_prompt_submit(UserPromptSubmit(event)),
-        "Stop" | "SubagentStop" => H::stop(Stop(event)),
-        "SessionStart" => H::session_start(SessionStart(event)),
-        _ => H::other(event),
+    let answer = match event.kind() {
+        EventKind::PreToolUse => H::pre_tool_use(PreToolUse(event)),
+        EventKind::PostToolUse => H::post_tool_use(PostToolUse(event)),
+        EventKind::UserPromptSubmit => H::user_prompt_submit(UserPromptSubmit(event)),
+        EventKind::Stop => H::stop(Stop(event)),
+        EventKind::SessionStart => H::session_start(SessionStart(event)),
+        EventKind::Other => H::other(event),
     }?;
     Ok(answer.into_wit())
 }

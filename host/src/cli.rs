@@ -8,7 +8,7 @@ use anyhow::Context;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde_json::{Value, json};
 
-use crate::{Engine, EngineOptions, LayerPolicy, LoadOptions, Severity};
+use hookhost::{Engine, EngineOptions, LayerPolicy, LoadOptions, Severity};
 
 /// Why `hookhost` could not do what it was asked: the one error type of the CLI, and
 /// the exit status each kind maps to.
@@ -109,7 +109,7 @@ struct ConfigArgs {
     #[arg(long, value_name = "DIR")]
     home: Option<PathBuf>,
     /// Managed settings file.
-    #[arg(long, value_name = "FILE", default_value = crate::config::layer::DEFAULT_MANAGED_PATH)]
+    #[arg(long, value_name = "FILE", default_value = hookhost::DEFAULT_MANAGED_PATH)]
     managed_settings: PathBuf,
     /// Skip ~/.claude and <project>/.claude discovery; read only --settings and --plugin.
     /// Managed settings (--managed-settings) are still read: managed policy cannot be
@@ -208,7 +208,7 @@ pub fn main() -> ExitCode {
         .try_init();
     let cli = Cli::parse();
     if let Command::CompileWorker { memory_bytes } = cli.command {
-        return ExitCode::from(crate::executor::wasm::compile_worker_main(memory_bytes) as u8);
+        return ExitCode::from(hookhost::compile_worker_main(memory_bytes) as u8);
     }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -264,7 +264,7 @@ fn read_input(args: &FireArgs) -> anyhow::Result<Vec<u8>> {
 }
 
 /// Prints `outcome` in the chosen format and returns the exit code.
-fn print_outcome(format: Format, outcome: &crate::HookOutcome) -> CliResult {
+fn print_outcome(format: Format, outcome: &hookhost::HookOutcome) -> CliResult {
     match format {
         Format::Outcome => {
             println!("{}", serde_json::to_string_pretty(outcome)?);
@@ -291,15 +291,12 @@ async fn fire(args: FireArgs) -> CliResult {
     for diagnostic in engine.diagnostics() {
         eprintln!("hookhost: {diagnostic}");
     }
-    let mut input = match crate::input::parse(&bytes) {
+    let mut input = match hookhost::parse_input(&bytes) {
         Ok(input) => input,
         Err(err) => {
             // The hooks cannot run. Where a fail-closed hook guards the event, that is a
             // block, never a silent exit the host would treat as "proceed".
-            let event = args
-                .event
-                .clone()
-                .or_else(|| crate::input::sniff_event(&bytes));
+            let event = args.event.clone().or_else(|| hookhost::sniff_event(&bytes));
             let guarded = match &event {
                 Some(event) => engine.has_fail_closed(event),
                 None => engine.has_any_fail_closed(),
@@ -310,7 +307,7 @@ async fn fire(args: FireArgs) -> CliResult {
                     "hookhost could not read the {event} input ({err}); blocking because a failClosed hook guards this event"
                 );
                 eprintln!("hookhost: {reason}");
-                let outcome = crate::merge::failed_closed(&event, &reason);
+                let outcome = hookhost::failed_closed(&event, &reason);
                 return print_outcome(args.format, &outcome);
             }
             return Err(CliError::Usage(err.into()));
@@ -353,7 +350,7 @@ async fn fire(args: FireArgs) -> CliResult {
                 "hookhost failed while running the {event} hooks ({err}); blocking because a failClosed hook guards this event"
             );
             eprintln!("hookhost: {reason}");
-            crate::merge::failed_closed(&event, &reason)
+            hookhost::failed_closed(&event, &reason)
         }
         Err(err) => {
             return Err(CliError::Internal(anyhow::anyhow!(
@@ -410,11 +407,11 @@ fn list(args: &ConfigArgs) -> CliResult {
 
 fn one_line(text: &str, max: usize) -> String {
     let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    crate::text::shorten(&flat, max)
+    hookhost::internals::shorten(&flat, max)
 }
 
 /// A few lines a person can read: the decision, then one line per hook.
-fn summary(outcome: &crate::HookOutcome) -> String {
+fn summary(outcome: &hookhost::HookOutcome) -> String {
     let mut lines = Vec::new();
     let verdict = if outcome.should_block {
         format!(

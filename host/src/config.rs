@@ -19,7 +19,7 @@ use serde_json::Value;
 use crate::condition::Rule;
 use crate::matcher::Matcher;
 
-pub use layer::{LayerPolicy, LoadOptions, load};
+pub use layer::{DEFAULT_MANAGED_PATH, LayerPolicy, LoadOptions, load};
 
 /// How serious a diagnostic is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]

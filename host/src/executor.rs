@@ -207,12 +207,6 @@ impl Background {
         }
     }
 
-    /// Number of background tasks still running.
-    pub fn running(&self) -> usize {
-        let tasks = self.inner.tasks.lock().unwrap_or_else(|e| e.into_inner());
-        tasks.iter().filter(|t| !t.is_finished()).count()
-    }
-
     /// Waits up to `limit` for background work, then aborts what is left (which kills
     /// its processes) and waits for the aborted tasks to unwind.
     pub async fn close(&self, limit: Duration) {

@@ -30,30 +30,60 @@
 //! The engine runs on tokio: call it from a runtime with the time and I/O drivers enabled
 //! (`#[tokio::main]`, or a `Builder` with `enable_all()`).
 //!
-//! The pipeline, one module a step: [`config`] (layers, plugins, raw → resolved),
-//! [`matcher`] and [`condition`] (which hooks fire), [`executor`] (one trait, one module
-//! per hook type), [`merge`] (configuration-order merge), [`outcome`] (what comes back),
-//! and [`engine`] (the orchestration).
+//! The pipeline, one private module a step, re-exported here: `config` (layers,
+//! plugins, raw → resolved hooks with every diagnostic), `event` (the catalog of
+//! per-event rules), `matcher` and `condition` (which hooks fire), `executor` (one trait,
+//! one module per hook type, a registry that builds them), `protocol` (the Claude Code
+//! wire format: one field table for parsing, scoping and rendering), `merge`
+//! (configuration-order merge), `outcome` (what comes back) and `engine` (selection,
+//! scheduling, the stop guard). The `hookhost` binary (feature `cli`, on by default) is
+//! the command line on top; library users can turn it off with
+//! `default-features = false`.
 
-pub mod cli;
-pub mod condition;
-pub mod config;
-pub mod engine;
-pub mod event;
-pub mod executor;
-pub mod input;
-pub mod matcher;
-pub mod merge;
-pub mod outcome;
-pub mod output;
-pub mod protocol;
-pub mod text;
+mod condition;
+mod config;
+mod engine;
+mod event;
+mod executor;
+mod input;
+mod matcher;
+mod merge;
+mod outcome;
+mod output;
+mod protocol;
+mod text;
 
 pub use config::{
-    Diagnostic, ExecutorKind, HookSpec, LayerPolicy, LoadOptions, LoadedConfig, Severity,
+    AllowedPath, CommandHandler, DEFAULT_MANAGED_PATH, Diagnostic, ExecutorKind, Handler, HookSpec,
+    HttpHandler, HttpPolicy, Layer, LayerPolicy, LoadOptions, LoadedConfig, PromptHandler,
+    Severity, Shell, WasmHandler, load,
 };
-pub use engine::{ActiveHook, Engine, EngineError, EngineOptions, HookInfo, SessionHookId};
-pub use event::EventSpec;
+pub use engine::{
+    ASYNC_DRAIN, ActiveHook, DEFAULT_STOP_BLOCK_CAP, Engine, EngineError, EngineOptions, HookInfo,
+    SessionHookId,
+};
+pub use event::{
+    BlockForm, CATALOG, Event, EventSpec, Exit2, Fields, Handlers, MatcherValue, PromptEffect,
+};
 pub use executor::AsyncNotice;
-pub use outcome::{Counts, HookOutcome, HookReport, HookStatus};
+pub use executor::prompt::{LlmOptions, Provider};
+pub use executor::wasm::cache::CacheStats;
+pub use executor::wasm::{WIT_VERSION, WasmOptions, compile_worker_main};
+pub use input::{InputError, parse as parse_input, sniff_event};
+pub use merge::failed_closed;
+pub use outcome::{Counts, HookOutcome, HookReport, HookStatus, IgnoredField};
 pub use output::{HookOutput, PermissionDecision};
+pub use protocol::ClaudeAnswer;
+
+/// Parsers and limits exposed for the fuzz targets and property tests (`host/fuzz`,
+/// `tests/it/parsers.rs`). Not a stable API.
+#[doc(hidden)]
+pub mod internals {
+    pub use crate::condition::{Rule, RuleContext, split_commands};
+    pub use crate::config::plugin::read_plugin;
+    pub use crate::executor::command::OUTPUT_CAP;
+    pub use crate::executor::wasm::input_record_size;
+    pub use crate::matcher::Matcher;
+    pub use crate::protocol::{MAX_LIST_ENTRIES, is_async_marker, looks_like_json, parse_answer};
+    pub use crate::text::shorten;
+}

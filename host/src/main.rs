@@ -1,5 +1,7 @@
-//! The `hookhost` binary; everything lives in [`hookhost::cli`].
+//! The `hookhost` binary: the command line over the library (`fire`, `check`, `list`).
+
+mod cli;
 
 fn main() -> std::process::ExitCode {
-    hookhost::cli::main()
+    cli::main()
 }

@@ -7,5 +7,5 @@ pub mod parse;
 pub mod render;
 
 pub use fields::scope;
-pub use parse::{MAX_LIST_ENTRIES, OutputError, is_async_marker, looks_like_json, parse_answer};
+pub use parse::{MAX_LIST_ENTRIES, is_async_marker, looks_like_json, parse_answer};
 pub use render::ClaudeAnswer;

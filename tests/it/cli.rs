@@ -7,7 +7,7 @@ use hookhost_tests::{TestEnv, command, hooks};
 use serde_json::{Value, json};
 
 fn hookhost(env: &TestEnv, args: &[&str], stdin: &str) -> (i32, Value, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_hookhost-under-test"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hookhost"))
         .args(args)
         .args([
             "--home",

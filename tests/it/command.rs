@@ -231,7 +231,7 @@ async fn huge_output_is_capped_not_buffered() {
     .await;
     assert_eq!(outcome.hooks[0].status, HookStatus::Success);
     let context = outcome.additional_context.unwrap();
-    assert_eq!(context.len(), hookhost::executor::command::OUTPUT_CAP);
+    assert_eq!(context.len(), hookhost::internals::OUTPUT_CAP);
 }
 
 #[tokio::test]

@@ -3,8 +3,8 @@
 //! (as the CLI reads it and as it is converted for Wasm). The same parsers have
 //! cargo-fuzz targets in `host/fuzz`; these run on stable in CI.
 
-use hookhost::condition::{Rule, RuleContext, split_commands};
-use hookhost::matcher::Matcher;
+use hookhost::internals::Matcher;
+use hookhost::internals::{Rule, RuleContext, split_commands};
 use hookhost::{EventSpec, LoadOptions};
 use proptest::prelude::*;
 use serde_json::{Value, json};
@@ -126,7 +126,7 @@ fn rule_context(input: &Value) -> RuleContext<'_> {
 }
 
 fn load_inline(text: String) -> hookhost::LoadedConfig {
-    hookhost::config::layer::load(&LoadOptions {
+    hookhost::load(&LoadOptions {
         settings: vec![text],
         managed_path: Some("/nonexistent/hookhost-proptest/managed.json".into()),
         ..Default::default()
@@ -190,23 +190,23 @@ proptest! {
         std::fs::write(root.join(".claude-plugin/plugin.json"), manifest.to_string()).unwrap();
         std::fs::write(root.join("hooks/hooks.json"), hooks.to_string()).unwrap();
         let (mut specs, mut diags) = (Vec::new(), Vec::new());
-        hookhost::config::plugin::read_plugin(root, Some(root), None, &mut specs, &mut diags);
+        hookhost::internals::read_plugin(root, Some(root), None, &mut specs, &mut diags);
     }
 
     #[test]
     fn hook_output_never_panics(value in json_value(), event in prop_oneof![
         Just("PreToolUse"), Just("PermissionRequest"), Just("Stop"), Just("SessionStart"),
         Just("PostToolUse"), Just("Custom")]) {
-        let _ = hookhost::protocol::parse_answer(&value, &hookhost::event::Event::new(event));
+        let _ = hookhost::internals::parse_answer(&value, &hookhost::Event::new(event));
         let wrapped = json!({"hookSpecificOutput": value, "decision": "block"});
-        let _ = hookhost::protocol::parse_answer(&wrapped, &hookhost::event::Event::new(event));
+        let _ = hookhost::internals::parse_answer(&wrapped, &hookhost::Event::new(event));
     }
 
     #[test]
     fn watch_path_lists_are_capped(count in 0usize..3000) {
         let value = json!({"watchPaths": vec![""; count]});
-        let parsed = hookhost::protocol::parse_answer(&value, &hookhost::event::Event::new("CwdChanged"));
-        prop_assert_eq!(parsed.is_ok(), count <= hookhost::protocol::MAX_LIST_ENTRIES);
+        let parsed = hookhost::internals::parse_answer(&value, &hookhost::Event::new("CwdChanged"));
+        prop_assert_eq!(parsed.is_ok(), count <= hookhost::internals::MAX_LIST_ENTRIES);
     }
 
     #[test]
@@ -247,22 +247,22 @@ proptest! {
         let text = object.to_string();
         // Reading through the repairing, depth-capped reader changes nothing valid.
         let plain: Value = serde_json::from_str(&text).unwrap();
-        prop_assert_eq!(hookhost::input::parse(text.as_bytes()).unwrap(), plain);
-        let size = hookhost::executor::wasm::input_record_size("PreToolUse", &object);
+        prop_assert_eq!(hookhost::parse_input(text.as_bytes()).unwrap(), plain);
+        let size = hookhost::internals::input_record_size("PreToolUse", &object);
         prop_assert!(size >= text.len());
     }
 
     #[test]
     fn hook_input_never_panics(bytes in prop::collection::vec(any::<u8>(), 0..200)) {
-        let _ = hookhost::input::parse(&bytes);
-        let _ = hookhost::input::sniff_event(&bytes);
+        let _ = hookhost::parse_input(&bytes);
+        let _ = hookhost::sniff_event(&bytes);
     }
 
     #[test]
     fn surrogate_escapes_always_parse(units in prop::collection::vec(0xD700u16..0xE100, 1..6)) {
         let escaped: String = units.iter().map(|u| format!("\\u{u:04x}")).collect();
         let text = format!("{{\"s\": \"a{escaped}b\"}}");
-        let value = hookhost::input::parse(text.as_bytes()).unwrap();
+        let value = hookhost::parse_input(text.as_bytes()).unwrap();
         let s = value["s"].as_str().unwrap();
         prop_assert!(s.starts_with('a') && s.ends_with('b'));
     }

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use hookhost::config::{CommandHandler, Handler, Shell};
+use hookhost::{CommandHandler, Handler, Shell};
 use hookhost::{HookSpec, HookStatus};
 use hookhost_tests::{TestEnv, command, hooks};
 use serde_json::{Value, json};

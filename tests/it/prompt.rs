@@ -4,8 +4,8 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use hookhost::executor::prompt::{LlmOptions, Provider};
 use hookhost::{Engine, HookOutcome, HookStatus};
+use hookhost::{LlmOptions, Provider};
 use hookhost_tests::TestEnv;
 use hookhost_tests::hook_error;
 use hookhost_tests::server::{Reply, TestServer};

@@ -4,12 +4,12 @@
 use std::path::Path;
 use std::time::Duration;
 
-use hookhost::config::WasmHandler;
+use hookhost::WasmHandler;
 use hookhost::{Engine, HookOutcome, HookStatus};
 use hookhost_tests::{TestEnv, guests, hook_error, hooks, run_cli, wasm, with_extra_memories};
 use serde_json::{Value, json};
 
-const CLI: &str = env!("CARGO_BIN_EXE_hookhost-under-test");
+const CLI: &str = env!("CARGO_BIN_EXE_hookhost");
 
 fn guest(mode: &str, extra: Value) -> Value {
     guest_at(guests::TEST_GUEST, mode, extra)

@@ -1,7 +1,7 @@
 //! Config → outcome scenarios as data: each folder in `tests/scenarios/` holds a
 //! `settings.json`, an `input.json` (with `hook_event_name`) and the `expected.json`
 //! outcome. `{{guest:NAME}}` in settings becomes the path of a compiled guest. Durations
-//! are left out of the comparison. `HOOKHOST_BLESS=1 cargo test --test it scenarios`
+//! are left out of the comparison. `HOOKHOST_BLESS=1 cargo test -p hookhost --test it scenarios`
 //! rewrites every `expected.json` from what the engine answers (review the diff).
 
 use std::path::{Path, PathBuf};
@@ -74,7 +74,7 @@ async fn run(dir: &Path) -> Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_scenario_gives_its_expected_outcome() {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    let root = PathBuf::from(hookhost_tests::TESTS_DIR).join("scenarios");
     let bless = std::env::var_os("HOOKHOST_BLESS").is_some_and(|v| v == "1");
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
         .unwrap()

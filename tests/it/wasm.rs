@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use hookhost::config::WasmHandler;
+use hookhost::WasmHandler;
 use hookhost::{Engine, HookOutcome, HookStatus};
 use hookhost_tests::{TestEnv, guests, hook_error, hooks, wasm};
 use serde_json::{Value, json};
@@ -369,12 +369,9 @@ async fn session_wasm_hooks_from_bytes() {
         fail_closed: false,
         ..handler_template()
     };
-    let spec = hookhost::HookSpec::session(
-        "PreToolUse",
-        Some("Bash"),
-        hookhost::config::Handler::Wasm(by_path),
-    )
-    .unwrap();
+    let spec =
+        hookhost::HookSpec::session("PreToolUse", Some("Bash"), hookhost::Handler::Wasm(by_path))
+            .unwrap();
     engine.add_session_hook(spec).unwrap();
     let outcome = engine
         .execute("PreToolUse", env.bash("git reset --hard"))

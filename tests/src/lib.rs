@@ -9,7 +9,11 @@ use std::time::{Duration, Instant};
 use hookhost::{Engine, EngineOptions, LoadOptions};
 use serde_json::{Value, json};
 
-/// Paths of the guests compiled by the build script.
+/// The `tests/` folder (scenarios, guests, integration test sources).
+pub const TESTS_DIR: &str = env!("CARGO_MANIFEST_DIR");
+
+/// Paths of the guests compiled by the build script (every guest of the workspace,
+/// copied into `OUT_DIR`).
 pub mod guests {
     include!(concat!(env!("OUT_DIR"), "/guests.rs"));
 }

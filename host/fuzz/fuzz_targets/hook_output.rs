@@ -21,12 +21,12 @@ fuzz_target!(|data: &[u8]| {
     };
     let event = EVENTS[*selector as usize % EVENTS.len()];
     let text = String::from_utf8_lossy(rest);
-    let _ = hookhost::protocol::is_async_marker(&text);
-    if !hookhost::protocol::looks_like_json(&text) {
+    let _ = hookhost::internals::is_async_marker(&text);
+    if !hookhost::internals::looks_like_json(&text) {
         return;
     }
     if let Ok(value) = serde_json::from_str::<serde_json::Value>(&text)
-        && let Ok(output) = hookhost::protocol::parse_answer(&value, &hookhost::event::Event::new(event))
+        && let Ok(output) = hookhost::internals::parse_answer(&value, &hookhost::Event::new(event))
     {
         let _ = output.blocks();
     }

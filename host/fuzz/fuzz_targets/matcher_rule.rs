@@ -9,7 +9,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let input = serde_json::json!({"command": "git push origin main && rm -rf /tmp/x", "file_path": "/proj/src/main.rs", "url": "https://docs.example.com/a"});
-    let ctx = hookhost::condition::RuleContext {
+    let ctx = hookhost::internals::RuleContext {
         tool_name: "Bash",
         tool_input: &input,
         cwd: Path::new("/proj"),
@@ -18,12 +18,12 @@ fuzz_target!(|data: &[u8]| {
     };
     for event in ["PreToolUse", "FileChanged", "SessionStart"] {
         let spec = hookhost::EventSpec::for_name(event);
-        if let Ok(matcher) = hookhost::matcher::Matcher::compile(Some(text), &spec) {
+        if let Ok(matcher) = hookhost::internals::Matcher::compile(Some(text), &spec) {
             let _ = matcher.matches(Some("Bash"), Some(&ctx));
             let _ = matcher.matches(Some(text), None);
         }
     }
-    if let Ok(rule) = hookhost::condition::Rule::parse(text) {
+    if let Ok(rule) = hookhost::internals::Rule::parse(text) {
         let _ = rule.matches(&ctx);
     }
 });

@@ -21,5 +21,5 @@ fuzz_target!(|data: &[u8]| {
     }
     let mut specs = Vec::new();
     let mut diags = Vec::new();
-    hookhost::config::plugin::read_plugin(root, Some(root), Some(root), &mut specs, &mut diags);
+    hookhost::internals::read_plugin(root, Some(root), Some(root), &mut specs, &mut diags);
 });

@@ -16,7 +16,7 @@ fuzz_target!(|data: &[u8]| {
         managed_path: Some("/nonexistent/hookhost-fuzz/managed.json".into()),
         ..Default::default()
     };
-    let loaded = hookhost::config::layer::load(&options);
+    let loaded = hookhost::load(&options);
     for diagnostic in &loaded.diagnostics {
         let _ = diagnostic.to_string();
     }

@@ -8,9 +8,9 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    if let Some(parts) = hookhost::condition::split_commands(text) {
+    if let Some(parts) = hookhost::internals::split_commands(text) {
         for part in parts {
-            let _ = hookhost::condition::split_commands(&part);
+            let _ = hookhost::internals::split_commands(&part);
         }
     }
 });

@@ -5,11 +5,11 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let _ = hookhost::input::sniff_event(data);
-    let Ok(value) = hookhost::input::parse(data) else {
+    let _ = hookhost::sniff_event(data);
+    let Ok(value) = hookhost::parse_input(data) else {
         return;
     };
     for event in ["PreToolUse", "FileChanged", "UserPromptSubmit", "Custom"] {
-        let _ = hookhost::executor::wasm::input_record_size(event, &value);
+        let _ = hookhost::internals::input_record_size(event, &value);
     }
 });

@@ -305,19 +305,9 @@ impl WasmRuntime {
         self.pooling
     }
 
-    /// Calls that can run at once (pool slots, bounded by open-file descriptors).
-    pub fn slot_count(&self) -> u32 {
-        self.slot_count
-    }
-
     /// Component cache counters.
     pub fn cache_stats(&self) -> CacheStats {
         self.cache.stats()
-    }
-
-    /// Whether compiled artifacts are kept on disk.
-    pub fn has_disk_cache(&self) -> bool {
-        self.cache.has_disk()
     }
 
     /// An executor for a configured hook. Only cheap checks run now (the file is a

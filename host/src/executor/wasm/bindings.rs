@@ -1,13 +1,7 @@
-//! Host bindings generated from `wit/hooks@0.1.0` (the latest and only version).
+//! Host bindings generated from the newest package in `wit/` (the build script finds
+//! it; the version is spelled only in the folder name).
 
-wasmtime::component::bindgen!({
-    path: "../wit/hooks@0.1.0",
-    world: "hook",
-    exports: { default: async },
-});
+include!(concat!(env!("OUT_DIR"), "/wit_bindings.rs"));
 
 pub use self::hookhost::hooks::host::{Host as HostImports, Level};
 pub use self::hookhost::hooks::types::Decision;
-
-/// The WIT package version these bindings implement.
-pub const WIT_VERSION: &str = "0.1.0";

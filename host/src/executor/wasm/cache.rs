@@ -121,11 +121,6 @@ impl ComponentCache {
         }
     }
 
-    /// Whether artifacts are read from and written to disk.
-    pub fn has_disk(&self) -> bool {
-        self.disk.is_some()
-    }
-
     /// Current counters.
     pub fn stats(&self) -> CacheStats {
         CacheStats {

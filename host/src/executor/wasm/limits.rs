@@ -128,7 +128,8 @@ impl Limiter {
     }
 
     /// Bytes of memories and tables in use by the call.
-    pub fn used(&self) -> usize {
+    #[cfg(test)]
+    fn used(&self) -> usize {
         self.used
     }
 
