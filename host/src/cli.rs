@@ -8,7 +8,7 @@ use anyhow::Context;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde_json::{Value, json};
 
-use hookhost::{Engine, EngineOptions, LayerPolicy, LoadOptions, Severity};
+use hookhost::{Engine, EngineOptions, LayerPolicy, LoadOptions, Severity, Trust, TrustStore};
 
 /// Why `hookhost` could not do what it was asked: the one error type of the CLI, and
 /// the exit status each kind maps to.
@@ -63,8 +63,11 @@ enum Command {
     Fire(FireArgs),
     /// Validate configuration and print every warning (exit 1 on errors).
     Check(ConfigArgs),
-    /// Show the resolved hooks per event with their sources.
+    /// Show the resolved hooks per event with their sources and trust state.
     List(ConfigArgs),
+    /// Trust a workspace (its project settings may then run command, http and prompt
+    /// hooks), list trusted workspaces, or remove one.
+    Trust(TrustArgs),
     /// Internal: compile a component from stdin under a memory limit (see
     /// `WasmOptions::compile_worker`).
     #[command(name = "__compile-worker", hide = true)]
@@ -122,6 +125,29 @@ struct ConfigArgs {
     /// Directory for precompiled Wasm artifacts.
     #[arg(long, value_name = "DIR")]
     cache_dir: Option<PathBuf>,
+    /// Trust the workspace for this run: its project settings' command, http and prompt
+    /// hooks run (see `hookhost trust`).
+    #[arg(long)]
+    trust_workspace: bool,
+    /// Append one JSON line per fired event to FILE (overrides `hookAuditLog`).
+    #[arg(long, value_name = "FILE")]
+    audit_log: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+struct TrustArgs {
+    /// The workspace folder (default: the current directory).
+    dir: Option<PathBuf>,
+    /// List trusted workspaces.
+    #[arg(long, conflicts_with_all = ["dir", "remove"])]
+    list: bool,
+    /// Remove a workspace from the trust store.
+    #[arg(long, value_name = "DIR")]
+    remove: Option<PathBuf>,
+    /// Home directory (the store is `<home>/.config/hookhost/trusted.json` when given;
+    /// otherwise `$XDG_CONFIG_HOME/hookhost/trusted.json` or `~/.config/hookhost/…`).
+    #[arg(long, value_name = "DIR")]
+    home: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -173,6 +199,12 @@ impl ConfigArgs {
         };
         let project_dir = project_dir.map(|dir| dir.canonicalize().unwrap_or(dir));
         Ok(LoadOptions {
+            config_dir: Some(config_dir(self.home.as_ref().map(absolute))),
+            trust: if self.trust_workspace {
+                Trust::Trusted
+            } else {
+                Trust::Discover
+            },
             home,
             project_dir,
             managed_path: Some(self.managed_settings.clone()),
@@ -190,9 +222,24 @@ impl ConfigArgs {
         options.wasm.cache_dir = self.cache_dir.clone().or(options.wasm.cache_dir);
         // Compile in a child process of this very binary: memory- and time-bounded.
         options.wasm.compile_worker = std::env::current_exe().ok();
+        options.audit_log = self.audit_log.clone();
         Engine::load(&self.load_options()?, options)
             .context("cannot start the engine")
             .map_err(CliError::Internal)
+    }
+}
+
+/// hookhost's configuration folder: `<home>/.config/hookhost` when `--home` is given,
+/// else `$XDG_CONFIG_HOME/hookhost`, else `$HOME/.config/hookhost`.
+fn config_dir(home: Option<PathBuf>) -> PathBuf {
+    if let Some(home) = home {
+        return home.join(".config").join("hookhost");
+    }
+    match std::env::var_os("XDG_CONFIG_HOME").filter(|v| !v.is_empty()) {
+        Some(dir) => PathBuf::from(dir).join("hookhost"),
+        None => PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
+            .join(".config")
+            .join("hookhost"),
     }
 }
 
@@ -241,6 +288,7 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::Fire(args) => fire(args).await,
         Command::Check(args) => check(&args).await,
         Command::List(args) => list(&args),
+        Command::Trust(args) => trust(&args),
         Command::CompileWorker { .. } => Err(CliError::Usage(anyhow::anyhow!(
             "__compile-worker runs only as hookhost's own child"
         ))),
@@ -370,6 +418,20 @@ async fn check(args: &ConfigArgs) -> CliResult {
     for diagnostic in &diagnostics {
         println!("{diagnostic}");
     }
+    for hook in engine.hooks() {
+        if !hook.trusted && hook.executor != hookhost::ExecutorKind::Wasm {
+            println!(
+                "untrusted: {}: {}: {} hook {} is skipped until the workspace is trusted",
+                hook.file, hook.location, hook.executor, hook.name
+            );
+        }
+        if let Some(digest) = &hook.sha256 {
+            println!(
+                "wasm: {}: {}: {} sha256:{digest}",
+                hook.file, hook.location, hook.name
+            );
+        }
+    }
     let errors = diagnostics
         .iter()
         .filter(|d| d.severity == Severity::Error)
@@ -386,6 +448,41 @@ async fn check(args: &ConfigArgs) -> CliResult {
     })
 }
 
+fn trust(args: &TrustArgs) -> CliResult {
+    let cwd = std::env::current_dir()
+        .context("cannot read the current directory")
+        .map_err(CliError::Usage)?;
+    let home = args.home.as_ref().map(|h| cwd.join(h));
+    let store = TrustStore::in_dir(&config_dir(home));
+    let failed = |err: hookhost::TrustError| CliError::Internal(err.into());
+    if args.list {
+        for dir in store.list().map_err(failed)? {
+            println!("{}", dir.display());
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    if let Some(dir) = &args.remove {
+        return if store.remove(&cwd.join(dir)).map_err(failed)? {
+            println!("removed {}", dir.display());
+            Ok(ExitCode::SUCCESS)
+        } else {
+            Err(CliError::Usage(anyhow::anyhow!(
+                "{} is not in the trust store {}",
+                dir.display(),
+                store.path().display()
+            )))
+        };
+    }
+    let dir = cwd.join(args.dir.clone().unwrap_or_default());
+    let added = store.add(&dir).map_err(|err| CliError::Usage(err.into()))?;
+    println!(
+        "trusted {} (store {})",
+        added.display(),
+        store.path().display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
 fn list(args: &ConfigArgs) -> CliResult {
     let engine = args.engine()?;
     let mut hooks = engine.hooks();
@@ -397,8 +494,13 @@ fn list(args: &ConfigArgs) -> CliResult {
             current = hook.event.clone();
         }
         let matcher = hook.matcher.as_deref().unwrap_or("*");
+        let trust = match (hook.trusted, hook.executor) {
+            (true, _) => "",
+            (false, hookhost::ExecutorKind::Wasm) => " [untrusted: sandboxed, grants bounded]",
+            (false, _) => " [untrusted: skipped]",
+        };
         println!(
-            "  [{}] {:<10} {} ({}) — {}",
+            "  [{}] {:<10} {} ({}) — {}{trust}",
             hook.executor, matcher, hook.name, hook.source, hook.file
         );
     }

@@ -6,9 +6,11 @@
 //! merges the layers (managed ▸ user ▸ project ▸ local ▸ `--settings` ▸ plugins), and
 //! [`plugin`] reads bundles. Only resolved types reach the engine.
 
+pub mod grant_policy;
 pub mod layer;
 pub mod plugin;
 pub mod settings;
+pub mod trust;
 
 use std::fmt;
 use std::path::PathBuf;
@@ -19,7 +21,9 @@ use serde_json::Value;
 use crate::condition::Rule;
 use crate::matcher::Matcher;
 
+pub use grant_policy::WasmGrantPolicy;
 pub use layer::{DEFAULT_MANAGED_PATH, LayerPolicy, LoadOptions, load};
+pub use trust::{Trust, TrustError, TrustStore, TrustedBy};
 
 /// How serious a diagnostic is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -171,6 +175,8 @@ pub struct WasmHandler {
     pub config: Value,
     /// Cap on the answer size, bytes.
     pub max_output_bytes: Option<usize>,
+    /// `sha256`: the component's pinned digest (hex); other bytes are refused.
+    pub sha256: Option<String>,
 }
 
 impl WasmHandler {
@@ -185,6 +191,7 @@ impl WasmHandler {
             env: Vec::new(),
             config: Value::Null,
             max_output_bytes: None,
+            sha256: None,
         }
     }
 }
@@ -340,6 +347,16 @@ pub struct HookSpec {
     pub env: Vec<(String, String)>,
     /// Explicit name (`name` field), if any.
     pub name: Option<String>,
+    /// `failClosed`: a failure of the hook (timeout, crash, bad answer, refused load)
+    /// blocks the event, with a reason naming the hook.
+    pub fail_closed: bool,
+    /// Whether the hook may run unsandboxed: false for command, HTTP and prompt hooks of
+    /// an untrusted workspace's project and local settings (they are reported `skipped`).
+    pub trusted: bool,
+    /// Why policy refuses the hook (a Wasm grant outside what its layer may have, an
+    /// unpinned component under `requirePinnedWasm`): it fails every call, blocking when
+    /// `failClosed`, and `hookhost check` reports it.
+    pub refused: Option<String>,
 }
 
 impl HookSpec {
@@ -352,7 +369,7 @@ impl HookSpec {
 
     /// Whether a failure of this hook blocks the event (`failClosed`).
     pub fn fail_closed(&self) -> bool {
-        matches!(&self.handler, Handler::Wasm(wasm) if wasm.fail_closed)
+        self.fail_closed || matches!(&self.handler, Handler::Wasm(wasm) if wasm.fail_closed)
     }
 }
 
@@ -366,7 +383,7 @@ pub struct HttpPolicy {
 }
 
 /// Everything configuration produced.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct LoadedConfig {
     /// Hooks in configuration order.
     pub hooks: Vec<HookSpec>,
@@ -378,6 +395,14 @@ pub struct LoadedConfig {
     pub project_dir: Option<PathBuf>,
     /// The home directory, if known.
     pub home: Option<PathBuf>,
+    /// Whether a rewritten input is validated again by the event's hooks
+    /// (`revalidateRewrites`, default on).
+    pub revalidate_rewrites: bool,
+    /// Why the project's own settings are trusted (`None`: they are not, and their
+    /// command, HTTP and prompt hooks are skipped).
+    pub workspace_trust: Option<trust::TrustedBy>,
+    /// `hookAuditLog` from managed or user settings.
+    pub audit_log: Option<PathBuf>,
 }
 
 impl LoadedConfig {

@@ -7,6 +7,8 @@
 //! first block; `async` hooks detached) → [`merge`] in configuration order → stop-loop
 //! guard.
 
+mod audit;
+mod revalidate;
 mod schedule;
 mod select;
 mod session;
@@ -26,7 +28,6 @@ use crate::executor::prompt::LlmOptions;
 use crate::executor::registry::{self, Shared};
 use crate::executor::wasm::{WasmOptions, WasmRuntime};
 use crate::executor::{AsyncNotice, Background, Executor};
-use crate::merge::merge;
 use crate::outcome::HookOutcome;
 
 use self::schedule::EventRun;
@@ -79,6 +80,9 @@ pub struct EngineOptions {
     pub wasm: WasmOptions,
     /// LLM endpoint for prompt hooks.
     pub llm: LlmOptions,
+    /// Audit log file (`--audit-log`); `hookAuditLog` in managed or user settings is
+    /// used when unset.
+    pub audit_log: Option<std::path::PathBuf>,
 }
 
 impl Default for EngineOptions {
@@ -91,6 +95,7 @@ impl Default for EngineOptions {
             stop_block_cap: cap,
             wasm: WasmOptions::default(),
             llm: LlmOptions::from_env(),
+            audit_log: None,
         }
     }
 }
@@ -152,6 +157,12 @@ pub struct HookInfo {
     pub file: String,
     /// Status message.
     pub status_message: Option<String>,
+    /// Where in its file, e.g. `hooks.PreToolUse[0].hooks[1]`.
+    pub location: String,
+    /// False for a command, HTTP or prompt hook of an untrusted workspace (skipped).
+    pub trusted: bool,
+    /// SHA-256 of a Wasm component, once loaded ([`Engine::prepare_all`]).
+    pub sha256: Option<String>,
 }
 
 pub(crate) struct Inner {
@@ -164,6 +175,8 @@ pub(crate) struct Inner {
     active: Mutex<HashMap<u64, (ActiveHook, Instant)>>,
     next_call: AtomicU64,
     background: Background,
+    revalidate_rewrites: bool,
+    audit: Option<audit::AuditLog>,
     project_dir: Option<Arc<Path>>,
     home: Option<std::path::PathBuf>,
     pub(crate) shared: Shared,
@@ -186,6 +199,7 @@ impl Engine {
         config: LoadedConfig,
         options: EngineOptions,
     ) -> Result<Engine, EngineError> {
+        let audit_path = options.audit_log.clone().or(config.audit_log.clone());
         let shared = Shared::new(config.http_policy, options.llm, options.wasm)
             .map_err(EngineError::Http)?;
         let mut next = 0;
@@ -213,6 +227,8 @@ impl Engine {
                 active: Mutex::new(HashMap::new()),
                 next_call: AtomicU64::new(0),
                 background: Background::default(),
+                revalidate_rewrites: config.revalidate_rewrites,
+                audit: audit_path.as_deref().map(audit::AuditLog::new),
                 project_dir: config.project_dir.map(Arc::from),
                 home: config.home,
                 shared,
@@ -274,6 +290,9 @@ impl Engine {
                 source: hook.spec.layer.clone(),
                 file: hook.spec.file.clone(),
                 status_message: hook.spec.status_message.clone(),
+                location: hook.spec.location.clone(),
+                trusted: hook.spec.trusted,
+                sha256: hook.executor.digest(),
             })
             .collect()
     }
@@ -327,6 +346,20 @@ impl Engine {
         );
         let guard = &self.inner.stop_guard;
         guard.mark_input(&event, &session, &mut input);
+        let summary = self
+            .inner
+            .audit
+            .as_ref()
+            .map(|_| audit::InputSummary::of(&input));
+        let outcome = self.fire(&event, &session, input).await;
+        if let (Some(log), Some(summary)) = (&self.inner.audit, summary) {
+            log.record(&summary, &outcome);
+        }
+        outcome
+    }
+
+    async fn fire(&self, event: &Event, session: &Arc<str>, input: Value) -> HookOutcome {
+        let guard = &self.inner.stop_guard;
         let selected = {
             let session_hooks = self
                 .inner
@@ -335,22 +368,23 @@ impl Engine {
                 .unwrap_or_else(|e| e.into_inner());
             select::select(
                 self.inner.hooks.iter().chain(session_hooks.iter()),
-                &event,
+                event,
                 &input,
-                &session,
+                session,
                 self.inner.home.as_deref(),
                 &self.inner.once,
+                &Default::default(),
             )
         };
         if selected.is_empty() {
-            return guard.apply(&event, &session, HookOutcome::empty(event.name()));
+            return guard.apply(event, session, HookOutcome::empty(event.name()));
         }
         let run = EventRun {
             event: event.clone(),
             session: session.clone(),
         };
-        let ran = self.run_all(&run, &selected, Arc::new(input)).await;
-        guard.apply(&event, &session, merge(&event, ran))
+        let outcome = self.run_rounds(&run, selected, input).await;
+        guard.apply(event, session, outcome)
     }
 
     /// Counters of the Wasm component cache (`None` before any Wasm hook was loaded).

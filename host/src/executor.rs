@@ -85,6 +85,12 @@ pub trait Executor: Send + Sync {
         Box::pin(async { None })
     }
 
+    /// The SHA-256 of the code the hook runs, once known (Wasm components, after
+    /// loading).
+    fn digest(&self) -> Option<String> {
+        None
+    }
+
     /// [`Executor::prepare`], blocking the calling thread (for session hooks, which
     /// are refused at registration when they cannot load).
     fn prepare_now(&self) -> Option<String> {

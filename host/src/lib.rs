@@ -56,7 +56,7 @@ mod text;
 pub use config::{
     AllowedPath, CommandHandler, DEFAULT_MANAGED_PATH, Diagnostic, ExecutorKind, Handler, HookSpec,
     HttpHandler, HttpPolicy, Layer, LayerPolicy, LoadOptions, LoadedConfig, PromptHandler,
-    Severity, Shell, WasmHandler, load,
+    Severity, Shell, Trust, TrustError, TrustStore, TrustedBy, WasmGrantPolicy, WasmHandler, load,
 };
 pub use engine::{
     ASYNC_DRAIN, ActiveHook, DEFAULT_STOP_BLOCK_CAP, Engine, EngineError, EngineOptions, HookInfo,

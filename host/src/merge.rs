@@ -34,6 +34,8 @@ pub struct Ran {
     pub result: HookResult,
     /// How long it took.
     pub duration: Duration,
+    /// SHA-256 of the code it ran (Wasm components).
+    pub sha256: Option<String>,
 }
 
 fn join(target: &mut Option<String>, text: &str) {
@@ -58,6 +60,7 @@ pub fn merge(event: &Event, ran: Vec<Ran>) -> HookOutcome {
         executor,
         mut result,
         duration,
+        sha256,
     } in ran
     {
         for field in protocol::scope(spec, &mut result.output) {
@@ -139,12 +142,18 @@ pub fn merge(event: &Event, ran: Vec<Ran>) -> HookOutcome {
             outcome.continue_ = false;
         }
         outcome.counts.add(result.status);
+        let hook_decision = hook_decision
+            .map(PermissionDecision::as_str)
+            .or(blocks.then_some("block"));
         outcome.hooks.push(HookReport {
             name,
             source,
             executor,
             status: result.status,
+            decision: hook_decision.map(str::to_string),
             duration_ms: millis(duration),
+            round: 0,
+            sha256,
             error: result.error,
         });
     }
@@ -167,6 +176,7 @@ pub fn failed_closed(event: &str, reason: &str) -> HookOutcome {
             executor: crate::config::ExecutorKind::Hookhost,
             result: HookResult::failed_closed(reason, reason),
             duration: Duration::ZERO,
+            sha256: None,
         }],
     )
 }
@@ -184,6 +194,7 @@ mod tests {
             executor: crate::config::ExecutorKind::Command,
             result: HookResult::answer(output),
             duration: Duration::from_millis(1),
+            sha256: None,
         }
     }
 
@@ -457,6 +468,7 @@ mod tests {
                     executor: crate::config::ExecutorKind::Command,
                     result: HookResult::non_blocking("exit 1"),
                     duration: Duration::ZERO,
+                    sha256: None,
                 },
                 Ran {
                     name: "y".into(),
@@ -464,6 +476,7 @@ mod tests {
                     executor: crate::config::ExecutorKind::Wasm,
                     result: HookResult::cancelled("fuel"),
                     duration: Duration::ZERO,
+                    sha256: None,
                 },
             ],
         );

@@ -20,6 +20,8 @@ pub enum HookStatus {
     NonBlockingError,
     /// Stopped by a timeout or a limit, or not run; no decision.
     Cancelled,
+    /// Not run by policy (a command, HTTP or prompt hook of an untrusted workspace).
+    Skipped,
 }
 
 /// What an executor hands back for one hook call.
@@ -75,6 +77,15 @@ impl HookResult {
         }
     }
 
+    /// A hook not run by policy.
+    pub fn skipped(error: impl Into<String>) -> Self {
+        Self {
+            status: HookStatus::Skipped,
+            output: HookOutput::default(),
+            error: Some(error.into()),
+        }
+    }
+
     /// A hook stopped by its `timeout`; `what` says what happened to it.
     pub fn timed_out(limit: Duration, what: &str) -> Self {
         Self::cancelled(format!("timed out after {}s; {what}", limit.as_secs_f64()))
@@ -107,8 +118,17 @@ pub struct HookReport {
     pub executor: crate::config::ExecutorKind,
     /// How it ended.
     pub status: HookStatus,
+    /// What it decided: its permission decision, or `block`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decision: Option<String>,
     /// Wall time in milliseconds.
     pub duration_ms: f64,
+    /// The validation round it ran in (0-based; a rewritten input is validated again
+    /// in the next round).
+    pub round: u32,
+    /// SHA-256 of the component it ran (Wasm hooks).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
     /// Error text, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -125,6 +145,8 @@ pub struct Counts {
     pub non_blocking_error: usize,
     /// `cancelled`.
     pub cancelled: usize,
+    /// `skipped`.
+    pub skipped: usize,
 }
 
 impl Counts {
@@ -135,6 +157,7 @@ impl Counts {
             HookStatus::Blocking => self.blocking += 1,
             HookStatus::NonBlockingError => self.non_blocking_error += 1,
             HookStatus::Cancelled => self.cancelled += 1,
+            HookStatus::Skipped => self.skipped += 1,
         }
     }
 }

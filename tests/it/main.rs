@@ -7,6 +7,7 @@ mod examples;
 mod http;
 mod parsers;
 mod pipeline;
+mod policy;
 mod prompt;
 mod sandbox;
 mod scenarios;

@@ -407,6 +407,7 @@ fn handler_template() -> WasmHandler {
         env: vec![],
         config: Value::Null,
         max_output_bytes: None,
+        sha256: None,
     }
 }
 

@@ -75,15 +75,37 @@ impl TestEnv {
     }
 
     /// Load options that read only what the test wrote (no machine-wide managed file).
+    /// The test's project is trusted (the tests that exercise trust use
+    /// [`TestEnv::untrusted_options`]).
     pub fn load_options(&self, settings: &[PathBuf], plugins: &[PathBuf]) -> LoadOptions {
         LoadOptions {
             home: Some(self.home.clone()),
             project_dir: Some(self.project.clone()),
-            managed_path: Some(self.root.join("managed/managed-settings.json")),
+            managed_path: Some(self.managed_path()),
             settings: settings.iter().map(|p| p.display().to_string()).collect(),
             plugins: plugins.to_vec(),
+            trust: hookhost::Trust::Trusted,
+            config_dir: Some(self.config_dir()),
             ..LoadOptions::default()
         }
+    }
+
+    /// [`TestEnv::load_options`] with trust decided from the stores, as the CLI does.
+    pub fn untrusted_options(&self, settings: &[PathBuf], plugins: &[PathBuf]) -> LoadOptions {
+        LoadOptions {
+            trust: hookhost::Trust::Discover,
+            ..self.load_options(settings, plugins)
+        }
+    }
+
+    /// The managed settings file the test may write (absent by default).
+    pub fn managed_path(&self) -> PathBuf {
+        self.root.join("managed/managed-settings.json")
+    }
+
+    /// hookhost's configuration folder for this test (trust store).
+    pub fn config_dir(&self) -> PathBuf {
+        self.home.join(".config").join("hookhost")
     }
 
     /// Engine options with a private Wasm cache directory.

@@ -16,8 +16,10 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use super::grant_policy::WasmGrantPolicy;
 use super::plugin::{read_json, read_plugin};
 use super::settings::{FileContext, read_hooks};
+use super::trust::{self, Trust, TrustedBy};
 use super::{Diagnostic, HookSpec, HttpPolicy, Layer, LoadedConfig, Severity};
 
 /// How layers combine.
@@ -46,6 +48,10 @@ pub struct LoadOptions {
     pub plugins: Vec<PathBuf>,
     /// How layers combine.
     pub policy: LayerPolicy,
+    /// Whether the project's own settings may run unsandboxed hooks.
+    pub trust: Trust,
+    /// hookhost's configuration folder (trust store); default `<home>/.config/hookhost`.
+    pub config_dir: Option<PathBuf>,
 }
 
 /// The default managed settings location on Linux.
@@ -217,11 +223,16 @@ pub fn load(options: &LoadOptions) -> LoadedConfig {
     let mut diags = Vec::new();
     let sources = gather(options, &mut diags);
     let project = options.project_dir.clone();
+    let trusted_by = workspace_trust(options, &sources);
     let mut hooks = Vec::new();
     for source in &sources {
         let Some(value) = &source.value else { continue };
         let Some(section) = value.get("hooks") else {
             continue;
+        };
+        let trusted = match source.layer {
+            Layer::Project | Layer::Local => trusted_by.is_some(),
+            _ => true,
         };
         let mut vars = Vec::new();
         if let Some(dir) = &project {
@@ -233,6 +244,7 @@ pub fn load(options: &LoadOptions) -> LoadedConfig {
             base_dir: source.base_dir.clone(),
             vars,
             env: Vec::new(),
+            trusted,
         };
         read_hooks(section, &ctx, &mut hooks, &mut diags);
     }
@@ -255,16 +267,116 @@ pub fn load(options: &LoadOptions) -> LoadedConfig {
         hooks.retain(|h| !(h.layer == Layer::User && overridden.contains(&h.event)));
     }
     apply_policy(&sources, &mut hooks, &mut diags);
+    grant_policy(&sources, options, &mut diags).apply(&mut hooks, project.as_deref());
+    let audit_log = owner_values(&sources, "hookAuditLog", false)
+        .into_iter()
+        .find_map(|(_, value)| value.as_str().map(PathBuf::from));
     LoadedConfig {
+        workspace_trust: trusted_by,
+        audit_log,
         hooks,
         http_policy: HttpPolicy {
             allowed_urls: merge_list(&sources, "allowedHttpHookUrls", &mut diags),
             allowed_env_vars: merge_list(&sources, "httpHookAllowedEnvVars", &mut diags),
         },
+        revalidate_rewrites: owner_flag(&sources, "revalidateRewrites").unwrap_or(true),
         diagnostics: diags,
         project_dir: project,
         home: options.home.clone(),
     }
+}
+
+/// Whether the project's settings are trusted, and why (`None`: untrusted).
+fn workspace_trust(options: &LoadOptions, sources: &[Source]) -> Option<TrustedBy> {
+    let gate = owner_values(sources, "requireWorkspaceTrust", true)
+        .into_iter()
+        .find_map(|(_, value)| value.as_bool())
+        .unwrap_or(true);
+    if !gate {
+        return Some(TrustedBy::GateOff);
+    }
+    match options.trust {
+        Trust::Trusted => Some(TrustedBy::Caller),
+        Trust::Untrusted => None,
+        Trust::Discover => {
+            let project = options.project_dir.as_deref()?;
+            let config_dir = options.config_dir.clone().or_else(|| {
+                options
+                    .home
+                    .as_ref()
+                    .map(|home| home.join(".config").join("hookhost"))
+            });
+            trust::lookup(project, options.home.as_deref(), config_dir.as_deref())
+        }
+    }
+}
+
+/// The owners' Wasm grant bounds, from managed, user and `--settings` layers.
+fn grant_policy(
+    sources: &[Source],
+    options: &LoadOptions,
+    diags: &mut Vec<Diagnostic>,
+) -> WasmGrantPolicy {
+    let mut policy = WasmGrantPolicy {
+        require_pinned: owner_values(sources, "requirePinnedWasm", true)
+            .into_iter()
+            .any(|(_, value)| value.as_bool() == Some(true)),
+        ..WasmGrantPolicy::default()
+    };
+    let problem = |source: &Source, key: &str, message: String| Diagnostic {
+        severity: Severity::Error,
+        file: source.label.clone(),
+        location: key.to_string(),
+        message,
+    };
+    for (source, value) in owner_values(sources, "wasmHookAllowedPaths", false) {
+        for message in policy.add_paths(
+            value,
+            options.project_dir.as_deref(),
+            options.home.as_deref(),
+        ) {
+            diags.push(problem(source, "wasmHookAllowedPaths", message));
+        }
+    }
+    for (source, value) in owner_values(sources, "wasmHookAllowedEnvVars", false) {
+        if let Some(message) = policy.add_env_vars(value) {
+            diags.push(problem(source, "wasmHookAllowedEnvVars", message));
+        }
+    }
+    policy
+}
+
+/// `key` in the owners' layers (managed, `--settings`, user: in that order of
+/// precedence), or only in managed settings when `managed_only`.
+fn owner_values<'a>(
+    sources: &'a [Source],
+    key: &str,
+    managed_only: bool,
+) -> Vec<(&'a Source, &'a Value)> {
+    let rank = |layer: &Layer| match layer {
+        Layer::Managed => Some(0),
+        Layer::Settings if !managed_only => Some(1),
+        Layer::User if !managed_only => Some(2),
+        _ => None,
+    };
+    let mut found: Vec<(usize, &Source, &Value)> = sources
+        .iter()
+        .filter_map(|source| {
+            let value = source.value.as_ref()?.get(key)?;
+            Some((rank(&source.layer)?, source, value))
+        })
+        .collect();
+    found.sort_by_key(|(rank, _, _)| *rank);
+    found.into_iter().map(|(_, s, v)| (s, v)).collect()
+}
+
+/// The boolean `key` as the machine's owners set it: honoured only in managed, user and
+/// `--settings` layers (precedence managed > `--settings` > user), so a repository
+/// cannot switch a safeguard off.
+fn owner_flag(sources: &[Source], key: &str) -> Option<bool> {
+    owner_values(sources, key, false)
+        .into_iter()
+        .find_map(|(_, value)| value.as_bool())
 }
 
 fn apply_policy(sources: &[Source], hooks: &mut Vec<HookSpec>, diags: &mut Vec<Diagnostic>) {

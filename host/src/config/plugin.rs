@@ -114,6 +114,8 @@ pub fn read_plugin(
         base_dir: Some(root.clone()),
         vars: vars.clone(),
         env: env.clone(),
+        // Named by the caller (`--plugin`): trusted; its Wasm grants are still bounded.
+        trusted: true,
     };
 
     let mut hook_files: Vec<PathBuf> = Vec::new();

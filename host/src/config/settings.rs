@@ -32,6 +32,8 @@ pub struct FileContext {
     pub vars: Vec<(String, String)>,
     /// Environment added to the hooks of this file.
     pub env: Vec<(String, String)>,
+    /// Whether the file is trusted to run unsandboxed hooks (see [`HookSpec::trusted`]).
+    pub trusted: bool,
 }
 
 impl FileContext {
@@ -66,6 +68,7 @@ struct RawCommon {
     #[serde(default)]
     once: bool,
     name: Option<String>,
+    fail_closed: Option<Value>,
 }
 
 #[derive(Deserialize)]
@@ -107,6 +110,7 @@ struct RawWasm {
     #[serde(default)]
     config: Value,
     max_output_bytes: Option<usize>,
+    sha256: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -246,6 +250,20 @@ fn read_group(
                         format!("`if` is only evaluated on tool events; on `{event}` this hook never runs"),
                     ));
                 }
+                if let Handler::Command(command) = &handler
+                    && command.run_async
+                    && spec.known
+                    && (spec.can_block || spec.honours(crate::event::Fields::PERMISSION_DECISION))
+                {
+                    diags.push(ctx.diag(
+                        Severity::Warning,
+                        location.clone(),
+                        format!(
+                            "`async` hook {} on `{event}` can never decide: the event does not wait for it, so its block or permission decision is ignored",
+                            common.name.clone().unwrap_or_else(|| handler.display_name())
+                        ),
+                    ));
+                }
                 if let Handler::Unsupported(kind) = &handler {
                     diags.push(ctx.diag(
                         Severity::Warning,
@@ -270,6 +288,9 @@ fn read_group(
                     base_dir: ctx.base_dir.clone(),
                     env: ctx.env.clone(),
                     name: common.name,
+                    fail_closed: common.fail_closed,
+                    trusted: ctx.trusted,
+                    refused: None,
                 });
             }
             Err(refusal) => {
@@ -308,6 +329,7 @@ struct Common {
     status_message: Option<String>,
     once: bool,
     name: Option<String>,
+    fail_closed: bool,
     /// Values that were out of range and adjusted (the hook still loads).
     warnings: Vec<String>,
 }
@@ -347,6 +369,11 @@ fn read_handler(
         .map(Rule::parse)
         .transpose()
         .map_err(|err| format!("`if`: {err}"))?;
+    let fail_closed = match &common.fail_closed {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(_) => return Err("`failClosed` must be a boolean".into()),
+    };
     let llm = matches!(common.kind.as_str(), "prompt" | "agent");
     let accepted = match spec.handlers {
         Handlers::All => true,
@@ -406,6 +433,7 @@ fn read_handler(
             status_message: common.status_message,
             once: common.once,
             name: common.name,
+            fail_closed,
             warnings,
         },
     ))
@@ -463,6 +491,18 @@ fn read_wasm(raw: &Value, ctx: &FileContext) -> Result<WasmHandler, String> {
         env: wasm.env,
         config: expand_strings(wasm.config, ctx),
         max_output_bytes: wasm.max_output_bytes,
+        sha256: match wasm.sha256 {
+            Some(hex) if hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_hexdigit()) => {
+                Some(hex.to_ascii_lowercase())
+            }
+            Some(other) => {
+                return Err(format!(
+                    "`sha256` must be 64 hex digits, found \"{}\"",
+                    crate::text::shorten(&other, 80)
+                ));
+            }
+            None => None,
+        },
     })
 }
 
@@ -494,6 +534,7 @@ mod tests {
             base_dir: Some("/proj".into()),
             vars: vec![("CLAUDE_PROJECT_DIR".into(), "/proj".into())],
             env: vec![],
+            trusted: true,
         }
     }
 

@@ -164,7 +164,17 @@ impl Engine {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .remove(&key);
+        let failed = matches!(
+            result.status,
+            HookStatus::NonBlockingError | HookStatus::Cancelled
+        );
         match result.error.clone() {
+            // `failClosed`: any failure of the hook blocks, naming it.
+            Some(error) if failed && hook.spec.fail_closed() => HookResult::failed_closed(
+                format!("failClosed hook {} failed: {error}", hook.name),
+                error,
+            ),
+            // Events where any failure fails the event (WorktreeCreate).
             Some(error) if failure_blocks && result.status == HookStatus::NonBlockingError => {
                 HookResult::failed_closed(error.clone(), error)
             }
@@ -199,5 +209,6 @@ fn ran(hook: &Prepared, result: HookResult, duration: Duration) -> Ran {
         executor: hook.spec.handler.executor_kind(),
         result,
         duration,
+        sha256: hook.executor.digest(),
     }
 }

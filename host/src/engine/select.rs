@@ -19,7 +19,8 @@ pub(crate) struct OnceTracker {
 }
 
 /// The hooks among `hooks` that fire for `event` with `input`, in configuration order;
-/// a `once` hook is selected the first time per session only.
+/// a `once` hook is selected the first time per session only (or again when its id is
+/// in `ran`: the hooks that already ran for this event, validating a rewrite).
 pub(crate) fn select<'a>(
     hooks: impl Iterator<Item = &'a Prepared>,
     event: &Event,
@@ -27,6 +28,7 @@ pub(crate) fn select<'a>(
     session: &str,
     home: Option<&Path>,
     once: &OnceTracker,
+    ran: &HashSet<u64>,
 ) -> Vec<Prepared> {
     let context = MatchInput::new(event, input, home);
     let mut selected: Vec<Prepared> = hooks
@@ -35,7 +37,9 @@ pub(crate) fn select<'a>(
         .collect();
     if selected.iter().any(|h| h.spec.once) {
         let mut done = once.done.lock().unwrap_or_else(|e| e.into_inner());
-        selected.retain(|h| !h.spec.once || done.insert((session.to_string(), h.id)));
+        selected.retain(|h| {
+            !h.spec.once || ran.contains(&h.id) || done.insert((session.to_string(), h.id))
+        });
     }
     selected
 }

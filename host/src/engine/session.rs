@@ -45,6 +45,9 @@ impl HookSpec {
             base_dir: None,
             env: Vec::new(),
             name: None,
+            fail_closed: false,
+            trusted: true,
+            refused: None,
         })
     }
 }

@@ -58,6 +58,16 @@ impl Shared {
 /// [`Executor::load_error`]; the executor of a hook that cannot be set up reports its
 /// error on every call.
 pub fn build(spec: &HookSpec, shared: &Shared) -> Arc<dyn Executor> {
+    if let Some(reason) = &spec.refused {
+        return Arc::new(Unavailable {
+            message: reason.clone(),
+            fail_closed: spec.fail_closed(),
+        });
+    }
+    // An untrusted workspace's hooks run only when sandboxed.
+    if !spec.trusted && !matches!(spec.handler, Handler::Wasm(_)) {
+        return Arc::new(Untrusted);
+    }
     match &spec.handler {
         Handler::Command(command) => {
             Arc::new(CommandExecutor::new(command.clone(), spec.env.clone()))
@@ -80,6 +90,19 @@ pub fn build(spec: &HookSpec, shared: &Shared) -> Arc<dyn Executor> {
             shared.llm.clone(),
         )),
         Handler::Unsupported(kind) => Arc::new(Unsupported(kind.clone())),
+    }
+}
+
+/// A command, HTTP or prompt hook of an untrusted workspace: never run, reported
+/// `skipped`.
+struct Untrusted;
+
+/// The error every skipped hook of an untrusted workspace reports.
+pub const UNTRUSTED: &str = "workspace is not trusted: its command, http and prompt hooks do not run (trust it with `hookhost trust DIR` or `hookhost fire --trust-workspace`)";
+
+impl Executor for Untrusted {
+    fn execute<'a>(&'a self, _call: HookCall) -> BoxFuture<'a, HookResult> {
+        Box::pin(async { HookResult::skipped(UNTRUSTED) })
     }
 }
 

@@ -340,12 +340,21 @@ impl WasmRuntime {
 
     /// Reads, compiles (or loads from cache), checks and pre-instantiates a component.
     /// Blocking.
-    fn prepare(&self, source: &Source) -> Result<Ready, LoadError> {
+    fn prepare(&self, source: &Source, pin: Option<&str>) -> Result<Ready, LoadError> {
         let bytes = match source {
             Source::File(path) => read_component(path, self.max_component_bytes)?,
             Source::Bytes(bytes) => bytes.to_vec(),
         };
-        let component = self.cache.load(&bytes)?;
+        let digest = cache::digest(&bytes);
+        if let Some(expected) = pin
+            && expected != digest
+        {
+            return Err(LoadError::DigestMismatch {
+                expected: expected.to_string(),
+                actual: digest,
+            });
+        }
+        let component = self.cache.load(&bytes, &digest)?;
         check_imports(&self.engine, &component)?;
         let weight = check_resources(&component)?;
         let pre = self
@@ -356,6 +365,7 @@ impl WasmRuntime {
         Ok(Ready {
             pre,
             weight: weight.min(self.slot_count),
+            digest,
         })
     }
 
@@ -385,6 +395,7 @@ impl WasmRuntime {
             ready: OnceCell::new(),
             limits: HookLimits::for_handler(handler),
             fail_closed: handler.fail_closed,
+            pin: handler.sha256.clone(),
             env,
             shared: Arc::new(HookShared {
                 name: name.to_string(),
@@ -459,6 +470,8 @@ enum Source {
 struct Ready {
     pre: HookPre<HostState>,
     weight: u32,
+    /// SHA-256 of the component bytes.
+    digest: String,
 }
 
 /// Load-time check of a component path without opening it (opening a FIFO blocks): it
@@ -574,6 +587,8 @@ struct WasmHook {
     ready: OnceCell<Result<Ready, LoadError>>,
     limits: HookLimits,
     fail_closed: bool,
+    /// The configured `sha256`, if pinned.
+    pin: Option<String>,
     env: Vec<(String, String)>,
     shared: Arc<HookShared>,
 }
@@ -610,6 +625,13 @@ impl Executor for WasmHook {
         self.setup.as_ref().err().map(ToString::to_string)
     }
 
+    fn digest(&self) -> Option<String> {
+        match self.ready.get() {
+            Some(Ok(ready)) => Some(ready.digest.clone()),
+            _ => None,
+        }
+    }
+
     fn prepare(&self) -> BoxFuture<'_, Option<String>> {
         Box::pin(async move { self.ready().await.err().map(|err| err.to_string()) })
     }
@@ -622,7 +644,7 @@ impl Executor for WasmHook {
         if let Some(ready) = self.ready.get() {
             return ready.as_ref().err().map(ToString::to_string);
         }
-        let ready = self.runtime.prepare(source);
+        let ready = self.runtime.prepare(source, self.pin.as_deref());
         let error = ready.as_ref().err().map(ToString::to_string);
         let _ = self.ready.set(ready);
         error
@@ -657,7 +679,8 @@ impl WasmHook {
             .get_or_init(|| async {
                 let runtime = self.runtime.clone();
                 let source = source.clone();
-                tokio::task::spawn_blocking(move || runtime.prepare(&source))
+                let pin = self.pin.clone();
+                tokio::task::spawn_blocking(move || runtime.prepare(&source, pin.as_deref()))
                     .await
                     .unwrap_or_else(|err| Err(LoadError::Interrupted(err.to_string())))
             })

@@ -133,8 +133,8 @@ impl ComponentCache {
 
     /// The component for `bytes`: from memory, from disk, or compiled (and stored).
     /// Blocking; concurrent loads of the same bytes compile once.
-    pub fn load(&self, bytes: &[u8]) -> Result<Component, LoadError> {
-        let digest = hex(&Sha256::digest(bytes));
+    pub fn load(&self, bytes: &[u8], digest: &str) -> Result<Component, LoadError> {
+        let digest = digest.to_string();
         let (slot, fresh) = {
             let mut loaded = self.loaded.lock().unwrap_or_else(|e| e.into_inner());
             match loaded.get(&digest) {
@@ -498,6 +498,12 @@ fn load_or_create_key(path: &Path) -> Result<[u8; 32], String> {
         }
         Err(err) => Err(format!("cannot create {}: {err}", path.display())),
     }
+}
+
+/// The SHA-256 digest of `bytes`, lowercase hex (a component's identity: cache key,
+/// `sha256` pin, audit log).
+pub fn digest(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
 }
 
 fn hex(bytes: &[u8]) -> String {

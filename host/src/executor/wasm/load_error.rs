@@ -33,6 +33,14 @@ pub enum LoadError {
         /// The cap.
         limit: u64,
     },
+    /// The component's bytes are not the pinned ones.
+    #[error("component digest sha256:{actual} does not match the pinned sha256:{expected}")]
+    DigestMismatch {
+        /// The configured `sha256`.
+        expected: String,
+        /// The digest of the bytes found.
+        actual: String,
+    },
     /// Not a component wasmtime accepts.
     #[error("not a valid component: {0}")]
     Invalid(String),

@@ -59,8 +59,11 @@ fn act(event: &Event) -> Result<Answer, String> {
         }
         "rewrite" => {
             let mut input = event.tool_input().ok_or("no tool input")?;
+            // Idempotent, as a well-behaved rewriter is: the rewrite is a fixpoint.
             let command = input["command"].as_str().unwrap_or("").to_string();
-            input["command"] = serde_json::Value::String(format!("{command} --dry-run"));
+            if !command.ends_with("--dry-run") {
+                input["command"] = serde_json::Value::String(format!("{command} --dry-run"));
+            }
             Ok(Answer::none().update_input(&input))
         }
         "loop" => {

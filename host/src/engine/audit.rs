@@ -1,0 +1,130 @@
+//! The audit log: one JSON line per fired event, appended to a file (`--audit-log`,
+//! `hookAuditLog`). It records what ran and what was decided — never header values,
+//! API keys or environment values. A write failure is a warning: auditing never
+//! crashes the engine or changes a decision.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use serde_json::{Value, json};
+
+use crate::outcome::HookOutcome;
+
+/// Bytes of `tool_input` (as JSON text) kept per line.
+pub const TOOL_INPUT_BYTES: usize = 4096;
+
+/// An append-only audit file; writes are serialised so lines never interleave.
+pub(crate) struct AuditLog {
+    path: PathBuf,
+    lock: Mutex<()>,
+}
+
+/// What the log keeps of an input, taken before the hooks run.
+pub(crate) struct InputSummary {
+    session_id: Value,
+    tool_name: Value,
+    tool_input: Value,
+}
+
+impl InputSummary {
+    pub(crate) fn of(input: &Value) -> Self {
+        let tool_input = input.get("tool_input").map(|value| {
+            let text = value.to_string();
+            let kept = crate::text::truncate(&text, TOOL_INPUT_BYTES);
+            Value::String(kept.to_string())
+        });
+        Self {
+            session_id: input.get("session_id").cloned().unwrap_or(Value::Null),
+            tool_name: input.get("tool_name").cloned().unwrap_or(Value::Null),
+            tool_input: tool_input.unwrap_or(Value::Null),
+        }
+    }
+}
+
+impl AuditLog {
+    pub(crate) fn new(path: &Path) -> Self {
+        Self {
+            path: path.to_path_buf(),
+            lock: Mutex::new(()),
+        }
+    }
+
+    /// Appends the line for one fired event.
+    pub(crate) fn record(&self, input: &InputSummary, outcome: &HookOutcome) {
+        let line = line(input, outcome, std::time::SystemTime::now());
+        let _guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        let written = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.path)
+            .and_then(|mut file| file.write_all(format!("{line}\n").as_bytes()));
+        if let Err(err) = written {
+            tracing::warn!("cannot write the audit log {}: {err}", self.path.display());
+        }
+    }
+}
+
+/// The JSON line for one event.
+fn line(input: &InputSummary, outcome: &HookOutcome, now: std::time::SystemTime) -> Value {
+    let hooks: Vec<Value> = outcome
+        .hooks
+        .iter()
+        .map(|hook| {
+            json!({
+                "name": hook.name,
+                "source": hook.source,
+                "executor": hook.executor,
+                "sha256": hook.sha256,
+                "status": hook.status,
+                "decision": hook.decision,
+                "duration_ms": hook.duration_ms,
+                "round": hook.round,
+            })
+        })
+        .collect();
+    let decision = if outcome.should_block {
+        "block".to_string()
+    } else if let Some(decision) = outcome.permission_decision {
+        decision.as_str().to_string()
+    } else {
+        "none".to_string()
+    };
+    json!({
+        "time": humantime::format_rfc3339_millis(now).to_string(),
+        "session_id": input.session_id,
+        "event": outcome.event,
+        "tool_name": input.tool_name,
+        "tool_input": input.tool_input,
+        "hooks": hooks,
+        "decision": decision,
+        "reason": outcome.block_reason,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_keeps_the_first_4_kib_of_tool_input_and_rfc3339_time() {
+        let input = json!({"session_id": "s", "tool_name": "Bash",
+            "tool_input": {"command": "x".repeat(10_000)}});
+        let mut outcome = HookOutcome::empty("PreToolUse");
+        outcome.should_block = true;
+        let line = line(
+            &InputSummary::of(&input),
+            &outcome,
+            std::time::UNIX_EPOCH + std::time::Duration::from_secs(86_400),
+        );
+        assert_eq!(line["time"], "1970-01-02T00:00:00.000Z");
+        assert_eq!(line["decision"], "block");
+        assert!(line["tool_input"].as_str().unwrap().len() <= TOOL_INPUT_BYTES);
+    }
+
+    #[test]
+    fn a_write_failure_is_not_a_crash() {
+        let log = AuditLog::new(Path::new("/nonexistent-dir/audit.jsonl"));
+        log.record(&InputSummary::of(&json!({})), &HookOutcome::empty("Stop"));
+    }
+}

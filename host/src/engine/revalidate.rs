@@ -1,0 +1,118 @@
+//! Re-validated rewrites: when the merged `updated_input` differs from the input the
+//! hooks saw, the event's synchronous hooks run again on the rewritten input (selected
+//! anew, so an `if` rule that matches only the new input applies). A block in any round
+//! wins; a further rewrite starts another round; a rewrite still changing after
+//! [`MAX_ROUNDS`] rounds blocks the event. The final `updated_input` has been seen by
+//! every synchronous hook.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::schedule::EventRun;
+use super::{Engine, Prepared, select};
+use crate::merge::merge;
+use crate::outcome::{Counts, HookOutcome};
+
+/// Rounds of hooks (the first included) before a still-changing rewrite blocks.
+pub const MAX_ROUNDS: u32 = 3;
+
+impl Engine {
+    /// Runs `selected` on `input`, then validates every rewrite as described above.
+    pub(crate) async fn run_rounds(
+        &self,
+        run: &EventRun,
+        selected: Vec<Prepared>,
+        input: Value,
+    ) -> HookOutcome {
+        let mut ran: HashSet<u64> = selected.iter().map(|h| h.id).collect();
+        let mut seen = Arc::new(input);
+        let mut outcome = merge(&run.event, self.run_all(run, &selected, seen.clone()).await);
+        if !self.inner.revalidate_rewrites {
+            return outcome;
+        }
+        let mut history = Vec::new();
+        for round in 1..=MAX_ROUNDS {
+            if outcome.should_block {
+                break;
+            }
+            let Some(updated) = &outcome.updated_input else {
+                break;
+            };
+            let Some(next) = select::rewrite_input(&seen, updated) else {
+                break;
+            };
+            if next == *seen {
+                break; // a fixpoint: every hook of this round saw the final input
+            }
+            history.push(std::mem::replace(&mut outcome, HookOutcome::empty("")));
+            if round == MAX_ROUNDS {
+                outcome = crate::merge::failed_closed(
+                    run.event.name(),
+                    &format!(
+                        "hook rewrites did not converge: the input was still being rewritten after {MAX_ROUNDS} rounds of validation"
+                    ),
+                );
+                for report in &mut outcome.hooks {
+                    report.round = round;
+                }
+                break;
+            }
+            let hooks: Vec<Prepared> = {
+                let session_hooks = self
+                    .inner
+                    .session_hooks
+                    .read()
+                    .unwrap_or_else(|e| e.into_inner());
+                select::select(
+                    self.inner.hooks.iter().chain(session_hooks.iter()),
+                    &run.event,
+                    &next,
+                    &run.session,
+                    self.inner.home.as_deref(),
+                    &self.inner.once,
+                    &ran,
+                )
+            };
+            let hooks: Vec<Prepared> = hooks
+                .into_iter()
+                .filter(|hook| hook.executor.detached().is_none())
+                .collect();
+            ran.extend(hooks.iter().map(|h| h.id));
+            seen = Arc::new(next);
+            outcome = merge(&run.event, self.run_all(run, &hooks, seen.clone()).await);
+            for report in &mut outcome.hooks {
+                report.round = round;
+            }
+            if outcome.updated_input.is_none() {
+                // Nobody rewrote the validated input: it is the answer.
+                outcome.updated_input = seen.get("tool_input").cloned();
+            }
+        }
+        combine(history, outcome)
+    }
+}
+
+/// The final outcome with the reports of the earlier rounds in front of its own.
+fn combine(history: Vec<HookOutcome>, mut last: HookOutcome) -> HookOutcome {
+    if history.is_empty() {
+        return last;
+    }
+    let mut hooks = Vec::new();
+    let mut ignored = Vec::new();
+    for earlier in history {
+        hooks.extend(earlier.hooks);
+        ignored.extend(earlier.ignored_fields);
+    }
+    hooks.append(&mut last.hooks);
+    ignored.append(&mut last.ignored_fields);
+    let mut counts = Counts::default();
+    for report in &hooks {
+        counts.add(report.status);
+    }
+    last.hooks = hooks;
+    last.ignored_fields = ignored;
+    last.counts = counts;
+    last
+}
