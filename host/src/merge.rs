@@ -150,7 +150,7 @@ pub fn merge(event: &Event, ran: Vec<Ran>) -> HookOutcome {
             source,
             executor,
             status: result.status,
-            decision: hook_decision.map(str::to_string),
+            decision: hook_decision,
             duration_ms: millis(duration),
             round: 0,
             sha256,

@@ -120,7 +120,7 @@ pub struct HookReport {
     pub status: HookStatus,
     /// What it decided: its permission decision, or `block`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub decision: Option<String>,
+    pub decision: Option<&'static str>,
     /// Wall time in milliseconds.
     pub duration_ms: f64,
     /// The validation round it ran in (0-based; a rewritten input is validated again
