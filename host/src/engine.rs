@@ -358,24 +358,34 @@ impl Engine {
         outcome
     }
 
+    /// The configuration and session hooks that fire for `event` with `input` (`ran`:
+    /// hooks that already ran for this event, exempt from `once`).
+    pub(crate) fn select(
+        &self,
+        event: &Event,
+        input: &Value,
+        session: &str,
+        ran: &std::collections::HashSet<u64>,
+    ) -> Vec<Prepared> {
+        let session_hooks = self
+            .inner
+            .session_hooks
+            .read()
+            .unwrap_or_else(|e| e.into_inner());
+        select::select(
+            self.inner.hooks.iter().chain(session_hooks.iter()),
+            event,
+            input,
+            session,
+            self.inner.home.as_deref(),
+            &self.inner.once,
+            ran,
+        )
+    }
+
     async fn fire(&self, event: &Event, session: &Arc<str>, input: Value) -> HookOutcome {
         let guard = &self.inner.stop_guard;
-        let selected = {
-            let session_hooks = self
-                .inner
-                .session_hooks
-                .read()
-                .unwrap_or_else(|e| e.into_inner());
-            select::select(
-                self.inner.hooks.iter().chain(session_hooks.iter()),
-                event,
-                &input,
-                session,
-                self.inner.home.as_deref(),
-                &self.inner.once,
-                &Default::default(),
-            )
-        };
+        let selected = self.select(event, &input, session, &Default::default());
         if selected.is_empty() {
             return guard.apply(event, session, HookOutcome::empty(event.name()));
         }

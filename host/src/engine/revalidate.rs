@@ -59,22 +59,7 @@ impl Engine {
                 }
                 break;
             }
-            let hooks: Vec<Prepared> = {
-                let session_hooks = self
-                    .inner
-                    .session_hooks
-                    .read()
-                    .unwrap_or_else(|e| e.into_inner());
-                select::select(
-                    self.inner.hooks.iter().chain(session_hooks.iter()),
-                    &run.event,
-                    &next,
-                    &run.session,
-                    self.inner.home.as_deref(),
-                    &self.inner.once,
-                    &ran,
-                )
-            };
+            let hooks = self.select(&run.event, &next, &run.session, &ran);
             let hooks: Vec<Prepared> = hooks
                 .into_iter()
                 .filter(|hook| hook.executor.detached().is_none())
