@@ -221,9 +221,12 @@ fn merge_list(sources: &[Source], key: &str, diags: &mut Vec<Diagnostic>) -> Opt
 /// Loads every configured layer and plugin into one [`LoadedConfig`].
 pub fn load(options: &LoadOptions) -> LoadedConfig {
     let mut diags = Vec::new();
-    let sources = gather(options, &mut diags);
+    let mut sources = gather(options, &mut diags);
     let project = options.project_dir.clone();
     let trusted_by = workspace_trust(options, &sources);
+    if trusted_by.is_none() {
+        keep_only_hooks_of_untrusted(&mut sources, &mut diags);
+    }
     let mut hooks = Vec::new();
     for source in &sources {
         let Some(value) = &source.value else { continue };
@@ -283,6 +286,39 @@ pub fn load(options: &LoadOptions) -> LoadedConfig {
         diagnostics: diags,
         project_dir: project,
         home: options.home.clone(),
+    }
+}
+
+/// In an untrusted workspace the project and local files contribute their `hooks` only
+/// (of which only Wasm hooks run): every other key — `disableAllHooks`,
+/// `allowedHttpHookUrls`, … — is dropped, with a warning, so a cloned repository cannot
+/// switch off or widen the user's policy.
+fn keep_only_hooks_of_untrusted(sources: &mut [Source], diags: &mut Vec<Diagnostic>) {
+    for source in sources {
+        if !matches!(source.layer, Layer::Project | Layer::Local) {
+            continue;
+        }
+        let Some(Value::Object(map)) = &mut source.value else {
+            continue;
+        };
+        let ignored: Vec<String> = map.keys().filter(|k| *k != "hooks").cloned().collect();
+        if ignored.is_empty() {
+            continue;
+        }
+        map.retain(|key, _| key == "hooks");
+        diags.push(Diagnostic {
+            severity: Severity::Warning,
+            file: source.label.clone(),
+            location: String::new(),
+            message: format!(
+                "workspace is not trusted: settings {} ignored",
+                ignored
+                    .iter()
+                    .map(|k| format!("`{k}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        });
     }
 }
 
