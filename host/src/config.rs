@@ -298,7 +298,7 @@ impl Handler {
                 Some(args) if !args.is_empty() => format!("{} {}", c.command, args.join(" ")),
                 _ => c.command.clone(),
             },
-            Handler::Http(h) => h.url.clone(),
+            Handler::Http(h) => redacted_url(&h.url),
             Handler::Prompt(p) => p.prompt.clone(),
             Handler::Wasm(w) => w
                 .component
@@ -308,6 +308,21 @@ impl Handler {
             Handler::Unsupported(kind) => kind.clone(),
         };
         crate::text::shorten(&name, 80)
+    }
+}
+
+/// `url` without what may be a credential (user info, query, fragment), for names that
+/// reach reports, listings and the audit log. Text that is not a URL is kept.
+fn redacted_url(url: &str) -> String {
+    match reqwest::Url::parse(url) {
+        Ok(mut parsed) => {
+            let _ = parsed.set_username("");
+            let _ = parsed.set_password(None);
+            parsed.set_query(None);
+            parsed.set_fragment(None);
+            parsed.to_string()
+        }
+        Err(_) => url.to_string(),
     }
 }
 

@@ -658,3 +658,64 @@ async fn an_untrusted_repository_cannot_switch_off_the_users_guards() {
     );
     engine.close().await;
 }
+
+#[tokio::test]
+async fn grant_bounds_see_through_symlinks_and_dot_dot() {
+    let env = TestEnv::new();
+    std::os::unix::fs::symlink(&env.home, env.project.join("link")).unwrap();
+    for path in [
+        env.project.join("link"),
+        env.project.join("..").join("home"),
+    ] {
+        let handler = wasm(
+            guests::TEST_GUEST,
+            json!({"config": {"mode": "allow"}, "allowedPaths": [{"path": path.display().to_string()}]}),
+        );
+        env.write(
+            "project/.claude/settings.json",
+            &json!({"hooks": hooks("PreToolUse", None, vec![handler])}).to_string(),
+        );
+        let engine = Engine::load(&env.load_options(&[], &[]), env.engine_options()).unwrap();
+        assert!(
+            engine
+                .diagnostics()
+                .iter()
+                .any(|d| d.severity == Severity::Error && d.message.contains("refused")),
+            "{}: {:#?}",
+            path.display(),
+            engine.diagnostics()
+        );
+        let outcome = engine.execute("PreToolUse", env.bash("ls")).await;
+        assert_eq!(outcome.hooks[0].status, HookStatus::NonBlockingError);
+        engine.close().await;
+    }
+}
+
+#[tokio::test]
+async fn credentials_in_an_http_hook_url_never_reach_the_audit_log_or_reports() {
+    let env = TestEnv::new();
+    let log = env.root.join("audit.jsonl");
+    let mut options = env.engine_options();
+    options.audit_log = Some(log.clone());
+    let url = "http://hookuser:hunter2@127.0.0.1:9/check?api_key=SECRETKEY&x=1";
+    let settings = env.settings(
+        "settings.json",
+        hooks(
+            "PreToolUse",
+            None,
+            vec![json!({"type": "http", "url": url})],
+        ),
+    );
+    let engine = Engine::load(&env.load_options(&[settings], &[]), options).unwrap();
+    let outcome = engine.execute("PreToolUse", env.bash("ls")).await;
+    engine.close().await;
+    let report = serde_json::to_string(&outcome).unwrap();
+    let audit = std::fs::read_to_string(&log).unwrap();
+    for text in [&report, &audit] {
+        assert!(
+            !text.contains("hunter2") && !text.contains("SECRETKEY"),
+            "{text}"
+        );
+        assert!(text.contains("127.0.0.1:9/check"), "{text}");
+    }
+}
