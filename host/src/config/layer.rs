@@ -503,11 +503,13 @@ mod tests {
         }
     }
 
+    /// A trusted workspace: these tests are about how layers combine.
     fn options(t: &Tree) -> LoadOptions {
         LoadOptions {
             home: Some(t.home.clone()),
             project_dir: Some(t.project.clone()),
             managed_path: Some(t.managed.clone()),
+            trust: Trust::Trusted,
             ..LoadOptions::default()
         }
     }
@@ -566,6 +568,20 @@ mod tests {
         assert_eq!(
             commands(&load(&options(&t))),
             vec!["managed", "user", "project"]
+        );
+        // Untrusted, the project's keys do not count (its command hook is loaded but
+        // will be skipped): the user's `true` stands.
+        let untrusted = LoadOptions {
+            trust: Trust::Untrusted,
+            ..options(&t)
+        };
+        let config = load(&untrusted);
+        assert_eq!(commands(&config), vec!["managed"]);
+        assert!(
+            config
+                .diagnostics
+                .iter()
+                .any(|d| d.message.contains("`disableAllHooks` ignored"))
         );
     }
 
