@@ -8,7 +8,9 @@ use anyhow::Context;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde_json::{Value, json};
 
-use hookhost::{Engine, EngineOptions, LayerPolicy, LoadOptions, Severity, Trust, TrustStore};
+use hookhost::{
+    DialectId, Engine, EngineOptions, LayerPolicy, LoadOptions, Severity, Trust, TrustStore,
+};
 
 /// Why `hookhost` could not do what it was asked: the one error type of the CLI, and
 /// the exit status each kind maps to.
@@ -132,6 +134,11 @@ struct ConfigArgs {
     /// Append one JSON line per fired event to FILE (overrides `hookAuditLog`).
     #[arg(long, value_name = "FILE")]
     audit_log: Option<PathBuf>,
+    /// The hook system the configuration is written for: claude, gen, hygge, evva or
+    /// agent-sdk. Detected from the files found when not given (`hookhost list` says
+    /// which).
+    #[arg(long, value_name = "NAME")]
+    dialect: Option<DialectId>,
 }
 
 #[derive(Debug, Args)]
@@ -214,6 +221,9 @@ impl ConfigArgs {
                 Policy::Additive => LayerPolicy::Additive,
                 Policy::ProjectReplacesUser => LayerPolicy::ProjectReplacesUser,
             },
+            dialect: self.dialect,
+            evva_home: env_dir("EVVA_HOME"),
+            xdg_config_home: env_dir("XDG_CONFIG_HOME"),
         })
     }
 
@@ -227,6 +237,13 @@ impl ConfigArgs {
             .context("cannot start the engine")
             .map_err(CliError::Internal)
     }
+}
+
+/// A folder named by an environment variable, when it is set and not empty.
+fn env_dir(name: &str) -> Option<PathBuf> {
+    std::env::var_os(name)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
 }
 
 /// hookhost's configuration folder: `<home>/.config/hookhost` when `--home` is given,

@@ -7,6 +7,7 @@
 //! [`plugin`] reads bundles. Only resolved types reach the engine.
 
 pub mod grant_policy;
+pub mod hygge;
 pub mod layer;
 pub mod plugin;
 pub mod settings;
@@ -22,7 +23,7 @@ use crate::condition::Rule;
 use crate::matcher::Matcher;
 
 pub use grant_policy::WasmGrantPolicy;
-pub use layer::{DEFAULT_MANAGED_PATH, LayerPolicy, LoadOptions, load};
+pub use layer::{DEFAULT_MANAGED_PATH, LayerPolicy, LoadOptions, detect, load};
 pub use trust::{Trust, TrustError, TrustStore, TrustedBy};
 
 /// How serious a diagnostic is.
@@ -130,6 +131,20 @@ pub enum Shell {
     Sh,
     /// `bash -c`.
     Bash,
+    /// PowerShell (`pwsh -NoProfile -Command`, else `powershell`), where installed.
+    PowerShell,
+}
+
+/// Whether the engine waits for a hook.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RunMode {
+    /// The event waits for the hook's answer.
+    #[default]
+    Sync,
+    /// `async`: the hook runs in the background; its answer is reported as a notice.
+    Async,
+    /// `asyncRewake`: in the background; a block queues a notice that wakes the model.
+    AsyncRewake,
 }
 
 /// A `command` hook.
@@ -141,10 +156,6 @@ pub struct CommandHandler {
     pub args: Option<Vec<String>>,
     /// Shell for the shell form.
     pub shell: Shell,
-    /// Fire and forget.
-    pub run_async: bool,
-    /// Background; an exit-2 block queues a rewake notice.
-    pub async_rewake: bool,
 }
 
 /// A directory a Wasm hook may open.
@@ -199,8 +210,10 @@ impl WasmHandler {
 /// An `http` hook.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HttpHandler {
-    /// POST target.
+    /// Target.
     pub url: String,
+    /// Request method (`POST` unless the entry sets `method`).
+    pub method: String,
     /// Extra headers; values may reference granted env vars.
     pub headers: Vec<(String, String)>,
     /// Env var names that may be interpolated into headers.
@@ -341,6 +354,11 @@ pub struct HookSpec {
     pub handler: Handler,
     /// Per-hook timeout (the event default applies when absent).
     pub timeout: Option<Duration>,
+    /// The matcher group's shared `timeout`: the group's hooks, run one after another,
+    /// must all finish within it (Agent SDK).
+    pub group_timeout: Option<Duration>,
+    /// Whether the event waits for the hook.
+    pub mode: RunMode,
     /// Spinner text while running.
     pub status_message: Option<String>,
     /// Run at most once per session.
@@ -418,6 +436,11 @@ pub struct LoadedConfig {
     pub workspace_trust: Option<trust::TrustedBy>,
     /// `hookAuditLog` from managed or user settings.
     pub audit_log: Option<PathBuf>,
+    /// The dialect the configuration was read in.
+    pub dialect: crate::dialect::DialectId,
+    /// Why that dialect: the file that revealed it, or `None` when it was given (or
+    /// nothing was found and the default applies).
+    pub dialect_detected_from: Option<PathBuf>,
 }
 
 impl LoadedConfig {

@@ -23,6 +23,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::config::{self, Diagnostic, ExecutorKind, HookSpec, Layer, LoadOptions, LoadedConfig};
+use crate::dialect::{Dialect, Listing};
 use crate::event::Event;
 use crate::executor::prompt::LlmOptions;
 use crate::executor::registry::{self, Shared};
@@ -179,6 +180,8 @@ pub(crate) struct Inner {
     audit: Option<audit::AuditLog>,
     project_dir: Option<Arc<Path>>,
     home: Option<std::path::PathBuf>,
+    pub(crate) dialect: &'static Dialect,
+    dialect_detected_from: Option<std::path::PathBuf>,
     pub(crate) shared: Shared,
 }
 
@@ -231,6 +234,8 @@ impl Engine {
                 audit: audit_path.as_deref().map(audit::AuditLog::new),
                 project_dir: config.project_dir.map(Arc::from),
                 home: config.home,
+                dialect: config.dialect.dialect(),
+                dialect_detected_from: config.dialect_detected_from,
                 shared,
             }),
         })
@@ -239,6 +244,16 @@ impl Engine {
     /// Diagnostics from loading configuration.
     pub fn diagnostics(&self) -> &[Diagnostic] {
         &self.inner.diagnostics
+    }
+
+    /// The dialect the engine speaks.
+    pub fn dialect(&self) -> &'static Dialect {
+        self.inner.dialect
+    }
+
+    /// The file that revealed the dialect when it was detected.
+    pub fn dialect_detected_from(&self) -> Option<&Path> {
+        self.inner.dialect_detected_from.as_deref()
     }
 
     /// Does the expensive part of loading for every configured hook now (compiling Wasm
@@ -271,8 +286,19 @@ impl Engine {
         self.inner.hooks.iter().any(|hook| hook.spec.fail_closed())
     }
 
-    /// Every configured hook (configuration hooks, then session hooks).
+    /// Every configured hook (configuration hooks, then session hooks), as the dialect
+    /// lists them (hygge: one entry per name, first seen, sorted by name).
     pub fn hooks(&self) -> Vec<HookInfo> {
+        let mut hooks = self.all_hooks();
+        if self.inner.dialect.listing == Listing::ByName {
+            let mut seen = std::collections::HashSet::new();
+            hooks.retain(|hook| seen.insert(hook.name.clone()));
+            hooks.sort_by(|a, b| a.name.cmp(&b.name));
+        }
+        hooks
+    }
+
+    fn all_hooks(&self) -> Vec<HookInfo> {
         let session = self
             .inner
             .session_hooks
@@ -336,8 +362,8 @@ impl Engine {
 
     /// Fires `event` with `input` and merges every matching hook's answer.
     pub async fn execute(&self, event: &str, input: Value) -> HookOutcome {
-        let event = Event::new(event);
-        let mut input = select::normalise_input(event.name(), input);
+        let event = self.inner.dialect.event(event);
+        let mut input = select::normalise_input(&event, input);
         let session: Arc<str> = Arc::from(
             input
                 .get("session_id")
@@ -385,16 +411,17 @@ impl Engine {
 
     async fn fire(&self, event: &Event, session: &Arc<str>, input: Value) -> HookOutcome {
         let guard = &self.inner.stop_guard;
+        let reentry = input.get("stop_hook_active") == Some(&Value::Bool(true));
         let selected = self.select(event, &input, session, &Default::default());
         if selected.is_empty() {
-            return guard.apply(event, session, HookOutcome::empty(event.name()));
+            return guard.apply(event, session, reentry, HookOutcome::empty(event.name()));
         }
         let run = EventRun {
             event: event.clone(),
             session: session.clone(),
         };
         let outcome = self.run_rounds(&run, selected, input).await;
-        guard.apply(event, session, outcome)
+        guard.apply(event, session, reentry, outcome)
     }
 
     /// Counters of the Wasm component cache (`None` before any Wasm hook was loaded).

@@ -11,6 +11,8 @@ use std::ops::Deref;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::dialect::{Dialect, MatcherSyntax, ModeRule};
+
 /// A set of answer fields, used for field scoping (an answer field only counts on the
 /// events that honour it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -43,8 +45,26 @@ impl Fields {
     pub const UPDATED_TOOL_OUTPUT: Fields = Fields(1 << 10);
     /// `sessionTitle`.
     pub const SESSION_TITLE: Fields = Fields(1 << 11);
+    /// A replacement message (hygge `modified_message`).
+    pub const UPDATED_MESSAGE: Fields = Fields(1 << 12);
+    /// One-turn system prompt context (hygge `system_prompt_append`).
+    pub const SYSTEM_PROMPT_APPEND: Fields = Fields(1 << 13);
+    /// `hookSpecificOutput.worktreePath` (WorktreeCreate).
+    pub const WORKTREE_PATH: Fields = Fields(1 << 14);
+    /// New compaction instructions (PreCompact stdout).
+    pub const CUSTOM_INSTRUCTIONS: Fields = Fields(1 << 15);
     /// Every field: the scope of events hookhost does not know.
     pub const ALL: Fields = Fields(u32::MAX);
+
+    /// The set with these bits.
+    pub const fn from_bits(bits: u32) -> Fields {
+        Fields(bits)
+    }
+
+    /// The bits of the set.
+    pub const fn bits(self) -> u32 {
+        self.0
+    }
 
     /// The union of two sets.
     pub const fn with(self, other: Fields) -> Fields {
@@ -158,6 +178,14 @@ pub struct EventSpec {
     pub prompt_effect: PromptEffect,
     /// Whether consecutive blocks are counted by the stop-loop guard.
     pub stop_guard: bool,
+    /// The catalog event this entry behaves like (its own name in the Claude catalog; a
+    /// dialect's event, e.g. hygge `pre_tool`, names the catalog event it maps onto).
+    /// Wasm guests see this name.
+    pub catalog_name: &'static str,
+    /// How matchers are written for this event (the dialect's syntax).
+    pub matcher_syntax: MatcherSyntax,
+    /// Whether hooks of this event may, must or must not run in the background.
+    pub mode: ModeRule,
 }
 
 const DEFAULT_TIMEOUT: u64 = 600;
@@ -195,6 +223,9 @@ const fn spec(
         block_form: BlockForm::ExitCode,
         prompt_effect: PromptEffect::None,
         stop_guard: false,
+        catalog_name: name,
+        matcher_syntax: MatcherSyntax::Claude,
+        mode: ModeRule::Free,
     }
 }
 
@@ -368,9 +399,17 @@ pub const CATALOG: &[EventSpec] = &[
         Some("file_path"),
         BASE.with(Fields::WATCH_PATHS),
     ))),
-    failure_blocks(spec("WorktreeCreate", Some("name"), Fields::BLOCK)),
+    failure_blocks(spec(
+        "WorktreeCreate",
+        Some("name"),
+        Fields::BLOCK.with(Fields::WORKTREE_PATH),
+    )),
     spec("WorktreeRemove", Some("worktree_path"), Fields::NONE),
-    json_block(spec("PreCompact", Some("trigger"), Fields::BLOCK)),
+    json_block(spec(
+        "PreCompact",
+        Some("trigger"),
+        Fields::BLOCK.with(Fields::CUSTOM_INSTRUCTIONS),
+    )),
     spec("PostCompact", Some("trigger"), Fields::NONE),
     json_block(timeout(
         spec(
@@ -451,6 +490,9 @@ static CUSTOM: EventSpec = EventSpec {
     block_form: BlockForm::ExitCode,
     prompt_effect: PromptEffect::None,
     stop_guard: false,
+    catalog_name: "",
+    matcher_syntax: MatcherSyntax::Claude,
+    mode: ModeRule::Free,
 };
 
 /// An event as fired: its name (as the host wrote it) and its catalog entry. Derefs to
@@ -459,18 +501,48 @@ static CUSTOM: EventSpec = EventSpec {
 pub struct Event {
     name: Arc<str>,
     spec: &'static EventSpec,
+    dialect: &'static Dialect,
 }
 
 impl Event {
-    /// The event called `name`: its catalog entry, or the custom entry.
+    /// The Claude Code event called `name`: its catalog entry, or the custom entry.
     pub fn new(name: &str) -> Event {
-        let spec = EventSpec::for_name(name);
-        let name = if spec.known {
-            Arc::from(spec.name)
+        Dialect::claude().event(name)
+    }
+
+    /// The event `name` of `dialect`, with its entry in the dialect's catalog (`None`:
+    /// the custom entry).
+    pub(crate) fn in_dialect(
+        name: &str,
+        spec: Option<&'static EventSpec>,
+        dialect: &'static Dialect,
+    ) -> Event {
+        match spec {
+            Some(spec) => Event {
+                name: Arc::from(spec.name),
+                spec,
+                dialect,
+            },
+            None => Event {
+                name: Arc::from(name),
+                spec: &CUSTOM,
+                dialect,
+            },
+        }
+    }
+
+    /// The dialect the event is fired in.
+    pub fn dialect(&self) -> &'static Dialect {
+        self.dialect
+    }
+
+    /// The catalog name Wasm guests see (the event's own name when it is custom).
+    pub fn catalog_name(&self) -> &str {
+        if self.spec.known {
+            self.spec.catalog_name
         } else {
-            Arc::from(name)
-        };
-        Event { name, spec }
+            &self.name
+        }
     }
 
     /// The event name.

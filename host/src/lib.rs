@@ -42,6 +42,7 @@
 
 mod condition;
 mod config;
+mod dialect;
 mod engine;
 mod event;
 mod executor;
@@ -55,8 +56,14 @@ mod text;
 
 pub use config::{
     AllowedPath, CommandHandler, DEFAULT_MANAGED_PATH, Diagnostic, ExecutorKind, Handler, HookSpec,
-    HttpHandler, HttpPolicy, Layer, LayerPolicy, LoadOptions, LoadedConfig, PromptHandler,
-    Severity, Shell, Trust, TrustError, TrustStore, TrustedBy, WasmGrantPolicy, WasmHandler, load,
+    HttpHandler, HttpPolicy, Layer, LayerPolicy, LoadOptions, LoadedConfig, PromptHandler, RunMode,
+    Severity, Shell, Trust, TrustError, TrustStore, TrustedBy, WasmGrantPolicy, WasmHandler,
+    detect, load,
+};
+pub use dialect::{
+    AGENT_SDK, AnswerForm, CLAUDE, Chain, DecisionRule, Dialect, DialectId, Discovery, EVVA,
+    EventRule, GEN, HYGGE, Layering, Listing, MatcherSyntax, ModeRule, Order, SEQUENTIAL_GROUP,
+    StopRule, TimeoutZero,
 };
 pub use engine::{
     ASYNC_DRAIN, ActiveHook, DEFAULT_STOP_BLOCK_CAP, Engine, EngineError, EngineOptions, HookInfo,

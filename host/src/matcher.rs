@@ -35,6 +35,13 @@ pub enum Matcher {
     },
     /// A tool name with an argument filter.
     Tool(Rule),
+    /// Glob patterns (`mcp__*`, `*Edit`): the whole value must match one of them.
+    Glob {
+        /// The source text.
+        source: String,
+        /// The compiled alternatives.
+        set: globset::GlobSet,
+    },
 }
 
 /// Most unbounded quantifiers (`*`, `+`, `{…}`) a pattern on the backtracking engine may
@@ -152,6 +159,31 @@ pub struct MatcherError {
     pub reason: String,
 }
 
+/// A glob matcher: alternatives split on `|`, each anchored at both ends; `*` and `?`
+/// match any characters (tool names have no path separators).
+fn compile_glob(text: &str) -> Result<Matcher, MatcherError> {
+    let mut builder = globset::GlobSetBuilder::new();
+    for part in text.split('|').map(str::trim).filter(|p| !p.is_empty()) {
+        let glob = globset::GlobBuilder::new(part)
+            .literal_separator(false)
+            .backslash_escape(true)
+            .build()
+            .map_err(|err| MatcherError {
+                matcher: text.to_string(),
+                reason: err.kind().to_string(),
+            })?;
+        builder.add(glob);
+    }
+    let set = builder.build().map_err(|err| MatcherError {
+        matcher: text.to_string(),
+        reason: err.to_string(),
+    })?;
+    Ok(Matcher::Glob {
+        source: text.to_string(),
+        set,
+    })
+}
+
 fn is_tool_pattern(text: &str) -> bool {
     let Some(open) = text.find('(') else {
         return false;
@@ -170,6 +202,9 @@ impl Matcher {
         let text = text.unwrap_or("").trim();
         if text.is_empty() || text == "*" {
             return Ok(Matcher::Any);
+        }
+        if spec.matcher_syntax == crate::dialect::MatcherSyntax::Glob {
+            return compile_glob(text);
         }
         let exact_alphabet = |c: char| {
             if spec.narrow_matcher {
@@ -219,12 +254,30 @@ impl Matcher {
             Matcher::Exact(names) => value.is_some_and(|v| names.iter().any(|n| n == v)),
             Matcher::Regex { regex, source } => value.is_some_and(|v| regex.is_match(v, source)),
             Matcher::Tool(rule) => rule_ctx.is_some_and(|ctx| rule.matches(ctx)),
+            Matcher::Glob { set, .. } => value.is_some_and(|v| set.is_match(v)),
         }
     }
 }
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn glob_matchers_of_the_agent_sdk() {
+        let sdk = crate::dialect::DialectId::AgentSdk.dialect();
+        let spec = sdk.lookup("PreToolUse").unwrap();
+        let glob = |text| super::Matcher::compile(Some(text), spec).unwrap();
+        assert!(glob("mcp__*").matches(Some("mcp__github__create_issue"), None));
+        assert!(!glob("mcp__*").matches(Some("Bash"), None));
+        assert!(glob("*Edit").matches(Some("MultiEdit"), None));
+        assert!(glob("*Edit").matches(Some("Edit"), None));
+        assert!(!glob("*Edit").matches(Some("EditNotebook"), None));
+        // Anchored: `Bash` is not a prefix match (the Claude regex reading over-matched).
+        assert!(!glob("Bash").matches(Some("BashOutput"), None));
+        assert!(glob("Bash*").matches(Some("BashOutput"), None));
+        assert!(glob("Write|*Edit").matches(Some("Write"), None));
+        assert!(super::Matcher::compile(Some("[z-a]"), spec).is_err());
+    }
+
     /// Found by the `matcher_rule` fuzz target: this pattern took over 20 s to match a
     /// 76-character value on the backtracking engine. It now runs in linear time.
     #[test]

@@ -16,9 +16,10 @@
 
 use std::time::Duration;
 
-use crate::event::{Event, Fields};
+use crate::dialect::{DecisionRule, StopRule};
+use crate::event::{BlockForm, Event, Fields};
 use crate::outcome::{HookOutcome, HookReport, HookResult, HookStatus, IgnoredField, millis};
-use crate::output::PermissionDecision;
+use crate::output::{HookOutput, PermissionDecision};
 use crate::protocol;
 
 /// One finished hook, as handed to [`merge`].
@@ -51,8 +52,12 @@ fn join(target: &mut Option<String>, text: &str) {
 /// Merges `ran` (in configuration order) for the event described by `spec`.
 pub fn merge(event: &Event, ran: Vec<Ran>) -> HookOutcome {
     let spec = event.spec();
+    let dialect = event.dialect();
     let mut outcome = HookOutcome::empty(event.name());
     let mut decision: Option<(PermissionDecision, Option<String>)> = None;
+    let first_decider_rule = dialect.decision == DecisionRule::FirstDecider
+        && spec.block_form == BlockForm::PermissionDecision;
+    let mut first_decider: Option<(PermissionDecision, Option<String>)> = None;
     let mut seen_paths = std::collections::HashSet::new();
     for Ran {
         name,
@@ -63,7 +68,9 @@ pub fn merge(event: &Event, ran: Vec<Ran>) -> HookOutcome {
         sha256,
     } in ran
     {
-        for field in protocol::scope(spec, &mut result.output) {
+        let mut dropped = apply_dialect(event, &mut result.output);
+        dropped.extend(protocol::scope(spec, &mut result.output));
+        for field in dropped {
             outcome.ignored_fields.push(IgnoredField {
                 hook: name.clone(),
                 field: field.to_string(),
@@ -97,11 +104,30 @@ pub fn merge(event: &Event, ran: Vec<Ran>) -> HookOutcome {
         if let Some(message) = &out.system_message {
             join(&mut outcome.system_message, message);
         }
-        if let Some(input) = out.updated_input {
-            outcome.updated_input = Some(input);
+        if let Some(input) = &out.updated_input {
+            outcome.updated_input = Some(input.clone());
         }
-        if let Some(output) = out.updated_tool_output {
-            outcome.updated_tool_output = Some(output);
+        if let Some(output) = &out.updated_tool_output {
+            outcome.updated_tool_output = Some(output.clone());
+        }
+        outcome.suppress_output |= out.suppress_output;
+        if let Some(message) = &out.updated_message {
+            outcome.updated_message = Some(message.clone());
+        }
+        if let Some(text) = &out.system_prompt_append {
+            join(&mut outcome.system_prompt_append, text);
+        }
+        if outcome.worktree_path.is_none() {
+            outcome.worktree_path = out.worktree_path.clone();
+        }
+        if let Some(text) = &out.custom_instructions {
+            match &mut outcome.custom_instructions {
+                Some(existing) => {
+                    existing.push_str("\n\n");
+                    existing.push_str(text);
+                }
+                None => outcome.custom_instructions = Some(text.clone()),
+            }
         }
         let hook_decision = out.permission_decision.or(
             // Exit 2 / decision block on PreToolUse counts as deny.
@@ -113,23 +139,30 @@ pub fn merge(event: &Event, ran: Vec<Ran>) -> HookOutcome {
                 .permission_decision_reason
                 .clone()
                 .or(out.reason.clone());
+            if first_decider.is_none()
+                && matches!(this, PermissionDecision::Allow | PermissionDecision::Deny)
+            {
+                first_decider = Some((this, reason.clone()));
+            }
             match &decision {
                 Some((current, _)) if *current >= this => {}
                 _ => decision = Some((this, reason)),
             }
         }
-        outcome.updated_permissions.extend(out.updated_permissions);
-        for path in out.watch_paths {
+        outcome
+            .updated_permissions
+            .extend(out.updated_permissions.iter().cloned());
+        for path in out.watch_paths.iter().cloned() {
             // Linear: a hash set remembers what is already in the list.
             if seen_paths.insert(path.clone()) {
                 outcome.watch_paths.push(path);
             }
         }
         if outcome.initial_user_message.is_none() {
-            outcome.initial_user_message = out.initial_user_message;
+            outcome.initial_user_message = out.initial_user_message.clone();
         }
         if outcome.session_title.is_none() {
-            outcome.session_title = out.session_title;
+            outcome.session_title = out.session_title.clone();
         }
         if out.retry.is_some() {
             outcome.retry = out.retry.or(outcome.retry);
@@ -137,7 +170,7 @@ pub fn merge(event: &Event, ran: Vec<Ran>) -> HookOutcome {
         outcome.interrupt |= out.interrupt;
         if out.continue_ == Some(false) {
             if outcome.continue_ {
-                outcome.stop_reason = out.stop_reason;
+                outcome.stop_reason = out.stop_reason.clone();
             }
             outcome.continue_ = false;
         }
@@ -155,13 +188,53 @@ pub fn merge(event: &Event, ran: Vec<Ran>) -> HookOutcome {
             round: 0,
             sha256,
             error: result.error,
+            output: (out != HookOutput::default()).then_some(out),
         });
+    }
+    if first_decider_rule {
+        // The first hook that allows or denies decides; none did: ask the user.
+        let (winner, reason) = first_decider.unwrap_or((PermissionDecision::Ask, None));
+        outcome.should_block = winner == PermissionDecision::Deny;
+        outcome.block_reason = outcome
+            .should_block
+            .then(|| reason.clone())
+            .flatten()
+            .or_else(|| outcome.should_block.then(|| "denied by hook".to_string()));
+        decision = Some((winner, reason));
     }
     if let Some((decision, reason)) = decision {
         outcome.permission_decision = Some(decision);
         outcome.permission_decision_reason = reason;
     }
     outcome
+}
+
+/// The dialect's reading of one answer before scoping: evva's `continue: false` blocks
+/// the operation (and is ignored where nothing can be blocked); on an Agent SDK stop
+/// event `continue: true` keeps the agent going (a block of the stop). Returns the
+/// fields it ignored.
+fn apply_dialect(event: &Event, out: &mut HookOutput) -> Vec<&'static str> {
+    let dialect = event.dialect();
+    let mut ignored = Vec::new();
+    if dialect.continue_false_blocks && out.continue_ == Some(false) {
+        if event.can_block {
+            out.block = true;
+            out.reason = out.reason.take().or(out.stop_reason.take());
+        } else {
+            ignored.push(protocol::fields::CONTINUE.key);
+        }
+        out.continue_ = None;
+        out.stop_reason = None;
+    }
+    if dialect.stop == StopRule::ContinueTrue && event.stop_guard && out.continue_ == Some(true) {
+        out.block = true;
+        out.reason = out
+            .reason
+            .take()
+            .or(out.stop_reason.take())
+            .or(out.system_message.clone());
+    }
+    ignored
 }
 
 /// The outcome of an event whose hooks could not run at all (its input could not be
@@ -184,7 +257,6 @@ pub fn failed_closed(event: &str, reason: &str) -> HookOutcome {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::output::HookOutput;
     use serde_json::json;
 
     fn ran(name: &str, output: HookOutput) -> Ran {

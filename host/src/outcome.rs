@@ -129,6 +129,10 @@ pub struct HookReport {
     /// SHA-256 of the component it ran (Wasm hooks).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sha256: Option<String>,
+    /// What the hook itself answered, before the merge (fields the event does not
+    /// honour already removed); absent when it answered nothing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output: Option<HookOutput>,
     /// Error text, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -209,6 +213,23 @@ pub struct HookOutcome {
     pub system_message: Option<String>,
     /// Rewritten tool output (last writer in configuration order).
     pub updated_tool_output: Option<Value>,
+    /// Any hook asked to keep its output out of the transcript (`suppressOutput`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub suppress_output: bool,
+    /// Rewritten message (hygge `modified_message`; last writer in configuration order).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub updated_message: Option<String>,
+    /// One-turn system prompt additions (hygge `system_prompt_append`), newline-joined in
+    /// configuration order.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub system_prompt_append: Option<String>,
+    /// The created worktree (WorktreeCreate; first hook that gave one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub worktree_path: Option<String>,
+    /// New compaction instructions (PreCompact), joined with blank lines in
+    /// configuration order.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub custom_instructions: Option<String>,
     /// Answer fields set on an event that does not honour them.
     pub ignored_fields: Vec<IgnoredField>,
     /// One report per hook, in configuration order.
@@ -238,6 +259,11 @@ impl HookOutcome {
             stop_reason: None,
             system_message: None,
             updated_tool_output: None,
+            suppress_output: false,
+            updated_message: None,
+            system_prompt_append: None,
+            worktree_path: None,
+            custom_instructions: None,
             ignored_fields: Vec::new(),
             hooks: Vec::new(),
             counts: Counts::default(),

@@ -190,8 +190,6 @@ async fn session_hooks_fire_after_config_hooks_and_can_be_removed() {
             ),
             args: None,
             shell: Shell::Sh,
-            run_async: false,
-            async_rewake: false,
         })
     };
     let first = engine

@@ -17,10 +17,12 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::grant_policy::WasmGrantPolicy;
-use super::plugin::{read_json, read_plugin};
+use super::hygge::read_hooks_toml;
+use super::plugin::{read_json, read_plugin_in};
 use super::settings::{FileContext, read_hooks};
 use super::trust::{self, Trust, TrustedBy};
 use super::{Diagnostic, HookSpec, HttpPolicy, Layer, LoadedConfig, Severity};
+use crate::dialect::{Dialect, DialectId, Discovery, Layering};
 
 /// How layers combine.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -52,6 +54,13 @@ pub struct LoadOptions {
     pub trust: Trust,
     /// hookhost's configuration folder (trust store); default `<home>/.config/hookhost`.
     pub config_dir: Option<PathBuf>,
+    /// The hook system the files are written for; `None`: detected from the files found
+    /// (see [`detect`]).
+    pub dialect: Option<DialectId>,
+    /// evva's `evvaHome` (its user settings folder); default `<home>/.evva`.
+    pub evva_home: Option<PathBuf>,
+    /// `$XDG_CONFIG_HOME` (hygge reads `<it>/hygge/hooks.toml`); default `<home>/.config`.
+    pub xdg_config_home: Option<PathBuf>,
 }
 
 /// The default managed settings location on Linux.
@@ -62,6 +71,8 @@ struct Source {
     label: String,
     value: Option<Value>,
     base_dir: Option<PathBuf>,
+    /// A hygge `hooks.toml` (else a settings JSON file).
+    toml: bool,
 }
 
 fn read_source(
@@ -74,6 +85,24 @@ fn read_source(
         return None;
     }
     let label = path.display().to_string();
+    if path.extension().is_some_and(|ext| ext == "toml") {
+        let value = std::fs::read_to_string(path)
+            .map_err(|err| format!("cannot read: {err}"))
+            .and_then(|text| {
+                super::hygge::parse_toml(&text).map_err(|e| format!("invalid TOML: {e}"))
+            });
+        return Some(Source {
+            layer,
+            value: value
+                .map_err(|message| {
+                    diags.push(file_error(&label, &format!("{message}; file skipped")))
+                })
+                .ok(),
+            label,
+            base_dir,
+            toml: true,
+        });
+    }
     let value = match read_json(path) {
         Ok(value @ Value::Object(_)) => Some(value),
         Ok(_) => {
@@ -93,6 +122,7 @@ fn read_source(
         label,
         value,
         base_dir,
+        toml: false,
     })
 }
 
@@ -105,7 +135,7 @@ fn file_error(file: &str, message: &str) -> Diagnostic {
     }
 }
 
-fn gather(options: &LoadOptions, diags: &mut Vec<Diagnostic>) -> Vec<Source> {
+fn gather(options: &LoadOptions, dialect: &Dialect, diags: &mut Vec<Diagnostic>) -> Vec<Source> {
     let project = options.project_dir.clone();
     let mut sources = Vec::new();
     let managed = options
@@ -130,24 +160,12 @@ fn gather(options: &LoadOptions, diags: &mut Vec<Diagnostic>) -> Vec<Source> {
             sources.extend(read_source(&file, Layer::Managed, project.clone(), diags));
         }
     }
-    if let Some(home) = &options.home {
-        let file = home.join(".claude").join("settings.json");
-        sources.extend(read_source(&file, Layer::User, Some(home.clone()), diags));
-    }
-    if let Some(dir) = &project {
-        let claude = dir.join(".claude");
-        sources.extend(read_source(
-            &claude.join("settings.json"),
-            Layer::Project,
-            project.clone(),
-            diags,
-        ));
-        sources.extend(read_source(
-            &claude.join("settings.local.json"),
-            Layer::Local,
-            project.clone(),
-            diags,
-        ));
+    for (layer, file) in dialect_files(options, dialect) {
+        let base = match layer {
+            Layer::User => options.home.clone(),
+            _ => project.clone(),
+        };
+        sources.extend(read_source(&file, layer, base, diags));
     }
     for (index, arg) in options.settings.iter().enumerate() {
         if arg.trim_start().starts_with('{') {
@@ -158,6 +176,7 @@ fn gather(options: &LoadOptions, diags: &mut Vec<Diagnostic>) -> Vec<Source> {
                     label,
                     value: Some(value),
                     base_dir: project.clone(),
+                    toml: false,
                 }),
                 Err(err) => {
                     diags.push(file_error(&label, &format!("invalid JSON: {err}; skipped")))
@@ -172,6 +191,99 @@ fn gather(options: &LoadOptions, diags: &mut Vec<Diagnostic>) -> Vec<Source> {
         }
     }
     sources
+}
+
+/// The files a dialect reads besides managed and `--settings` files, in its order.
+fn dialect_files(options: &LoadOptions, dialect: &Dialect) -> Vec<(Layer, PathBuf)> {
+    let home = options.home.as_deref();
+    let project = options.project_dir.as_deref();
+    let mut files = Vec::new();
+    match dialect.discovery {
+        Discovery::Claude => {
+            if let Some(home) = home {
+                files.push((Layer::User, home.join(".claude/settings.json")));
+            }
+            if let Some(dir) = project {
+                files.push((Layer::Project, dir.join(".claude/settings.json")));
+                files.push((Layer::Local, dir.join(".claude/settings.local.json")));
+            }
+        }
+        Discovery::Gen => {
+            if let Some(user) = home.map(|h| h.join(".gen")) {
+                files.push((Layer::User, user.join("settings.json")));
+            }
+            if let Some(dir) = project {
+                files.push((Layer::Project, dir.join(".gen/settings.json")));
+            }
+        }
+        Discovery::Evva => {
+            if let Some(dir) = project {
+                files.push((Layer::Project, dir.join(".evva/settings.json")));
+            }
+            if let Some(user) = options
+                .evva_home
+                .clone()
+                .or_else(|| home.map(|h| h.join(".evva")))
+            {
+                files.push((Layer::User, user.join("settings.json")));
+            }
+        }
+        Discovery::Hygge => {
+            if let Some(home) = home {
+                files.push((Layer::User, home.join(".agents/hooks.toml")));
+            }
+            if let Some(xdg) = options
+                .xdg_config_home
+                .clone()
+                .or_else(|| home.map(|h| h.join(".config")))
+            {
+                files.push((Layer::User, xdg.join("hygge/hooks.toml")));
+            }
+            if let Some(root) = project.map(|dir| hygge_project_root(dir, home)) {
+                files.push((Layer::Project, root.join(".agents/hooks.toml")));
+                files.push((Layer::Project, root.join(".hygge/hooks.toml")));
+            }
+        }
+    }
+    files
+}
+
+/// hygge's project root: the nearest folder at or above `start` (below the home folder,
+/// whose `.agents/` is the user layer) holding `.hygge/hooks.toml` or
+/// `.agents/hooks.toml`; `start` itself when there is none.
+fn hygge_project_root(start: &Path, home: Option<&Path>) -> PathBuf {
+    start
+        .ancestors()
+        .take_while(|dir| Some(*dir) != home)
+        .find(|dir| {
+            dir.join(".hygge/hooks.toml").is_file() || dir.join(".agents/hooks.toml").is_file()
+        })
+        .unwrap_or(start)
+        .to_path_buf()
+}
+
+/// The dialect of the files found for `options`: the project's own files first
+/// (`.claude/` → claude, a `hooks.toml` → hygge, `.gen/settings.json` → gen,
+/// `.evva/settings.json` → evva), then the user's; claude when none is found. Returns the
+/// file that decided. The Agent SDK reads Claude Code's files and is never detected.
+pub fn detect(options: &LoadOptions) -> (DialectId, Option<PathBuf>) {
+    let order = [
+        DialectId::Claude,
+        DialectId::Hygge,
+        DialectId::Gen,
+        DialectId::Evva,
+    ];
+    for layers in [&[Layer::Project, Layer::Local][..], &[Layer::User][..]] {
+        for id in order {
+            let found = dialect_files(options, id.dialect())
+                .into_iter()
+                .find(|(layer, file)| layers.contains(layer) && file.is_file());
+            if let Some((_, file)) = found {
+                return (id, Some(file));
+            }
+        }
+    }
+    (DialectId::Claude, None)
 }
 
 /// The effective boolean of `key`, by precedence: managed > `--settings` > local >
@@ -221,7 +333,12 @@ fn merge_list(sources: &[Source], key: &str, diags: &mut Vec<Diagnostic>) -> Opt
 /// Loads every configured layer and plugin into one [`LoadedConfig`].
 pub fn load(options: &LoadOptions) -> LoadedConfig {
     let mut diags = Vec::new();
-    let mut sources = gather(options, &mut diags);
+    let (dialect_id, detected_from) = match options.dialect {
+        Some(id) => (id, None),
+        None => detect(options),
+    };
+    let dialect = dialect_id.dialect();
+    let mut sources = gather(options, dialect, &mut diags);
     let project = options.project_dir.clone();
     let trusted_by = workspace_trust(options, &sources);
     if trusted_by.is_none() {
@@ -248,11 +365,17 @@ pub fn load(options: &LoadOptions) -> LoadedConfig {
             vars,
             env: Vec::new(),
             trusted,
+            dialect,
         };
-        read_hooks(section, &ctx, &mut hooks, &mut diags);
+        if source.toml {
+            read_hooks_toml(value, &ctx, &mut hooks, &mut diags);
+        } else {
+            read_hooks(section, &ctx, &mut hooks, &mut diags);
+        }
     }
     for plugin in &options.plugins {
-        read_plugin(
+        read_plugin_in(
+            dialect,
             plugin,
             project.as_deref(),
             options.home.as_deref(),
@@ -260,8 +383,24 @@ pub fn load(options: &LoadOptions) -> LoadedConfig {
             &mut diags,
         );
     }
-    let mut hooks = dedup(hooks);
-    if options.policy == LayerPolicy::ProjectReplacesUser {
+    if dialect.layering == Layering::ProjectFirst {
+        // Stable: managed first, then the project's hooks, then the user's, then the rest.
+        hooks.sort_by_key(|hook| match hook.layer {
+            Layer::Managed => 0,
+            Layer::Project | Layer::Local => 1,
+            Layer::User => 2,
+            _ => 3,
+        });
+    }
+    let mut hooks = if dialect.listing == crate::dialect::Listing::ByName {
+        // hygge runs every registration, duplicates included.
+        hooks
+    } else {
+        dedup(hooks)
+    };
+    if options.policy == LayerPolicy::ProjectReplacesUser
+        || dialect.layering == Layering::ProjectReplacesUser
+    {
         let overridden: HashSet<crate::event::Event> = hooks
             .iter()
             .filter(|h| matches!(h.layer, Layer::Project | Layer::Local))
@@ -286,6 +425,8 @@ pub fn load(options: &LoadOptions) -> LoadedConfig {
         diagnostics: diags,
         project_dir: project,
         home: options.home.clone(),
+        dialect: dialect_id,
+        dialect_detected_from: detected_from,
     }
 }
 

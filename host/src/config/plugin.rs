@@ -9,9 +9,22 @@ use serde_json::Value;
 
 use super::settings::{FileContext, read_hooks};
 use super::{Diagnostic, HookSpec, Layer, Severity};
+use crate::dialect::Dialect;
 
 /// Reads one bundle at `root`, appending its hooks and diagnostics.
 pub fn read_plugin(
+    root: &Path,
+    project_dir: Option<&Path>,
+    home: Option<&Path>,
+    out: &mut Vec<HookSpec>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    read_plugin_in(Dialect::claude(), root, project_dir, home, out, diags)
+}
+
+/// [`read_plugin`] for a bundle whose hooks are read in `dialect`.
+pub fn read_plugin_in(
+    dialect: &'static Dialect,
     root: &Path,
     project_dir: Option<&Path>,
     home: Option<&Path>,
@@ -116,6 +129,7 @@ pub fn read_plugin(
         env: env.clone(),
         // Named by the caller (`--plugin`): trusted; its Wasm grants are still bounded.
         trusted: true,
+        dialect,
     };
 
     let mut hook_files: Vec<PathBuf> = Vec::new();

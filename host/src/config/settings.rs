@@ -13,9 +13,10 @@ use serde_json::Value;
 
 use super::{
     AllowedPath, CommandHandler, Diagnostic, Handler, HookSpec, HttpHandler, Layer, PromptHandler,
-    Severity, Shell, WasmHandler,
+    RunMode, Severity, Shell, WasmHandler,
 };
 use crate::condition::Rule;
+use crate::dialect::{Dialect, ModeRule, TimeoutZero};
 use crate::event::{EventSpec, Handlers};
 use crate::matcher::Matcher;
 
@@ -34,10 +35,12 @@ pub struct FileContext {
     pub env: Vec<(String, String)>,
     /// Whether the file is trusted to run unsandboxed hooks (see [`HookSpec::trusted`]).
     pub trusted: bool,
+    /// The dialect the file is written in.
+    pub dialect: &'static Dialect,
 }
 
 impl FileContext {
-    fn diag(&self, severity: Severity, location: String, message: String) -> Diagnostic {
+    pub(crate) fn diag(&self, severity: Severity, location: String, message: String) -> Diagnostic {
         Diagnostic {
             severity,
             file: self.file.clone(),
@@ -60,7 +63,7 @@ impl FileContext {
 #[serde(rename_all = "camelCase")]
 struct RawCommon {
     #[serde(rename = "type")]
-    kind: String,
+    kind: Option<String>,
     #[serde(rename = "if")]
     condition: Option<String>,
     timeout: Option<f64>,
@@ -69,6 +72,9 @@ struct RawCommon {
     once: bool,
     name: Option<String>,
     fail_closed: Option<Value>,
+    #[serde(rename = "async")]
+    run_async: Option<Value>,
+    async_rewake: Option<Value>,
 }
 
 #[derive(Deserialize)]
@@ -77,10 +83,6 @@ struct RawCommand {
     command: String,
     args: Option<Vec<String>>,
     shell: Option<String>,
-    #[serde(default, rename = "async")]
-    run_async: bool,
-    #[serde(default)]
-    async_rewake: bool,
 }
 
 #[derive(Deserialize)]
@@ -98,6 +100,10 @@ struct RawWasm {
     _once: Option<bool>,
     #[serde(rename = "name")]
     _name: Option<String>,
+    #[serde(rename = "async")]
+    _async: Option<bool>,
+    #[serde(rename = "asyncRewake")]
+    _async_rewake: Option<bool>,
     component: String,
     fuel: Option<u64>,
     memory_mb: Option<u64>,
@@ -125,6 +131,7 @@ struct RawAllowedPath {
 #[serde(rename_all = "camelCase")]
 struct RawHttp {
     url: String,
+    method: Option<String>,
     #[serde(default)]
     headers: serde_json::Map<String, Value>,
     #[serde(default)]
@@ -160,14 +167,25 @@ pub fn read_hooks(
         return;
     };
     for (event, groups) in events {
-        let spec = EventSpec::for_name(event);
-        if !spec.known {
-            diags.push(ctx.diag(
-                Severity::Warning,
-                format!("hooks.{event}"),
-                format!("unknown event `{event}`: kept as a custom event"),
-            ));
-        }
+        let spec = match ctx.dialect.lookup(event) {
+            Some(spec) => spec,
+            None if ctx.dialect.events.is_some() => {
+                diags.push(ctx.diag(
+                    Severity::Warning,
+                    format!("hooks.{event}"),
+                    format!("`{event}` is not a {} event; skipped", ctx.dialect.name),
+                ));
+                continue;
+            }
+            None => {
+                diags.push(ctx.diag(
+                    Severity::Warning,
+                    format!("hooks.{event}"),
+                    format!("unknown event `{event}`: kept as a custom event"),
+                ));
+                EventSpec::custom()
+            }
+        };
         let Some(groups) = groups.as_array() else {
             diags.push(ctx.diag(
                 Severity::Error,
@@ -219,6 +237,21 @@ fn read_group(
             format!("`{event}` has no matcher support; the matcher is ignored"),
         ));
     }
+    let group_timeout = match object.get("timeout") {
+        None | Some(Value::Null) => None,
+        Some(value) => match value.as_f64() {
+            Some(secs) if secs.is_finite() && secs > 0.0 => {
+                Some(Duration::from_secs_f64(secs.min(MAX_TIMEOUT_SECS)))
+            }
+            _ => {
+                diags.push(error(
+                    "matcher group `timeout` must be a positive number of seconds; group skipped"
+                        .into(),
+                ));
+                return;
+            }
+        },
+    };
     let sequential = match object.get("sequential") {
         None | Some(Value::Null) => false,
         Some(Value::Bool(b)) => *b,
@@ -250,8 +283,7 @@ fn read_group(
                         format!("`if` is only evaluated on tool events; on `{event}` this hook never runs"),
                     ));
                 }
-                if let Handler::Command(command) = &handler
-                    && command.run_async
+                if common.mode != RunMode::Sync
                     && spec.known
                     && (spec.can_block || spec.honours(crate::event::Fields::PERMISSION_DECISION))
                 {
@@ -272,12 +304,14 @@ fn read_group(
                     ));
                 }
                 out.push(HookSpec {
-                    event: crate::event::Event::new(event),
+                    event: ctx.dialect.event(event),
                     matcher: matcher.clone(),
                     matcher_text: matcher_text.clone(),
                     condition: common.condition,
                     handler,
                     timeout: common.timeout,
+                    group_timeout,
+                    mode: common.mode,
                     status_message: common.status_message,
                     once: common.once,
                     sequential,
@@ -330,6 +364,7 @@ struct Common {
     once: bool,
     name: Option<String>,
     fail_closed: bool,
+    mode: RunMode,
     /// Values that were out of range and adjusted (the hook still loads).
     warnings: Vec<String>,
 }
@@ -348,7 +383,16 @@ fn read_handler(
     }
     let common: RawCommon = from_value(raw)?;
     let mut warnings = Vec::new();
+    let kind = match (&common.kind, ctx.dialect.type_default) {
+        (Some(kind), _) => kind.clone(),
+        (None, Some(default)) => default.to_string(),
+        (None, None) => return Err("missing field `type`".into()),
+    };
     let timeout = match common.timeout {
+        Some(secs) if secs == 0.0 && ctx.dialect.timeout_zero == TimeoutZero::EventDefault => None,
+        Some(secs) if secs == 0.0 && ctx.dialect.timeout_zero == TimeoutZero::Unlimited => {
+            Some(Duration::from_secs_f64(MAX_TIMEOUT_SECS))
+        }
         Some(secs) if !(secs.is_finite() && secs > 0.0) => {
             return Err(
                 format!("`timeout` must be a positive number of seconds, found {secs}").into(),
@@ -363,6 +407,7 @@ fn read_handler(
         Some(secs) => Some(Duration::from_secs_f64(secs)),
         None => None,
     };
+    let mode = run_mode(&common, &kind, spec, ctx, &mut warnings)?;
     let condition = common
         .condition
         .as_deref()
@@ -374,19 +419,19 @@ fn read_handler(
         Some(Value::Bool(b)) => *b,
         Some(_) => return Err("`failClosed` must be a boolean".into()),
     };
-    let llm = matches!(common.kind.as_str(), "prompt" | "agent");
+    let llm = matches!(kind.as_str(), "prompt" | "agent");
     let accepted = match spec.handlers {
         Handlers::All => true,
         Handlers::NoLlm => !llm,
-        Handlers::CommandOnly => matches!(common.kind.as_str(), "command" | "wasm" | "mcp_tool"),
+        Handlers::CommandOnly => matches!(kind.as_str(), "command" | "wasm" | "mcp_tool"),
     };
     if !accepted {
         return Err(Refusal::Warning(format!(
-            "`{}` hooks are not accepted on `{}`",
-            common.kind, spec.name
+            "`{kind}` hooks are not accepted on `{}`",
+            spec.name
         )));
     }
-    let handler = match common.kind.as_str() {
+    let handler = match kind.as_str() {
         "command" => Handler::Command(read_command(raw, ctx)?),
         "wasm" => {
             let wasm = read_wasm(raw, ctx)?;
@@ -408,8 +453,17 @@ fn read_handler(
                     _ => Err(Refusal::Error(format!("header `{name}` must be a string"))),
                 })
                 .collect::<Result<_, _>>()?;
+            let method = http
+                .method
+                .as_deref()
+                .unwrap_or("POST")
+                .to_ascii_uppercase();
+            if reqwest::Method::from_bytes(method.as_bytes()).is_err() {
+                return Err(format!("`method` \"{method}\" is not an HTTP method").into());
+            }
             Handler::Http(HttpHandler {
                 url: ctx.expand(&http.url),
+                method,
                 headers,
                 allowed_env_vars: http.allowed_env_vars,
             })
@@ -422,7 +476,7 @@ fn read_handler(
                 continue_on_block: prompt.continue_on_block,
             })
         }
-        "agent" | "mcp_tool" => Handler::Unsupported(common.kind.clone()),
+        "agent" | "mcp_tool" => Handler::Unsupported(kind.clone()),
         other => return Err(format!("unknown hook type `{other}`").into()),
     };
     Ok((
@@ -434,9 +488,59 @@ fn read_handler(
             once: common.once,
             name: common.name,
             fail_closed,
+            mode,
             warnings,
         },
     ))
+}
+
+/// Whether the event waits for the hook: `async`/`asyncRewake` as the dialect allows
+/// them (command hooks only in Claude Code, any executor in gen and hygge), evva's HTTP
+/// hooks in the background unless `async: false`, and the event's [`ModeRule`].
+fn run_mode(
+    common: &RawCommon,
+    kind: &str,
+    spec: &EventSpec,
+    ctx: &FileContext,
+    warnings: &mut Vec<String>,
+) -> Result<RunMode, Refusal> {
+    let flag = |value: &Option<Value>, key: &str| match value {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Bool(b)) => Ok(Some(*b)),
+        Some(_) => Err(Refusal::Error(format!("`{key}` must be a boolean"))),
+    };
+    let run_async = flag(&common.run_async, "async")?;
+    let rewake = flag(&common.async_rewake, "asyncRewake")?.unwrap_or(false);
+    let dialect = ctx.dialect;
+    let default_async = kind == "http" && dialect.http_async_default;
+    let mut mode = if rewake {
+        RunMode::AsyncRewake
+    } else if run_async.unwrap_or(default_async) {
+        RunMode::Async
+    } else {
+        RunMode::Sync
+    };
+    if mode != RunMode::Sync && kind != "command" && !dialect.async_any_executor && !default_async {
+        warnings.push(format!(
+            "`async` applies to command hooks only in the {} dialect; this {kind} hook runs synchronously",
+            dialect.name
+        ));
+        mode = RunMode::Sync;
+    }
+    match spec.mode {
+        ModeRule::SyncOnly if mode != RunMode::Sync => Err(Refusal::Warning(format!(
+            "`async` is not allowed on `{}`: the event waits for its hooks",
+            spec.name
+        ))),
+        ModeRule::AlwaysAsync if mode == RunMode::Sync => {
+            warnings.push(format!(
+                "hooks on `{}` always run in the background; this one is treated as async",
+                spec.name
+            ));
+            Ok(RunMode::Async)
+        }
+        _ => Ok(mode),
+    }
 }
 
 fn read_command(raw: &Value, ctx: &FileContext) -> Result<CommandHandler, String> {
@@ -447,7 +551,12 @@ fn read_command(raw: &Value, ctx: &FileContext) -> Result<CommandHandler, String
     let shell = match command.shell.as_deref() {
         None | Some("sh") => Shell::Sh,
         Some("bash") => Shell::Bash,
-        Some(other) => return Err(format!("unsupported `shell` \"{other}\" (sh or bash)")),
+        Some("powershell" | "pwsh") => Shell::PowerShell,
+        Some(other) => {
+            return Err(format!(
+                "unsupported `shell` \"{other}\" (sh, bash or powershell)"
+            ));
+        }
     };
     Ok(CommandHandler {
         command: ctx.expand(&command.command),
@@ -455,8 +564,6 @@ fn read_command(raw: &Value, ctx: &FileContext) -> Result<CommandHandler, String
             .args
             .map(|args| args.iter().map(|a| ctx.expand(a)).collect()),
         shell,
-        run_async: command.run_async || command.async_rewake,
-        async_rewake: command.async_rewake,
     })
 }
 
@@ -535,6 +642,7 @@ mod tests {
             vars: vec![("CLAUDE_PROJECT_DIR".into(), "/proj".into())],
             env: vec![],
             trusted: true,
+            dialect: Dialect::claude(),
         }
     }
 

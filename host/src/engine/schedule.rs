@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use super::{ActiveHook, Engine, Prepared, select};
+use crate::dialect::{Chain, SEQUENTIAL_GROUP};
 use crate::event::Event;
 use crate::executor::{AsyncNotice, HookCall};
 use crate::merge::Ran;
@@ -31,26 +32,31 @@ impl Engine {
         input: Arc<Value>,
     ) -> Vec<Ran> {
         let input_json: Arc<str> = Arc::from(input.to_string());
-        // Units: a sequential group runs as one unit; every other hook is its own unit.
-        let mut units: Vec<Vec<usize>> = Vec::new();
-        let mut group_of: HashMap<&str, usize> = HashMap::new();
-        for (index, hook) in selected.iter().enumerate() {
-            if hook.spec.sequential {
-                if let Some(&unit) = group_of.get(hook.spec.group.as_str()) {
-                    units[unit].push(index);
-                    continue;
+        // Units: a dialect that runs its hooks in order makes them all one chain; else a
+        // sequential group is one chain and every other hook its own unit.
+        let mut units: Vec<(Vec<usize>, Chain)> = Vec::new();
+        if let Some(chain) = run.event.dialect().chain() {
+            units.push(((0..selected.len()).collect(), chain));
+        } else {
+            let mut group_of: HashMap<&str, usize> = HashMap::new();
+            for (index, hook) in selected.iter().enumerate() {
+                if hook.spec.sequential {
+                    if let Some(&unit) = group_of.get(hook.spec.group.as_str()) {
+                        units[unit].0.push(index);
+                        continue;
+                    }
+                    group_of.insert(hook.spec.group.as_str(), units.len());
                 }
-                group_of.insert(hook.spec.group.as_str(), units.len());
+                units.push((vec![index], SEQUENTIAL_GROUP));
             }
-            units.push(vec![index]);
         }
         let mut slots: Vec<Option<Ran>> = vec![None; selected.len()];
-        let run_unit = |unit: Vec<usize>| {
+        let run_unit = |(unit, chain): (Vec<usize>, Chain)| {
             let engine = self.clone();
             let hooks: Vec<Prepared> = unit.iter().map(|&i| selected[i].clone()).collect();
             let (input, input_json, run) = (input.clone(), input_json.clone(), run.clone());
             async move {
-                let ran = engine.run_unit(&run, hooks, input, input_json).await;
+                let ran = engine.run_unit(&run, hooks, chain, input, input_json).await;
                 unit.into_iter().zip(ran).collect::<Vec<_>>()
             }
         };
@@ -88,54 +94,130 @@ impl Engine {
             .collect()
     }
 
-    /// Runs the hooks of one unit in order, feeding rewritten input forward and stopping
-    /// at the first block (a unit of one hook is simply that hook).
+    /// Runs the hooks of one unit in order under `chain`'s rules: rewrites fed forward,
+    /// the chain stopped by a block or `continue: false`, a matcher group's shared
+    /// `timeout` enforced, and background hooks started last with the final input (a
+    /// unit of one hook is simply that hook).
     async fn run_unit(
         &self,
         run: &EventRun,
         hooks: Vec<Prepared>,
+        chain: Chain,
         mut input: Arc<Value>,
         mut input_json: Arc<str>,
     ) -> Vec<Ran> {
-        let mut out = Vec::with_capacity(hooks.len());
+        let chained = hooks.len() > 1;
+        let mut out: Vec<Option<Ran>> = vec![None; hooks.len()];
         let mut stopped_by: Option<String> = None;
-        for hook in &hooks {
-            if let Some(blocker) = &stopped_by {
-                out.push(ran(
-                    hook,
-                    HookResult::cancelled(format!(
-                        "not run: sequential group stopped at blocking hook {blocker}"
-                    )),
-                    Duration::ZERO,
-                ));
+        let mut deferred = Vec::new();
+        let mut group_deadline: Option<(&str, Instant)> = None;
+        for (index, hook) in hooks.iter().enumerate() {
+            if chained && hook.executor.detached().is_some() {
+                deferred.push(index);
                 continue;
             }
-            let call = HookCall {
-                name: hook.name.clone(),
-                event: run.event.clone(),
-                input: input.clone(),
-                input_json: input_json.clone(),
-                timeout: hook.timeout,
-                project_dir: self.inner.project_dir.clone(),
-                session_id: run.session.clone(),
-                background: self.inner.background.clone(),
-            };
+            if let Some(stop) = &stopped_by {
+                out[index] = Some(not_run(hook, stop));
+                continue;
+            }
+            let mut timeout = hook.timeout;
+            if let Some(limit) = hook.spec.group_timeout {
+                let deadline = match group_deadline {
+                    Some((group, deadline)) if group == hook.spec.group => deadline,
+                    _ => {
+                        let deadline = Instant::now() + limit;
+                        group_deadline = Some((hook.spec.group.as_str(), deadline));
+                        deadline
+                    }
+                };
+                let left = deadline.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    let error = format!(
+                        "not run: its matcher group's timeout of {}s was used up",
+                        limit.as_secs_f64()
+                    );
+                    out[index] = Some(ran(hook, HookResult::cancelled(error), Duration::ZERO));
+                    continue;
+                }
+                timeout = timeout.min(left);
+            }
+            let call = self.call(run, hook, &input, &input_json, timeout);
             let started = Instant::now();
             let result = self.run_one(hook, call).await;
             let duration = started.elapsed();
-            if hooks.len() > 1 {
-                if result.output.blocks() {
-                    stopped_by = Some(hook.name.to_string());
-                } else if let Some(updated) = &result.output.updated_input
-                    && let Some(next) = select::rewrite_input(&input, updated)
-                {
-                    input_json = Arc::from(next.to_string());
-                    input = Arc::new(next);
+            if chained {
+                let output = &result.output;
+                if chain.stop_on_block && output.blocks() {
+                    stopped_by = Some(format!("{} blocked", hook.name));
+                } else if chain.stop_on_continue_false && output.continue_ == Some(false) {
+                    stopped_by = Some(format!("{} answered continue: false", hook.name));
+                }
+                if chain.feed_forward {
+                    let next = output
+                        .updated_input
+                        .as_ref()
+                        .and_then(|updated| select::rewrite_input(&input, updated));
+                    let next = match &output.updated_message {
+                        Some(message) => {
+                            select::rewrite_message(next.as_ref().unwrap_or(&input), message)
+                                .or(next)
+                        }
+                        None => next,
+                    };
+                    if let Some(next) = next {
+                        input_json = Arc::from(next.to_string());
+                        input = Arc::new(next);
+                    }
                 }
             }
-            out.push(ran(hook, result, duration));
+            out[index] = Some(ran(hook, result, duration));
         }
-        out
+        for index in deferred {
+            let hook = &hooks[index];
+            if let Some(stop) = &stopped_by {
+                out[index] = Some(not_run(hook, stop));
+                continue;
+            }
+            let call = self.call(run, hook, &input, &input_json, hook.timeout);
+            let result = self.run_one(hook, call).await;
+            out[index] = Some(ran(hook, result, Duration::ZERO));
+        }
+        out.into_iter()
+            .map(|slot| slot.expect("every hook of the unit has a result"))
+            .collect()
+    }
+
+    /// The call of `hook` on `input` (with the hook's own name in the input where the
+    /// dialect passes it, hygge's `hook_name`).
+    fn call(
+        &self,
+        run: &EventRun,
+        hook: &Prepared,
+        input: &Arc<Value>,
+        input_json: &Arc<str>,
+        timeout: Duration,
+    ) -> HookCall {
+        let (input, input_json) = match run.event.dialect().hook_name_field {
+            Some(field) => {
+                let mut named = Value::clone(input);
+                if let Some(map) = named.as_object_mut() {
+                    map.insert(field.into(), Value::String(hook.name.to_string()));
+                }
+                let json = Arc::from(named.to_string());
+                (Arc::new(named), json)
+            }
+            None => (input.clone(), input_json.clone()),
+        };
+        HookCall {
+            name: hook.name.clone(),
+            event: run.event.clone(),
+            input,
+            input_json,
+            timeout,
+            project_dir: self.inner.project_dir.clone(),
+            session_id: run.session.clone(),
+            background: self.inner.background.clone(),
+        }
     }
 
     /// Runs one hook: detached hooks go to the background and answer nothing now; the
@@ -195,6 +277,15 @@ impl Engine {
             .unwrap_or_else(|e| e.into_inner())
             .insert(key, (active, Instant::now()));
     }
+}
+
+/// A hook the chain did not start because an earlier hook stopped it.
+fn not_run(hook: &Prepared, stop: &str) -> Ran {
+    ran(
+        hook,
+        HookResult::cancelled(format!("not run: the chain stopped ({stop})")),
+        Duration::ZERO,
+    )
 }
 
 /// The merge input for a hook that ran (a detached hook is labelled as such).

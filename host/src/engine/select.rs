@@ -45,7 +45,7 @@ pub(crate) fn select<'a>(
 }
 
 /// Makes `input` an object carrying `hook_event_name`.
-pub(crate) fn normalise_input(event: &str, input: Value) -> Value {
+pub(crate) fn normalise_input(event: &Event, input: Value) -> Value {
     let mut map = match input {
         Value::Object(map) => map,
         Value::Null => Map::new(),
@@ -55,7 +55,10 @@ pub(crate) fn normalise_input(event: &str, input: Value) -> Value {
             map
         }
     };
-    map.insert("hook_event_name".into(), Value::String(event.to_string()));
+    map.insert(
+        event.dialect().event_field.into(),
+        Value::String(event.name().to_string()),
+    );
     Value::Object(map)
 }
 
@@ -121,6 +124,17 @@ impl<'a> MatchInput<'a> {
 
 /// The input a later hook of a sequential group sees after `updated` rewrote the tool
 /// input. `None` when there is no tool input to rewrite.
+/// `input` with the message replaced (hygge `modified_message`: `message`), if the input
+/// has one.
+pub(crate) fn rewrite_message(input: &Value, message: &str) -> Option<Value> {
+    let mut next = input.clone();
+    let map = next.as_object_mut()?;
+    map.contains_key("message").then(|| {
+        map.insert("message".into(), Value::String(message.to_string()));
+    })?;
+    Some(next)
+}
+
 pub(crate) fn rewrite_input(input: &Value, updated: &Value) -> Option<Value> {
     let mut next = input.clone();
     let map = next.as_object_mut()?;

@@ -35,6 +35,8 @@ impl HookSpec {
             condition: None,
             handler,
             timeout: None,
+            group_timeout: None,
+            mode: crate::config::RunMode::Sync,
             status_message: None,
             once: false,
             sequential: false,

@@ -7,6 +7,7 @@ use std::sync::Mutex;
 
 use serde_json::Value;
 
+use crate::dialect::StopRule;
 use crate::event::Event;
 use crate::outcome::HookOutcome;
 
@@ -46,9 +47,22 @@ impl StopGuard {
         &self,
         event: &Event,
         session: &str,
+        reentry: bool,
         mut outcome: HookOutcome,
     ) -> HookOutcome {
         if !event.stop_guard {
+            return outcome;
+        }
+        if event.dialect().stop == StopRule::Once && reentry && outcome.should_block {
+            // evva: on the re-entry pass the hooks are consulted, their block is not
+            // honoured. Read from the input, so it holds across processes too.
+            self.blocks().remove(session);
+            outcome.should_block = false;
+            outcome.block_reason = None;
+            add_note(
+                &mut outcome,
+                "stop hook blocked on the re-entry pass (stop_hook_active); the block is honoured once",
+            );
             return outcome;
         }
         let mut blocks = self.blocks();
@@ -66,15 +80,19 @@ impl StopGuard {
                 "stop hooks blocked {cap} consecutive times; the engine let the stop through (cap {cap})"
             );
             outcome.block_reason = None;
-            match &mut outcome.system_message {
-                Some(message) => {
-                    message.push('\n');
-                    message.push_str(&note);
-                }
-                None => outcome.system_message = Some(note),
-            }
+            add_note(&mut outcome, &note);
         }
         outcome
+    }
+}
+
+fn add_note(outcome: &mut HookOutcome, note: &str) {
+    match &mut outcome.system_message {
+        Some(message) => {
+            message.push('\n');
+            message.push_str(note);
+        }
+        None => outcome.system_message = Some(note.to_string()),
     }
 }
 
@@ -88,24 +106,42 @@ mod tests {
         let stop = Event::new("Stop");
         let mut blocked = HookOutcome::empty("Stop");
         blocked.should_block = true;
-        assert!(guard.apply(&stop, "s", blocked.clone()).should_block);
+        assert!(guard.apply(&stop, "s", false, blocked.clone()).should_block);
         let mut input = serde_json::json!({});
         guard.mark_input(&stop, "s", &mut input);
         assert_eq!(input["stop_hook_active"], true);
-        assert!(guard.apply(&stop, "s", blocked.clone()).should_block);
-        let third = guard.apply(&stop, "s", blocked.clone());
+        assert!(guard.apply(&stop, "s", false, blocked.clone()).should_block);
+        let third = guard.apply(&stop, "s", false, blocked.clone());
         assert!(!third.should_block && third.system_message.is_some());
         assert!(
-            guard.apply(&stop, "s", blocked.clone()).should_block,
+            guard.apply(&stop, "s", false, blocked.clone()).should_block,
             "count reset"
         );
         // Other sessions and other events are not counted.
-        assert!(guard.apply(&stop, "t", blocked.clone()).should_block);
+        assert!(guard.apply(&stop, "t", false, blocked.clone()).should_block);
         let pre = Event::new("PreToolUse");
         let mut pre_blocked = blocked;
         pre_blocked.event = "PreToolUse".into();
         for _ in 0..5 {
-            assert!(guard.apply(&pre, "s", pre_blocked.clone()).should_block);
+            assert!(
+                guard
+                    .apply(&pre, "s", false, pre_blocked.clone())
+                    .should_block
+            );
         }
+    }
+
+    #[test]
+    fn evva_honours_a_stop_block_once() {
+        let guard = StopGuard::new(8);
+        let stop = crate::dialect::DialectId::Evva.dialect().event("Stop");
+        let mut blocked = HookOutcome::empty("Stop");
+        blocked.should_block = true;
+        assert!(guard.apply(&stop, "s", false, blocked.clone()).should_block);
+        let second = guard.apply(&stop, "s", true, blocked.clone());
+        assert!(!second.should_block && second.system_message.is_some());
+        // Claude counts to its cap instead.
+        let claude = Event::new("Stop");
+        assert!(guard.apply(&claude, "s", true, blocked).should_block);
     }
 }

@@ -18,12 +18,13 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, Command};
 use tokio::sync::oneshot;
 
-use super::{AsyncNotice, BoxFuture, Detached, Executor, HookCall};
+use super::{AsyncNotice, BoxFuture, Executor, HookCall};
 use crate::config::{CommandHandler, Shell};
+use crate::dialect::AnswerForm;
 use crate::event::{Event, Exit2, Fields};
 use crate::outcome::HookResult;
 use crate::output::{HookOutput, PermissionDecision};
-use crate::protocol::{is_async_marker, looks_like_json, parse_answer};
+use crate::protocol::{async_timeout, is_async_marker, looks_like_json, parse_answer};
 
 /// Bytes kept from each of stdout and stderr.
 pub const OUTPUT_CAP: usize = 1024 * 1024;
@@ -68,15 +69,24 @@ impl CommandExecutor {
                 c.args(args);
                 c
             }
-            None => {
-                let shell = match self.handler.shell {
-                    Shell::Sh => "sh",
-                    Shell::Bash => "bash",
-                };
-                let mut c = Command::new(shell);
-                c.arg("-c").arg(&self.handler.command);
-                c
-            }
+            None => match self.handler.shell {
+                Shell::Sh | Shell::Bash => {
+                    let shell = if self.handler.shell == Shell::Sh {
+                        "sh"
+                    } else {
+                        "bash"
+                    };
+                    let mut c = Command::new(shell);
+                    c.arg("-c").arg(&self.handler.command);
+                    c
+                }
+                Shell::PowerShell => {
+                    let mut c = Command::new(powershell());
+                    c.args(["-NoProfile", "-NonInteractive", "-Command"])
+                        .arg(&self.handler.command);
+                    c
+                }
+            },
         };
         // The input's `cwd`, else the project directory.
         let cwd = call
@@ -102,12 +112,24 @@ impl Executor for CommandExecutor {
     fn execute<'a>(&'a self, call: HookCall) -> BoxFuture<'a, HookResult> {
         Box::pin(self.run(call))
     }
+}
 
-    fn detached(&self) -> Option<Detached> {
-        self.handler.run_async.then_some(Detached {
-            rewake: self.handler.async_rewake,
-        })
-    }
+/// The PowerShell executable: `pwsh` (PowerShell 7) when it is on `PATH`, else the
+/// Windows PowerShell name `powershell` (a missing shell is reported when the hook runs).
+fn powershell() -> &'static str {
+    static FOUND: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
+    FOUND.get_or_init(|| {
+        let on_path = |name: &str| {
+            std::env::var_os("PATH").is_some_and(|path| {
+                std::env::split_paths(&path).any(|dir| dir.join(name).is_file())
+            })
+        };
+        if on_path("pwsh") {
+            "pwsh"
+        } else {
+            "powershell"
+        }
+    })
 }
 
 /// Kills a process group when dropped, unless disarmed.
@@ -245,11 +267,19 @@ impl CommandExecutor {
                 line = async { line_rx.as_mut().expect("present while selected").await }, if line_rx.is_some() => {
                     line_rx = None;
                     if line.as_deref().is_ok_and(is_async_marker) {
-                        // The hook detached itself: it goes on in the background and
-                        // reports through a notice.
+                        // The hook detached itself: it goes on in the background (for at
+                        // most its `asyncTimeout`, when it gives one) and reports through
+                        // a notice.
+                        let limit = line.as_deref().ok().and_then(async_timeout);
                         let background = call.background.clone();
                         background.spawn(async move {
-                            let result = conclude(&call, finish.await);
+                            let finished = match limit {
+                                Some(limit) => tokio::time::timeout(limit, finish)
+                                    .await
+                                    .unwrap_or(Err(limit)),
+                                None => finish.await,
+                            };
+                            let result = conclude(&call, finished);
                             call.background.notify(notice(&call, false, result));
                         });
                         return HookResult::answer(HookOutput::default());
@@ -269,6 +299,9 @@ fn conclude(call: &HookCall, finished: Result<Finished, Duration>) -> HookResult
 
 /// Applies the reference's exit-code matrix to a finished command.
 pub fn interpret(code: Option<i32>, stdout: &str, stderr: &str, event: &Event) -> HookResult {
+    if event.dialect().answer == AnswerForm::HyggeAction {
+        return interpret_action(code, stdout, stderr, event);
+    }
     let spec = event.spec();
     let parsed = looks_like_json(stdout).then(|| {
         serde_json::from_str::<serde_json::Value>(stdout.trim())
@@ -283,8 +316,16 @@ pub fn interpret(code: Option<i32>, stdout: &str, stderr: &str, event: &Event) -
             None => {
                 let text = stdout.trim();
                 let mut output = HookOutput::default();
-                if spec.plain_text_context && !text.is_empty() {
-                    output.additional_context = Some(text.to_string());
+                if !text.is_empty() {
+                    if spec.plain_text_context {
+                        output.additional_context = Some(text.to_string());
+                    }
+                    if spec.honours(Fields::CUSTOM_INSTRUCTIONS) {
+                        output.custom_instructions = Some(text.to_string());
+                    }
+                    if spec.honours(Fields::WORKTREE_PATH) {
+                        output.worktree_path = last_line(text);
+                    }
                 }
                 HookResult::answer(output)
             }
@@ -324,6 +365,60 @@ pub fn interpret(code: Option<i32>, stdout: &str, stderr: &str, event: &Event) -
             }
         }
     }
+}
+
+/// The last non-empty line of `text` with ANSI escape sequences removed (WorktreeCreate's
+/// path).
+fn last_line(text: &str) -> Option<String> {
+    let line = text.lines().rev().find(|line| !line.trim().is_empty())?;
+    let mut clean = String::with_capacity(line.len());
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            // CSI: ESC [ … final byte in @..~; other escapes: one more character.
+            if chars.next() == Some('[') {
+                for c in chars.by_ref() {
+                    if ('@'..='~').contains(&c) {
+                        break;
+                    }
+                }
+            }
+            continue;
+        }
+        clean.push(c);
+    }
+    let clean = clean.trim();
+    (!clean.is_empty()).then(|| clean.to_string())
+}
+
+/// hygge's exit rule: 0 reads the action (nothing = allow; unreadable output falls open
+/// as a non-blocking error), any other exit denies with stderr, truncated to the
+/// dialect's cap, as the reason (reported as an error where the event cannot be denied).
+fn interpret_action(code: Option<i32>, stdout: &str, stderr: &str, event: &Event) -> HookResult {
+    let text = stdout.trim();
+    if code == Some(0) {
+        if text.is_empty() {
+            return HookResult::answer(HookOutput::default());
+        }
+        return match serde_json::from_str::<serde_json::Value>(text) {
+            Ok(value) => match parse_answer(&value, event) {
+                Ok(output) => HookResult::answer(output),
+                Err(err) => HookResult::non_blocking(format!("invalid action: {err}")),
+            },
+            Err(err) => HookResult::non_blocking(format!("invalid action output: {err}")),
+        };
+    }
+    if !event.can_block {
+        return HookResult::non_blocking(first_line(&exit_text(code), stderr.trim()));
+    }
+    let cap = event.dialect().deny_reason_cap;
+    let reason = stderr.trim();
+    let reason = if reason.is_empty() {
+        format!("denied by hook ({})", exit_text(code))
+    } else {
+        crate::text::truncate(reason, cap).to_string()
+    };
+    HookResult::block(reason)
 }
 
 fn exit_text(code: Option<i32>) -> String {

@@ -131,9 +131,12 @@ impl HttpExecutor {
 
     async fn post(&self, url: Url, call: &HookCall) -> HookResult {
         let allowed = self.allowed_vars();
+        // Validated when the configuration was read.
+        let method = reqwest::Method::from_bytes(self.handler.method.as_bytes())
+            .unwrap_or(reqwest::Method::POST);
         let mut request = self
             .client
-            .post(url)
+            .request(method, url)
             .header("content-type", "application/json")
             .body(call.input_json.to_string());
         for (name, value) in &self.handler.headers {
@@ -285,6 +288,7 @@ mod tests {
         let executor = HttpExecutor::new(
             HttpHandler {
                 url: url.into(),
+                method: "POST".into(),
                 headers: vec![],
                 allowed_env_vars: vec![],
             },

@@ -8,8 +8,8 @@ use super::command::CommandExecutor;
 use super::http::HttpExecutor;
 use super::prompt::{LlmOptions, PromptExecutor};
 use super::wasm::{WasmError, WasmOptions, WasmRuntime};
-use super::{BoxFuture, Executor, HookCall, Unsupported};
-use crate::config::{Handler, HookSpec, HttpPolicy};
+use super::{BoxFuture, Detached, Executor, HookCall, Unsupported};
+use crate::config::{Handler, HookSpec, HttpPolicy, RunMode};
 use crate::outcome::HookResult;
 
 /// What executors share.
@@ -58,6 +58,17 @@ impl Shared {
 /// [`Executor::load_error`]; the executor of a hook that cannot be set up reports its
 /// error on every call.
 pub fn build(spec: &HookSpec, shared: &Shared) -> Arc<dyn Executor> {
+    let executor = build_sync(spec, shared);
+    match spec.mode {
+        RunMode::Sync => executor,
+        RunMode::Async | RunMode::AsyncRewake => Arc::new(InBackground {
+            inner: executor,
+            rewake: spec.mode == RunMode::AsyncRewake,
+        }),
+    }
+}
+
+fn build_sync(spec: &HookSpec, shared: &Shared) -> Arc<dyn Executor> {
     if let Some(reason) = &spec.refused {
         return Arc::new(Unavailable {
             message: reason.clone(),
@@ -90,6 +101,45 @@ pub fn build(spec: &HookSpec, shared: &Shared) -> Arc<dyn Executor> {
             shared.llm.clone(),
         )),
         Handler::Unsupported(kind) => Arc::new(Unsupported(kind.clone())),
+    }
+}
+
+/// An `async` / `asyncRewake` hook of any executor: the engine hands it to the
+/// background and does not wait.
+struct InBackground {
+    inner: Arc<dyn Executor>,
+    rewake: bool,
+}
+
+impl Executor for InBackground {
+    fn execute<'a>(&'a self, call: HookCall) -> BoxFuture<'a, HookResult> {
+        self.inner.execute(call)
+    }
+
+    fn default_timeout(&self, event: &crate::event::EventSpec) -> std::time::Duration {
+        self.inner.default_timeout(event)
+    }
+
+    fn detached(&self) -> Option<Detached> {
+        Some(Detached {
+            rewake: self.rewake,
+        })
+    }
+
+    fn load_error(&self) -> Option<String> {
+        self.inner.load_error()
+    }
+
+    fn prepare(&self) -> BoxFuture<'_, Option<String>> {
+        self.inner.prepare()
+    }
+
+    fn digest(&self) -> Option<String> {
+        self.inner.digest()
+    }
+
+    fn prepare_now(&self) -> Option<String> {
+        self.inner.prepare_now()
     }
 }
 

@@ -137,6 +137,38 @@ pub const UPDATED_TOOL_OUTPUT: Field = Field {
     present: |o| o.updated_tool_output.is_some(),
     clear: |o| o.updated_tool_output = None,
 };
+/// hygge `modified_message`.
+pub const UPDATED_MESSAGE: Field = Field {
+    key: "modified_message",
+    place: Place::Top,
+    flag: Fields::UPDATED_MESSAGE,
+    present: |o| o.updated_message.is_some(),
+    clear: |o| o.updated_message = None,
+};
+/// hygge `system_prompt_append`.
+pub const SYSTEM_PROMPT_APPEND: Field = Field {
+    key: "system_prompt_append",
+    place: Place::Top,
+    flag: Fields::SYSTEM_PROMPT_APPEND,
+    present: |o| o.system_prompt_append.is_some(),
+    clear: |o| o.system_prompt_append = None,
+};
+/// `hookSpecificOutput.worktreePath` (WorktreeCreate).
+pub const WORKTREE_PATH: Field = Field {
+    key: "worktreePath",
+    place: Place::Specific,
+    flag: Fields::WORKTREE_PATH,
+    present: |o| o.worktree_path.is_some(),
+    clear: |o| o.worktree_path = None,
+};
+/// New compaction instructions (PreCompact stdout).
+pub const CUSTOM_INSTRUCTIONS: Field = Field {
+    key: "customInstructions",
+    place: Place::Top,
+    flag: Fields::CUSTOM_INSTRUCTIONS,
+    present: |o| o.custom_instructions.is_some(),
+    clear: |o| o.custom_instructions = None,
+};
 
 /// Every scoped field, in the order `ignored_fields` lists them.
 pub const ALL: &[Field] = &[
@@ -152,6 +184,10 @@ pub const ALL: &[Field] = &[
     SESSION_TITLE,
     RETRY,
     UPDATED_TOOL_OUTPUT,
+    UPDATED_MESSAGE,
+    SYSTEM_PROMPT_APPEND,
+    WORKTREE_PATH,
+    CUSTOM_INSTRUCTIONS,
 ];
 
 /// Wire keys that ride along with a scoped field or frame the answer.
@@ -176,6 +212,12 @@ pub mod key {
     pub const UPDATED_MCP_TOOL_OUTPUT: &str = "updatedMCPToolOutput";
     /// The first-line marker that detaches a command hook.
     pub const ASYNC: &str = "async";
+    /// `asyncTimeout` (seconds) beside the async marker.
+    pub const ASYNC_TIMEOUT: &str = "asyncTimeout";
+    /// `suppressOutput`.
+    pub const SUPPRESS_OUTPUT: &str = "suppressOutput";
+    /// `preventContinuation` (with `stopReason`): the same as `continue: false`.
+    pub const PREVENT_CONTINUATION: &str = "preventContinuation";
 }
 
 /// Removes the fields `spec` does not honour from `output` and returns the keys of
@@ -213,6 +255,10 @@ mod tests {
             session_title: Some("t".into()),
             retry: Some(true),
             updated_tool_output: Some(serde_json::json!(1)),
+            updated_message: Some("m".into()),
+            system_prompt_append: Some("s".into()),
+            worktree_path: Some("/w".into()),
+            custom_instructions: Some("c".into()),
             ..HookOutput::default()
         };
         for field in ALL {

@@ -6,8 +6,9 @@ use serde_json::{Map, Value};
 use super::fields::{
     ADDITIONAL_CONTEXT, CONTINUE, DECISION, INITIAL_USER_MESSAGE, PERMISSION_DECISION, RETRY,
     SESSION_TITLE, SYSTEM_MESSAGE, UPDATED_INPUT, UPDATED_PERMISSIONS, UPDATED_TOOL_OUTPUT,
-    WATCH_PATHS, key,
+    WATCH_PATHS, WORKTREE_PATH, key,
 };
+use crate::dialect::AnswerForm;
 use crate::event::{BlockForm, Event};
 use crate::output::{HookOutput, PermissionDecision};
 
@@ -23,7 +24,10 @@ pub fn looks_like_json(text: &str) -> bool {
     trimmed.starts_with('{') && trimmed.ends_with('}')
 }
 
-fn opt_string(map: &Map<String, Value>, key: &str) -> Result<Option<String>, OutputError> {
+pub(super) fn opt_string(
+    map: &Map<String, Value>,
+    key: &str,
+) -> Result<Option<String>, OutputError> {
     match map.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
@@ -73,7 +77,7 @@ fn string_list(map: &Map<String, Value>, key: &str) -> Result<Vec<String>, Outpu
     }
 }
 
-fn kind(value: &Value) -> &'static str {
+pub(super) fn kind(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",
@@ -91,13 +95,22 @@ pub fn parse_answer(value: &Value, event: &Event) -> Result<HookOutput, OutputEr
     let map = value
         .as_object()
         .ok_or_else(|| OutputError(format!("expected a JSON object, found {}", kind(value))))?;
+    if event.dialect().answer == AnswerForm::HyggeAction {
+        return super::action::parse_action(map);
+    }
     let mut out = HookOutput {
         continue_: opt_bool(map, CONTINUE.key)?,
         stop_reason: opt_string(map, key::STOP_REASON)?,
         system_message: opt_string(map, SYSTEM_MESSAGE.key)?,
         reason: opt_string(map, key::REASON)?,
+        suppress_output: opt_bool(map, key::SUPPRESS_OUTPUT)?.unwrap_or(false),
+        // Top-level and `{type, content}` forms are accepted; hookSpecificOutput wins.
+        additional_context: context(map)?,
         ..HookOutput::default()
     };
+    if opt_bool(map, key::PREVENT_CONTINUATION)? == Some(true) {
+        out.continue_ = Some(false);
+    }
     match opt_string(map, DECISION.key)?.as_deref() {
         None => {}
         Some("block") => out.block = true,
@@ -120,6 +133,21 @@ pub fn parse_answer(value: &Value, event: &Event) -> Result<HookOutput, OutputEr
     Ok(out)
 }
 
+/// `additionalContext` as a string or as `{"type": "text", "content": "…"}`.
+fn context(map: &Map<String, Value>) -> Result<Option<String>, OutputError> {
+    match map.get(ADDITIONAL_CONTEXT.key) {
+        Some(Value::Object(object)) => match object.get("content") {
+            Some(Value::String(text)) => Ok(Some(text.clone())),
+            None | Some(Value::Null) => Ok(None),
+            Some(other) => Err(OutputError(format!(
+                "`additionalContext.content` must be a string, found {}",
+                kind(other)
+            ))),
+        },
+        _ => opt_string(map, ADDITIONAL_CONTEXT.key),
+    }
+}
+
 fn parse_specific(hso: &Value, event: &Event, out: &mut HookOutput) -> Result<(), OutputError> {
     let map = hso.as_object().ok_or_else(|| {
         OutputError(format!(
@@ -134,7 +162,10 @@ fn parse_specific(hso: &Value, event: &Event, out: &mut HookOutput) -> Result<()
             "`hookSpecificOutput.hookEventName` is \"{name}\" but the event is \"{event}\""
         )));
     }
-    out.additional_context = opt_string(map, ADDITIONAL_CONTEXT.key)?;
+    if let Some(text) = context(map)? {
+        out.additional_context = Some(text);
+    }
+    out.worktree_path = opt_string(map, WORKTREE_PATH.key)?;
     if let Some(text) = opt_string(map, PERMISSION_DECISION.key)? {
         let decision = PermissionDecision::parse(&text).ok_or_else(|| {
             OutputError(format!(
@@ -205,6 +236,16 @@ fn parse_permission_request(decision: &Value, out: &mut HookOutput) -> Result<()
     }
     out.interrupt = opt_bool(map, key::INTERRUPT)?.unwrap_or(false);
     Ok(())
+}
+
+/// The `asyncTimeout` (seconds) of an async marker line, if it sets a positive one.
+pub fn async_timeout(line: &str) -> Option<std::time::Duration> {
+    serde_json::from_str::<Value>(line.trim())
+        .ok()?
+        .get(key::ASYNC_TIMEOUT)?
+        .as_f64()
+        .filter(|secs| secs.is_finite() && *secs > 0.0)
+        .map(|secs| std::time::Duration::from_secs_f64(secs.min(86_400.0)))
 }
 
 /// Whether the text's first line is the `{"async": true}` marker that detaches a

@@ -22,9 +22,10 @@ pub fn hook_input(event: &Event, input: &Value, raw: &str) -> HookInput {
         })
         .unwrap_or_default();
     HookInput {
-        event: event.to_string(),
+        event: event.catalog_name().to_string(),
         session_id: text("session_id").unwrap_or_default(),
-        cwd: text("cwd").unwrap_or_default(),
+        // hygge names the working directory `pwd`.
+        cwd: text("cwd").or_else(|| text("pwd")).unwrap_or_default(),
         permission_mode: text("permission_mode"),
         tool_name: text("tool_name"),
         tool_input_fields,

@@ -1,0 +1,593 @@
+//! Dialects: the hook systems hookhost stands in for, as data.
+//!
+//! A [`Dialect`] is one value that says how a hook system finds its configuration, how
+//! its layers combine, what its configuration entries default to, which events it names
+//! and what they honour, how a hook answers (JSON shape, exit codes), in which order its
+//! hooks run and when a chain stops, and how several answers merge. The loader, the
+//! protocol parser, the scheduler and the merge read these columns; none of them compares
+//! dialect names. The default is [`Dialect::CLAUDE`].
+//!
+//! | dialect | system |
+//! | --- | --- |
+//! | `claude` | Claude Code `settings.json` / `plugin.json` hooks (the default) |
+//! | `gen` | the Go hook engine with `.gen/settings.json` |
+//! | `hygge` | hygge's `hooks.toml` (`pre_tool`, `post_tool`, `pre_message`, `post_message`) |
+//! | `evva` | evva's `.evva/settings.json` (six events, project hooks first) |
+//! | `agent-sdk` | the Agent SDK hook spec (glob matchers, first decider wins) |
+
+use std::fmt;
+use std::sync::OnceLock;
+
+use crate::event::{CATALOG, Event, EventSpec, Fields};
+
+/// Where a dialect's configuration files live.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Discovery {
+    /// `~/.claude/settings.json`, `<project>/.claude/settings.json` and
+    /// `settings.local.json`.
+    Claude,
+    /// `~/.gen/settings.json` and `<project>/.gen/settings.json`.
+    Gen,
+    /// `<project>/.evva/settings.json` and `<evvaHome>/settings.json` (`$EVVA_HOME`, else
+    /// `~/.evva`).
+    Evva,
+    /// `hooks.toml` in `~/.agents/`, `$XDG_CONFIG_HOME/hygge/` (else `~/.config/hygge/`),
+    /// and `.agents/` and `.hygge/` of the project root found by walking up from the
+    /// project directory.
+    Hygge,
+}
+
+/// How the hooks of the user and project layers combine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layering {
+    /// Every layer's hooks run, user before project (Claude Code).
+    Additive,
+    /// Where the project configures an event, the user's hooks for it are dropped (gen).
+    ProjectReplacesUser,
+    /// Every layer's hooks run, project before user, so a project hook can stop the
+    /// chain before the user's run (evva).
+    ProjectFirst,
+}
+
+/// What `timeout: 0` in a configuration entry means.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimeoutZero {
+    /// An error: timeouts must be positive (Claude Code).
+    Invalid,
+    /// The event's default timeout (evva).
+    EventDefault,
+    /// No timeout (hygge); hookhost still stops the hook after its one-day ceiling.
+    Unlimited,
+}
+
+/// The JSON shape a command or HTTP hook answers with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AnswerForm {
+    /// Claude Code's answer (`decision`, `continue`, `hookSpecificOutput`, …); exit code 2
+    /// blocks, other non-zero exits are non-blocking errors.
+    Claude,
+    /// hygge's action (`decision: allow|deny|modify`, `modified_*`,
+    /// `system_prompt_append`); empty output allows, any non-zero exit denies with stderr
+    /// (at most [`Dialect::deny_reason_cap`] bytes) as the reason.
+    HyggeAction,
+}
+
+/// In which order the hooks of one event run and when the chain stops.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Order {
+    /// Every hook at once; every hook runs to completion (Claude Code). `sequential`
+    /// groups still run in order.
+    Concurrent,
+    /// One after another in configuration order.
+    InOrder(Chain),
+}
+
+/// The rules of a chain of hooks run one after another.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Chain {
+    /// A rewrite (tool input, message) is fed to the hooks after it.
+    pub feed_forward: bool,
+    /// A block stops the hooks not yet started.
+    pub stop_on_block: bool,
+    /// `continue: false` stops the hooks not yet started.
+    pub stop_on_continue_false: bool,
+}
+
+/// How permission decisions of several hooks combine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DecisionRule {
+    /// deny > defer > ask > allow: the most restrictive wins.
+    MostRestrictive,
+    /// The first hook (configuration order) that allows or denies decides; when none
+    /// does, the answer is `ask` (Agent SDK).
+    FirstDecider,
+}
+
+/// What a block of a Stop-like event means and how re-entry is bounded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopRule {
+    /// A block keeps the agent going; consecutive blocks per session are capped.
+    Capped,
+    /// A block keeps the agent going once: on the re-entry pass (`stop_hook_active` true
+    /// in the input) hooks are consulted but a block is not honoured (evva).
+    Once,
+    /// The agent keeps going when a hook answers `continue: true`; `decision: "block"` is
+    /// not read (Agent SDK). Consecutive continuations are capped.
+    ContinueTrue,
+}
+
+/// How `hookhost list` shows hooks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Listing {
+    /// One line per hook and event, in configuration order.
+    ConfigOrder,
+    /// One line per hook name (first seen wins), sorted by name (hygge's `All()`).
+    ByName,
+}
+
+/// How a matcher is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MatcherSyntax {
+    /// Claude Code: exact names, `a|b`, `Tool(args)`, else a regular expression.
+    #[default]
+    Claude,
+    /// A glob over the value (`mcp__*`, `*Edit`, `Bash`), alternatives split on `|`.
+    Glob,
+}
+
+/// Whether a hook of an event may run in the background.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ModeRule {
+    /// `async` is allowed.
+    #[default]
+    Free,
+    /// `async` is refused at load (the hook is skipped with a warning): the event waits
+    /// for every hook (hygge `pre_*`).
+    SyncOnly,
+    /// Every hook runs in the background, whatever it declares (hygge `post_message`).
+    AlwaysAsync,
+}
+
+/// A dialect's event: its name, the catalog event it maps onto, and how it differs.
+#[derive(Debug, Clone, Copy)]
+pub struct EventRule {
+    /// The name in the dialect's vocabulary.
+    pub name: &'static str,
+    /// The catalog event it behaves like.
+    pub catalog: &'static str,
+    /// Answer fields honoured in addition to the catalog's.
+    pub add: Fields,
+    /// Answer fields the dialect does not honour on this event.
+    pub remove: Fields,
+    /// Whether `async` is allowed.
+    pub mode: ModeRule,
+    /// Whether the event's matcher is dropped (the dialect has no matcher for it).
+    pub no_matcher: bool,
+}
+
+const fn same(name: &'static str) -> EventRule {
+    EventRule {
+        name,
+        catalog: name,
+        add: Fields::NONE,
+        remove: Fields::NONE,
+        mode: ModeRule::Free,
+        no_matcher: false,
+    }
+}
+
+const fn adding(mut rule: EventRule, fields: Fields) -> EventRule {
+    rule.add = rule.add.with(fields);
+    rule
+}
+
+const fn removing(mut rule: EventRule, fields: Fields) -> EventRule {
+    rule.remove = rule.remove.with(fields);
+    rule
+}
+
+const fn alias(name: &'static str, catalog: &'static str, mode: ModeRule) -> EventRule {
+    EventRule {
+        name,
+        catalog,
+        add: Fields::NONE,
+        remove: Fields::NONE,
+        mode,
+        no_matcher: true,
+    }
+}
+
+/// Which dialect: the name used on the command line and in [`crate::LoadOptions`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DialectId {
+    /// Claude Code (the default).
+    #[default]
+    Claude,
+    /// The Go hook engine (`.gen/`).
+    Gen,
+    /// hygge's `hooks.toml`.
+    Hygge,
+    /// evva (`.evva/`).
+    Evva,
+    /// The Agent SDK hook spec.
+    AgentSdk,
+}
+
+impl DialectId {
+    /// Every dialect, default first.
+    pub const ALL: [DialectId; 5] = [
+        DialectId::Claude,
+        DialectId::Gen,
+        DialectId::Hygge,
+        DialectId::Evva,
+        DialectId::AgentSdk,
+    ];
+
+    /// The dialect's rules.
+    pub fn dialect(self) -> &'static Dialect {
+        &DIALECTS[self as usize]
+    }
+
+    /// The name (`claude`, `gen`, `hygge`, `evva`, `agent-sdk`).
+    pub fn name(self) -> &'static str {
+        self.dialect().name
+    }
+}
+
+impl fmt::Display for DialectId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for DialectId {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        DialectId::ALL
+            .into_iter()
+            .find(|id| id.name() == text)
+            .ok_or_else(|| {
+                format!(
+                    "unknown dialect `{text}` (one of {})",
+                    DialectId::ALL.map(|id| id.name()).join(", ")
+                )
+            })
+    }
+}
+
+/// One hook system's rules. See the [module documentation](self).
+#[derive(Debug, Clone, Copy)]
+pub struct Dialect {
+    /// Which dialect.
+    pub id: DialectId,
+    /// Its name.
+    pub name: &'static str,
+    /// Where its files live.
+    pub discovery: Discovery,
+    /// How user and project hooks combine.
+    pub layering: Layering,
+    /// The handler `type` of an entry that names none (`None`: `type` is required).
+    pub type_default: Option<&'static str>,
+    /// What `timeout: 0` means.
+    pub timeout_zero: TimeoutZero,
+    /// Whether HTTP hooks run in the background unless `async: false`.
+    pub http_async_default: bool,
+    /// Whether `async`/`asyncRewake` apply to every handler type (else only commands).
+    pub async_any_executor: bool,
+    /// The answer shape and exit codes of command and HTTP hooks.
+    pub answer: AnswerForm,
+    /// Longest deny reason read from stderr, bytes (hygge: 1 KiB).
+    pub deny_reason_cap: usize,
+    /// Run order and chain stops.
+    pub order: Order,
+    /// How permission decisions combine.
+    pub decision: DecisionRule,
+    /// Whether `continue: false` blocks the operation (evva) instead of stopping the
+    /// agent.
+    pub continue_false_blocks: bool,
+    /// Stop-event semantics.
+    pub stop: StopRule,
+    /// The input field that names the event (`hook_event_name`, hygge `event`).
+    pub event_field: &'static str,
+    /// The input field that carries the running hook's name (hygge `hook_name`).
+    pub hook_name_field: Option<&'static str>,
+    /// How listings show hooks.
+    pub listing: Listing,
+    /// How matchers are written.
+    pub matcher: MatcherSyntax,
+    /// The dialect's events; `None`: the whole catalog under its own names.
+    pub events: Option<&'static [EventRule]>,
+}
+
+/// Claude Code (the default).
+pub const CLAUDE: Dialect = Dialect {
+    id: DialectId::Claude,
+    name: "claude",
+    discovery: Discovery::Claude,
+    layering: Layering::Additive,
+    type_default: None,
+    timeout_zero: TimeoutZero::Invalid,
+    http_async_default: false,
+    async_any_executor: false,
+    answer: AnswerForm::Claude,
+    deny_reason_cap: usize::MAX,
+    order: Order::Concurrent,
+    decision: DecisionRule::MostRestrictive,
+    continue_false_blocks: false,
+    stop: StopRule::Capped,
+    event_field: "hook_event_name",
+    hook_name_field: None,
+    listing: Listing::ConfigOrder,
+    matcher: MatcherSyntax::Claude,
+    events: None,
+};
+
+/// The Go hook engine (gen-hook-engine.txt): `.gen/` settings, project replaces user per
+/// event, `type` defaults to `command`, `async` on any executor, and "if any hook sets
+/// ShouldBlock=true, remaining hooks are skipped".
+pub const GEN: Dialect = Dialect {
+    id: DialectId::Gen,
+    name: "gen",
+    discovery: Discovery::Gen,
+    layering: Layering::ProjectReplacesUser,
+    type_default: Some("command"),
+    async_any_executor: true,
+    order: Order::InOrder(Chain {
+        feed_forward: false,
+        stop_on_block: true,
+        stop_on_continue_false: false,
+    }),
+    ..CLAUDE
+};
+
+const HYGGE_EVENTS: &[EventRule] = &[
+    alias("pre_tool", "PreToolUse", ModeRule::SyncOnly),
+    // Post hooks cannot deny: the tool already ran; only modify counts.
+    removing(
+        alias("post_tool", "PostToolUse", ModeRule::Free),
+        Fields::BLOCK,
+    ),
+    adding(
+        alias("pre_message", "UserPromptSubmit", ModeRule::SyncOnly),
+        Fields::UPDATED_MESSAGE.with(Fields::SYSTEM_PROMPT_APPEND),
+    ),
+    adding(
+        removing(
+            alias("post_message", "Stop", ModeRule::AlwaysAsync),
+            Fields::BLOCK,
+        ),
+        Fields::UPDATED_MESSAGE,
+    ),
+];
+
+/// hygge's `hooks.toml` (hygge-hooks.txt): four events, allow/deny/modify actions, any
+/// non-zero exit denies, pre hooks in order stopping at the first deny with
+/// modifications fed forward, async only on post events.
+pub const HYGGE: Dialect = Dialect {
+    id: DialectId::Hygge,
+    name: "hygge",
+    discovery: Discovery::Hygge,
+    type_default: Some("command"),
+    timeout_zero: TimeoutZero::Unlimited,
+    async_any_executor: true,
+    answer: AnswerForm::HyggeAction,
+    deny_reason_cap: 1024,
+    order: Order::InOrder(Chain {
+        feed_forward: true,
+        stop_on_block: true,
+        stop_on_continue_false: false,
+    }),
+    event_field: "event",
+    hook_name_field: Some("hook_name"),
+    listing: Listing::ByName,
+    events: Some(HYGGE_EVENTS),
+    ..CLAUDE
+};
+
+const EVVA_EVENTS: &[EventRule] = &[
+    same("SessionStart"),
+    same("UserPromptSubmit"),
+    same("PreToolUse"),
+    // "PostToolUse is non-blocking — it can only append additionalContext."
+    removing(
+        same("PostToolUse"),
+        Fields::BLOCK.with(Fields::UPDATED_TOOL_OUTPUT),
+    ),
+    same("Stop"),
+    // "Notification: stdout ignored."
+    removing(same("Notification"), Fields::ALL),
+];
+
+/// evva (evva-hooks.txt): `.evva/settings.json`, project hooks first and able to stop
+/// the user's with `continue: false`, HTTP hooks in the background by default,
+/// `timeout: 0` = the event default, a Stop block honoured once.
+pub const EVVA: Dialect = Dialect {
+    id: DialectId::Evva,
+    name: "evva",
+    discovery: Discovery::Evva,
+    layering: Layering::ProjectFirst,
+    timeout_zero: TimeoutZero::EventDefault,
+    http_async_default: true,
+    order: Order::InOrder(Chain {
+        feed_forward: true,
+        stop_on_block: false,
+        stop_on_continue_false: true,
+    }),
+    continue_false_blocks: true,
+    stop: StopRule::Once,
+    matcher: MatcherSyntax::Glob,
+    events: Some(EVVA_EVENTS),
+    ..CLAUDE
+};
+
+const AGENT_SDK_EVENTS: &[EventRule] = &[
+    same("PreToolUse"),
+    same("PostToolUse"),
+    same("PostToolUseFailure"),
+    adding(same("Notification"), Fields::ADDITIONAL_CONTEXT),
+    same("UserPromptSubmit"),
+    same("SessionStart"),
+    same("SessionEnd"),
+    same("Stop"),
+    same("SubagentStart"),
+    same("SubagentStop"),
+    same("PreCompact"),
+    same("PermissionRequest"),
+    same("Setup"),
+    same("TeammateIdle"),
+    same("TaskCompleted"),
+];
+
+/// The Agent SDK hook spec (agent-sdk-hooks-spec.txt): glob matchers, hooks in order,
+/// `continue: false` stops the rest, the first PreToolUse decider wins (none: ask), Stop
+/// continues on `continue: true`.
+pub const AGENT_SDK: Dialect = Dialect {
+    id: DialectId::AgentSdk,
+    name: "agent-sdk",
+    order: Order::InOrder(Chain {
+        feed_forward: false,
+        stop_on_block: false,
+        stop_on_continue_false: true,
+    }),
+    decision: DecisionRule::FirstDecider,
+    stop: StopRule::ContinueTrue,
+    matcher: MatcherSyntax::Glob,
+    events: Some(AGENT_SDK_EVENTS),
+    ..CLAUDE
+};
+
+/// The chain rules of a Claude Code `sequential` group.
+pub const SEQUENTIAL_GROUP: Chain = Chain {
+    feed_forward: true,
+    stop_on_block: true,
+    stop_on_continue_false: false,
+};
+
+static DIALECTS: [Dialect; 5] = [CLAUDE, GEN, HYGGE, EVVA, AGENT_SDK];
+
+static CATALOGS: [OnceLock<Vec<EventSpec>>; 5] = [const { OnceLock::new() }; 5];
+
+impl Dialect {
+    /// The default dialect.
+    pub fn claude() -> &'static Dialect {
+        DialectId::Claude.dialect()
+    }
+
+    /// The dialect's event catalog: the catalog entries under the dialect's names, with
+    /// its differences applied.
+    pub fn catalog(&'static self) -> &'static [EventSpec] {
+        CATALOGS[self.id as usize].get_or_init(|| match self.events {
+            None => CATALOG.iter().map(|spec| self.adjust(*spec)).collect(),
+            Some(rules) => rules
+                .iter()
+                .map(|rule| {
+                    let base = EventSpec::lookup(rule.catalog).unwrap_or_else(|| {
+                        panic!("dialect event maps onto unknown `{}`", rule.catalog)
+                    });
+                    let mut spec = self.adjust(*base);
+                    spec.name = rule.name;
+                    spec.fields = Fields::from_bits(
+                        (spec.fields.bits() | rule.add.bits()) & !rule.remove.bits(),
+                    );
+                    spec.can_block = spec.fields.contains(Fields::BLOCK);
+                    if !spec.can_block {
+                        spec.exit2 = crate::event::Exit2::Reported;
+                    }
+                    spec.mode = rule.mode;
+                    if rule.no_matcher {
+                        spec.matcher_field = None;
+                        spec.matcher_value = crate::event::MatcherValue::None;
+                    }
+                    spec
+                })
+                .collect(),
+        })
+    }
+
+    fn adjust(&self, mut spec: EventSpec) -> EventSpec {
+        spec.matcher_syntax = self.matcher;
+        spec
+    }
+
+    /// The catalog entry of `name` in this dialect, if it names one of its events.
+    pub fn lookup(&'static self, name: &str) -> Option<&'static EventSpec> {
+        self.catalog().iter().find(|spec| spec.name == name)
+    }
+
+    /// The event `name` as this dialect fires it (an unknown name gets the permissive
+    /// custom entry).
+    pub fn event(&'static self, name: &str) -> Event {
+        Event::in_dialect(name, self.lookup(name), self)
+    }
+
+    /// Whether a chain of this dialect's hooks ends at the first block.
+    pub fn chain(&self) -> Option<Chain> {
+        match self.order {
+            Order::Concurrent => None,
+            Order::InOrder(chain) => Some(chain),
+        }
+    }
+}
+
+impl PartialEq for Dialect {
+    fn eq(&self, other: &Dialect) -> bool {
+        self.id == other.id
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for id in DialectId::ALL {
+            assert_eq!(id.name().parse::<DialectId>().unwrap(), id);
+            assert_eq!(id.dialect().id, id);
+        }
+        assert!(
+            "zsh"
+                .parse::<DialectId>()
+                .unwrap_err()
+                .contains("agent-sdk")
+        );
+    }
+
+    #[test]
+    fn dialect_catalogs_apply_their_differences() {
+        let hygge = DialectId::Hygge.dialect();
+        let pre = hygge.lookup("pre_tool").unwrap();
+        assert!(pre.can_block && pre.matcher_field.is_none());
+        assert_eq!(pre.catalog_name, "PreToolUse");
+        assert_eq!(pre.mode, ModeRule::SyncOnly);
+        let post = hygge.lookup("post_tool").unwrap();
+        assert!(!post.can_block && post.honours(Fields::UPDATED_TOOL_OUTPUT));
+        assert_eq!(
+            hygge.lookup("post_message").unwrap().mode,
+            ModeRule::AlwaysAsync
+        );
+        assert!(hygge.lookup("PreToolUse").is_none());
+        let evva = DialectId::Evva.dialect();
+        assert!(!evva.lookup("PostToolUse").unwrap().can_block);
+        assert_eq!(evva.lookup("Notification").unwrap().fields, Fields::NONE);
+        assert_eq!(evva.catalog().len(), 6);
+        assert_eq!(DialectId::AgentSdk.dialect().catalog().len(), 15);
+        assert!(
+            DialectId::AgentSdk
+                .dialect()
+                .lookup("Notification")
+                .unwrap()
+                .honours(Fields::ADDITIONAL_CONTEXT)
+        );
+        assert_eq!(
+            DialectId::AgentSdk
+                .dialect()
+                .lookup("PreToolUse")
+                .unwrap()
+                .matcher_syntax,
+            MatcherSyntax::Glob
+        );
+        assert_eq!(Dialect::claude().catalog().len(), CATALOG.len());
+    }
+}
