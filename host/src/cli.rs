@@ -432,6 +432,7 @@ async fn check(args: &ConfigArgs) -> CliResult {
     // Compile every component now: `check` is where a bad or oversized one should show.
     let mut diagnostics = engine.diagnostics().to_vec();
     diagnostics.extend(engine.prepare_all().await);
+    println!("{}", dialect_line(&engine));
     for diagnostic in &diagnostics {
         println!("{diagnostic}");
     }
@@ -500,9 +501,32 @@ fn trust(args: &TrustArgs) -> CliResult {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The line naming the dialect and why it was chosen.
+fn dialect_line(engine: &Engine) -> String {
+    match engine.dialect_detected_from() {
+        Some(file) => format!(
+            "dialect: {} (detected from {})",
+            engine.dialect().name,
+            file.display()
+        ),
+        None => format!("dialect: {}", engine.dialect().name),
+    }
+}
+
 fn list(args: &ConfigArgs) -> CliResult {
     let engine = args.engine()?;
+    println!("{}", dialect_line(&engine));
     let mut hooks = engine.hooks();
+    if engine.dialect().listing == hookhost::Listing::ByName {
+        // hygge's listing: one line per hook name, sorted by name.
+        for hook in hooks {
+            println!(
+                "  [{}] {} ({}) — {}",
+                hook.executor, hook.name, hook.source, hook.file
+            );
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     hooks.sort_by(|a, b| a.event.cmp(&b.event));
     let mut current = String::new();
     for hook in hooks {

@@ -78,6 +78,10 @@ pub fn merge(event: &Event, ran: Vec<Ran>) -> HookOutcome {
         }
         let out = result.output;
         let blocks = out.blocks();
+        if blocks && result.status == HookStatus::Success {
+            // The dialect read a block into the answer (evva's `continue: false`).
+            result.status = HookStatus::Blocking;
+        }
         if result.status == HookStatus::Blocking && !blocks {
             // The block was scoped away (the event cannot block). A hook that answered
             // still succeeded; a fail-closed *failure* stays a failure, reported with its

@@ -3,6 +3,7 @@
 mod cli;
 mod command;
 mod config;
+mod dialects;
 mod examples;
 mod http;
 mod parsers;

@@ -152,22 +152,11 @@ impl Engine {
                 } else if chain.stop_on_continue_false && output.continue_ == Some(false) {
                     stopped_by = Some(format!("{} answered continue: false", hook.name));
                 }
-                if chain.feed_forward {
-                    let next = output
-                        .updated_input
-                        .as_ref()
-                        .and_then(|updated| select::rewrite_input(&input, updated));
-                    let next = match &output.updated_message {
-                        Some(message) => {
-                            select::rewrite_message(next.as_ref().unwrap_or(&input), message)
-                                .or(next)
-                        }
-                        None => next,
-                    };
-                    if let Some(next) = next {
-                        input_json = Arc::from(next.to_string());
-                        input = Arc::new(next);
-                    }
+                if chain.feed_forward
+                    && let Some(next) = fed_forward(&input, output)
+                {
+                    input_json = Arc::from(next.to_string());
+                    input = Arc::new(next);
                 }
             }
             out[index] = Some(ran(hook, result, duration));
@@ -277,6 +266,27 @@ impl Engine {
             .unwrap_or_else(|e| e.into_inner())
             .insert(key, (active, Instant::now()));
     }
+}
+
+/// The input the next hook of a chain sees: `input` with this answer's rewrites applied
+/// (tool input, hygge's message and tool result), or `None` when nothing changed.
+fn fed_forward(input: &Value, output: &crate::output::HookOutput) -> Option<Value> {
+    let mut next: Option<Value> = None;
+    let mut apply = |field: &str, value: Value| {
+        if let Some(changed) = select::rewrite_field(next.as_ref().unwrap_or(input), field, value) {
+            next = Some(changed);
+        }
+    };
+    if let Some(updated) = &output.updated_input {
+        apply("tool_input", updated.clone());
+    }
+    if let Some(message) = &output.updated_message {
+        apply("message", Value::String(message.clone()));
+    }
+    if let Some(result) = &output.updated_tool_output {
+        apply("tool_result", result.clone());
+    }
+    next
 }
 
 /// A hook the chain did not start because an earlier hook stopped it.

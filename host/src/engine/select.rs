@@ -124,13 +124,12 @@ impl<'a> MatchInput<'a> {
 
 /// The input a later hook of a sequential group sees after `updated` rewrote the tool
 /// input. `None` when there is no tool input to rewrite.
-/// `input` with the message replaced (hygge `modified_message`: `message`), if the input
-/// has one.
-pub(crate) fn rewrite_message(input: &Value, message: &str) -> Option<Value> {
+/// `input` with `field` replaced by `value`, if the input has the field.
+pub(crate) fn rewrite_field(input: &Value, field: &str, value: Value) -> Option<Value> {
     let mut next = input.clone();
     let map = next.as_object_mut()?;
-    map.contains_key("message").then(|| {
-        map.insert("message".into(), Value::String(message.to_string()));
+    map.contains_key(field).then(|| {
+        map.insert(field.into(), value);
     })?;
     Some(next)
 }
