@@ -159,7 +159,8 @@ struct TrustArgs {
 
 #[derive(Debug, Args)]
 struct FireArgs {
-    /// Event name, e.g. PreToolUse. Defaults to the input's `hook_event_name`, so
+    /// Event name, e.g. PreToolUse. Defaults to the input's `hook_event_name` (hygge:
+    /// `event`), so
     /// `hookhost fire --format claude` works as a Claude Code command hook on any event.
     event: Option<String>,
     /// Event input JSON file, or `-` for standard input (the default).
@@ -379,15 +380,14 @@ async fn fire(args: FireArgs) -> CliResult {
         }
     };
     let map = input.as_object_mut().expect("parse returns objects");
-    let event = match (
-        &args.event,
-        map.get("hook_event_name").and_then(Value::as_str),
-    ) {
+    // The dialect's event field: `hook_event_name`, hygge's `event`.
+    let field = engine.dialect().event_field;
+    let event = match (&args.event, map.get(field).and_then(Value::as_str)) {
         (Some(event), _) => event.clone(),
         (None, Some(event)) => event.to_string(),
         (None, None) => {
             return Err(CliError::Usage(anyhow::anyhow!(
-                "no event: name it (`hookhost fire PreToolUse`) or put `hook_event_name` in the input"
+                "no event: name it (`hookhost fire PreToolUse`) or put `{field}` in the input"
             )));
         }
     };

@@ -336,3 +336,36 @@ async fn execute_detached_runs_in_the_background() {
     engine.close().await;
     assert!(marker.exists());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn async_timeout_bounds_a_self_detached_hook() {
+    let env = TestEnv::new();
+    let pid_file = env.root.join("detached.pid");
+    let handler = json!({"type": "command", "command": format!(
+        r#"echo '{{"async": true, "asyncTimeout": 1}}'; echo $$ > {}; exec sleep 60"#,
+        pid_file.display()
+    )});
+    let engine = env.engine(hooks("PostToolUse", None, vec![handler]));
+    let outcome = engine.execute("PostToolUse", env.bash("ls")).await;
+    assert_eq!(outcome.counts.success, 1, "{outcome:?}");
+    let pid = read_pid(&pid_file);
+    // Its own 600 s timeout would keep it alive; `asyncTimeout: 1` stops it (without
+    // waiting for close()).
+    assert!(
+        wait_gone(pid, Duration::from_secs(5)),
+        "detached hook {pid} outlived its asyncTimeout"
+    );
+    let notice = tokio::time::timeout(Duration::from_secs(5), engine.next_notice())
+        .await
+        .unwrap();
+    assert_eq!(notice.status, hookhost::HookStatus::Cancelled);
+    assert!(
+        notice
+            .message
+            .as_deref()
+            .unwrap_or("")
+            .contains("timed out after 1s"),
+        "{notice:?}"
+    );
+    engine.close().await;
+}

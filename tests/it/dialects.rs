@@ -12,7 +12,7 @@
 //!   "env": {"EVVA_HOME": "{{root}}/evva-home"},  // optional
 //!   "project": "project/src",                    // optional, default "project"
 //!   "list": ["dialect: hygge (detected from"],   // optional: `hookhost list` prints these, in order
-//!   "fires": [{"event": "pre_tool", "input": {…}, "expect": {…},
+//!   "fires": [{"event": "pre_tool", "input": {…}, "expect": {…},   // event optional
 //!              "absent": ["marker"], "files": {"seen.json": "text"}}] }
 //! ```
 //!
@@ -142,9 +142,14 @@ impl Case {
             }
         }
         for (index, fire) in self.spec["fires"].as_array().unwrap().iter().enumerate() {
-            let event = fire["event"].as_str().unwrap();
+            // No event: `hookhost fire` reads it from the input's event field.
+            let event = fire["event"].as_str().unwrap_or("");
+            let mut args = vec!["fire".to_string()];
+            if !event.is_empty() {
+                args.push(event.into());
+            }
             let mut child = self
-                .hookhost(&["fire".into(), event.into()])
+                .hookhost(&args)
                 .stdin(Stdio::piped())
                 .stdout(Stdio::piped())
                 .stderr(Stdio::piped())

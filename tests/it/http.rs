@@ -288,3 +288,57 @@ async fn worktree_create_fails_on_any_http_failure() {
     assert!(!outcome.should_block);
     assert_eq!(outcome.hooks[0].status, HookStatus::NonBlockingError);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn evva_http_hooks_use_their_method_and_run_in_the_background_by_default() {
+    let server = server().await;
+    let env = TestEnv::new();
+    let settings = env.settings(
+        "settings.json",
+        one_group(vec![
+            http(
+                &server.url("/deny"),
+                json!({"method": "put", "async": false}),
+            ),
+            http(&server.url("/allow"), json!({})),
+        ]),
+    );
+    let mut load = env.load_options(&[settings], &[]);
+    load.dialect = Some(hookhost::DialectId::Evva);
+    let engine = Engine::load(&load, env.engine_options()).unwrap();
+    let outcome = engine.execute("PreToolUse", env.bash("ls")).await;
+    assert!(outcome.should_block, "{outcome:?}");
+    assert_eq!(outcome.block_reason.as_deref(), Some("server says no"));
+    // The second (no `async` given) was handed to the background: it cannot decide.
+    assert!(outcome.hooks[1].name.ends_with("(async)"), "{outcome:?}");
+    engine.close().await;
+    let mut seen: Vec<(String, String)> = server
+        .requests()
+        .iter()
+        .map(|r| (r.method.clone(), r.path.clone()))
+        .collect();
+    seen.sort();
+    assert_eq!(
+        seen,
+        vec![
+            ("POST".to_string(), "/allow".to_string()),
+            ("PUT".to_string(), "/deny".to_string())
+        ]
+    );
+    // A method that is not one is refused at load, naming the hook.
+    let bad = env.settings(
+        "bad.json",
+        one(http(&server.url("/allow"), json!({"method": "P OST"}))),
+    );
+    let config = hookhost::load(&env.load_options(&[bad], &[]));
+    assert!(config.hooks.is_empty());
+    assert!(
+        config.diagnostics[0].message.contains("not an HTTP method"),
+        "{:?}",
+        config.diagnostics
+    );
+}
+
+fn one_group(handlers: Vec<Value>) -> Value {
+    json!({"PreToolUse": [{"matcher": "Bash", "hooks": handlers}]})
+}

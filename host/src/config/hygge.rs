@@ -7,7 +7,7 @@
 //! command = "./hooks/no-rm.sh"   # run with `sh -c`, the Input JSON on stdin
 //! events = ["pre_tool"]          # pre_tool, post_tool, pre_message, post_message
 //! mode = "sync"                  # or "async" (post events only)
-//! timeout = 10                   # seconds; 0 = none
+//! timeout = 10                   # seconds; 0 or absent = none
 //! ```
 //!
 //! hookhost also accepts a sandboxed Wasm hook in the same table: `type = "wasm"` with
@@ -115,6 +115,8 @@ fn read_entry(
             ));
         }
     }
+    // hygge: an absent timeout is zero, and zero is none.
+    handler.entry("timeout").or_insert(Value::from(0));
     match table.get("mode") {
         None => {}
         Some(Value::String(mode)) if mode == "sync" => {}

@@ -687,6 +687,50 @@ mod tests {
     }
 
     #[test]
+    fn powershell_and_dialect_defaults() {
+        let (hooks, diags) = read(json!({"Stop": [{"hooks": [
+            {"type": "command", "command": "Write-Output hi", "shell": "powershell"},
+            {"type": "command", "command": "x", "shell": "fish"}
+        ]}]}));
+        let Handler::Command(command) = &hooks[0].handler else {
+            panic!()
+        };
+        assert_eq!(command.shell, Shell::PowerShell);
+        assert!(diags[0].message.contains("sh, bash or powershell"));
+        // gen: `type` defaults to command, `async` applies to any executor.
+        let gen_ctx = FileContext {
+            dialect: crate::dialect::DialectId::Gen.dialect(),
+            ..ctx()
+        };
+        let mut out = Vec::new();
+        let mut diags = Vec::new();
+        read_hooks(
+            &json!({"Notification": [{"hooks": [
+                {"command": "log.sh"},
+                {"type": "wasm", "component": "a.wasm", "async": true}
+            ]}]}),
+            &gen_ctx,
+            &mut out,
+            &mut diags,
+        );
+        assert!(diags.is_empty(), "{diags:?}");
+        assert!(matches!(out[0].handler, Handler::Command(_)));
+        assert_eq!(out[1].mode, RunMode::Async);
+        // Claude: `type` is required and `async` is for commands only.
+        let (hooks, diags) = read(json!({"Notification": [{"hooks": [
+            {"command": "log.sh"},
+            {"type": "wasm", "component": "a.wasm", "async": true}
+        ]}]}));
+        assert_eq!(hooks.len(), 1);
+        assert_eq!(hooks[0].mode, RunMode::Sync);
+        assert!(
+            diags[0].message.contains("missing field `type`"),
+            "{diags:?}"
+        );
+        assert!(diags[1].message.contains("command hooks only"), "{diags:?}");
+    }
+
+    #[test]
     fn wasm_entries_are_strict() {
         let (hooks, diags) = read(json!({"PreToolUse": [{"hooks": [
             {"type": "wasm", "component": "guard.wasm", "memoryMB": 64},

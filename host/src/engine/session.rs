@@ -58,6 +58,16 @@ impl Engine {
     /// Registers a session hook; it fires after the configuration hooks of its event.
     pub fn add_session_hook(&self, mut spec: HookSpec) -> Result<SessionHookId, EngineError> {
         spec.layer = Layer::Session;
+        // The event as the engine's dialect names it, with its matcher syntax.
+        let event = self.inner.dialect.event(spec.event.name());
+        spec.matcher =
+            Matcher::compile(spec.matcher_text.as_deref(), &event).map_err(|source| {
+                EngineError::SessionHook {
+                    event: event.to_string(),
+                    source,
+                }
+            })?;
+        spec.event = event;
         let executor = registry::build(&spec, &self.inner.shared);
         self.push_session(spec, executor)
     }
