@@ -57,7 +57,8 @@ pub fn merge(event: &Event, ran: Vec<Ran>) -> HookOutcome {
     let mut decision: Option<(PermissionDecision, Option<String>)> = None;
     let first_decider_rule = dialect.decision == DecisionRule::FirstDecider
         && spec.block_form == BlockForm::PermissionDecision;
-    let mut first_decider: Option<(PermissionDecision, Option<String>)> = None;
+    // (decided by an owner layer, decision, reason)
+    let mut first_decider: Option<(bool, PermissionDecision, Option<String>)> = None;
     let mut seen_paths = std::collections::HashSet::new();
     for Ran {
         name,
@@ -143,10 +144,21 @@ pub fn merge(event: &Event, ran: Vec<Ran>) -> HookOutcome {
                 .permission_decision_reason
                 .clone()
                 .or(out.reason.clone());
-            if first_decider.is_none()
-                && matches!(this, PermissionDecision::Allow | PermissionDecision::Deny)
+            // The first decider wins, but the machine's owners decide before a repository
+            // or plugin: a project `allow` cannot pre-empt a managed, user or `--settings`
+            // deny that comes later in configuration order.
+            let owner = matches!(
+                source,
+                crate::config::Layer::Managed
+                    | crate::config::Layer::User
+                    | crate::config::Layer::Settings
+            );
+            if matches!(this, PermissionDecision::Allow | PermissionDecision::Deny)
+                && first_decider
+                    .as_ref()
+                    .is_none_or(|(by_owner, _, _)| owner && !by_owner)
             {
-                first_decider = Some((this, reason.clone()));
+                first_decider = Some((owner, this, reason.clone()));
             }
             match &decision {
                 Some((current, _)) if *current >= this => {}
@@ -197,7 +209,7 @@ pub fn merge(event: &Event, ran: Vec<Ran>) -> HookOutcome {
     }
     if first_decider_rule {
         // The first hook that allows or denies decides; none did: ask the user.
-        let (winner, reason) = first_decider.unwrap_or((PermissionDecision::Ask, None));
+        let (_, winner, reason) = first_decider.unwrap_or((false, PermissionDecision::Ask, None));
         outcome.should_block = winner == PermissionDecision::Deny;
         outcome.block_reason = outcome
             .should_block

@@ -234,6 +234,21 @@ mod tests {
     }
 
     #[test]
+    fn deeply_nested_toml_is_an_error_not_a_stack_overflow() {
+        for depth in [1_000, 100_000] {
+            let arrays = format!("a = {}{}", "[".repeat(depth), "]".repeat(depth));
+            let tables = format!("a = {}{}", "{b = ".repeat(depth), "}".repeat(depth));
+            for text in [arrays, tables] {
+                // Whatever the answer, it must come back (a stack overflow aborts).
+                let result = parse_toml(&text);
+                if depth == 100_000 {
+                    assert!(result.is_err());
+                }
+            }
+        }
+    }
+
+    #[test]
     fn malformed_toml_is_an_error_with_its_message() {
         assert!(parse_toml("[[hooks]\nname =").is_err());
         let (hooks, diags) = read("hooks = 3");

@@ -262,10 +262,12 @@ fn hygge_project_root(start: &Path, home: Option<&Path>) -> PathBuf {
         .to_path_buf()
 }
 
-/// The dialect of the files found for `options`: the project's own files first
-/// (`.claude/` → claude, a `hooks.toml` → hygge, `.gen/settings.json` → gen,
-/// `.evva/settings.json` → evva), then the user's; claude when none is found. Returns the
-/// file that decided. The Agent SDK reads Claude Code's files and is never detected.
+/// The dialect of the files found for `options`: in a trusted workspace the project's own
+/// files first (`.claude/` → claude, a `hooks.toml` → hygge, `.gen/settings.json` → gen,
+/// `.evva/settings.json` → evva), then the user's; in an untrusted one the user's first,
+/// so a cloned repository cannot switch the dialect and with it the user's hooks off.
+/// claude when none is found. Returns the file that decided. The Agent SDK reads Claude
+/// Code's files and is never detected.
 pub fn detect(options: &LoadOptions) -> (DialectId, Option<PathBuf>) {
     let order = [
         DialectId::Claude,
@@ -273,7 +275,14 @@ pub fn detect(options: &LoadOptions) -> (DialectId, Option<PathBuf>) {
         DialectId::Gen,
         DialectId::Evva,
     ];
-    for layers in [&[Layer::Project, Layer::Local][..], &[Layer::User][..]] {
+    let project: &[Layer] = &[Layer::Project, Layer::Local];
+    let user: &[Layer] = &[Layer::User];
+    let layers = if trusted_without_settings(options) {
+        [project, user]
+    } else {
+        [user, project]
+    };
+    for layers in layers {
         for id in order {
             let found = dialect_files(options, id.dialect())
                 .into_iter()
@@ -284,6 +293,32 @@ pub fn detect(options: &LoadOptions) -> (DialectId, Option<PathBuf>) {
         }
     }
     (DialectId::Claude, None)
+}
+
+/// Whether the workspace is trusted, judged before any settings file is read (a managed
+/// `requireWorkspaceTrust: false` is not seen here: the answer errs towards untrusted).
+fn trusted_without_settings(options: &LoadOptions) -> bool {
+    match options.trust {
+        Trust::Trusted => true,
+        Trust::Untrusted => false,
+        Trust::Discover => options.project_dir.as_deref().is_some_and(|project| {
+            trust::lookup(
+                project,
+                options.home.as_deref(),
+                config_dir(options).as_deref(),
+            )
+            .is_some()
+        }),
+    }
+}
+
+fn config_dir(options: &LoadOptions) -> Option<PathBuf> {
+    options.config_dir.clone().or_else(|| {
+        options
+            .home
+            .as_ref()
+            .map(|home| home.join(".config").join("hookhost"))
+    })
 }
 
 /// The effective boolean of `key`, by precedence: managed > `--settings` > local >
@@ -401,9 +436,11 @@ pub fn load(options: &LoadOptions) -> LoadedConfig {
     if options.policy == LayerPolicy::ProjectReplacesUser
         || dialect.layering == Layering::ProjectReplacesUser
     {
+        // Only hooks that will run replace the user's: an untrusted repository's hooks
+        // (skipped, or sandboxed) never take the user's guards away.
         let overridden: HashSet<crate::event::Event> = hooks
             .iter()
-            .filter(|h| matches!(h.layer, Layer::Project | Layer::Local))
+            .filter(|h| matches!(h.layer, Layer::Project | Layer::Local) && h.trusted)
             .map(|h| h.event.clone())
             .collect();
         hooks.retain(|h| !(h.layer == Layer::User && overridden.contains(&h.event)));
@@ -477,13 +514,11 @@ fn workspace_trust(options: &LoadOptions, sources: &[Source]) -> Option<TrustedB
         Trust::Untrusted => None,
         Trust::Discover => {
             let project = options.project_dir.as_deref()?;
-            let config_dir = options.config_dir.clone().or_else(|| {
-                options
-                    .home
-                    .as_ref()
-                    .map(|home| home.join(".config").join("hookhost"))
-            });
-            trust::lookup(project, options.home.as_deref(), config_dir.as_deref())
+            trust::lookup(
+                project,
+                options.home.as_deref(),
+                config_dir(options).as_deref(),
+            )
         }
     }
 }
