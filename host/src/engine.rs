@@ -420,7 +420,14 @@ impl Engine {
             event: event.clone(),
             session: session.clone(),
         };
-        let outcome = self.run_rounds(&run, selected, input).await;
+        let cwd = input
+            .get("cwd")
+            .and_then(Value::as_str)
+            .map(std::path::PathBuf::from);
+        let mut outcome = self.run_rounds(&run, selected, input).await;
+        if event.failure_blocks && event.honours(crate::event::Fields::WORKTREE_PATH) {
+            require_worktree_path(&mut outcome, cwd.as_deref());
+        }
         guard.apply(event, session, reentry, outcome)
     }
 
@@ -445,6 +452,41 @@ impl Engine {
 impl Drop for Inner {
     fn drop(&mut self) {
         self.background.abort_all();
+    }
+}
+
+/// WorktreeCreate's contract (reference 1.2): the hooks replace `git worktree`, so unless
+/// one of them gives the path the creation fails; a relative path is resolved against the
+/// input's `cwd`; an absolute path with `.` or `..` segments is refused.
+fn require_worktree_path(outcome: &mut HookOutcome, cwd: Option<&Path>) {
+    if outcome.should_block || outcome.hooks.iter().all(|h| h.name.ends_with("(async)")) {
+        return;
+    }
+    let refusal = match outcome.worktree_path.as_deref().map(Path::new) {
+        None => Some("no hook returned a worktree path (a command prints it as its last stdout line; an HTTP or Wasm hook returns hookSpecificOutput.worktreePath)".to_string()),
+        Some(path)
+            if path.is_absolute()
+                && path
+                    .to_string_lossy()
+                    .split('/')
+                    .any(|segment| segment == "." || segment == "..") =>
+        {
+            Some(format!(
+                "worktree path {} has `.` or `..` segments; refused",
+                path.display()
+            ))
+        }
+        Some(path) if path.is_relative() => {
+            if let Some(cwd) = cwd {
+                outcome.worktree_path = Some(cwd.join(path).display().to_string());
+            }
+            None
+        }
+        Some(_) => None,
+    };
+    if let Some(reason) = refusal {
+        outcome.should_block = true;
+        outcome.block_reason = Some(reason);
     }
 }
 

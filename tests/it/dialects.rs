@@ -19,7 +19,8 @@
 //! `expect` is a subset of the `HookOutcome`: every key given must match (objects
 //! recursively, arrays element by element with the same length). `absent` lists files a
 //! hook must not have created (a hook the chain stopped); `files` gives text a file must
-//! contain after the fire. `{{root}}` and `{{guest:NAME}}` are expanded in every file.
+//! contain after the fire. `{{root}}` and `{{guest:NAME}}` are expanded in every file and
+//! in `input` and `expect`.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -172,7 +173,9 @@ impl Case {
                 continue;
             };
             let mut found = Vec::new();
-            subset(&fire["expect"], &outcome, "outcome", &mut found);
+            let expect: Value = serde_json::from_str(&expand(&fire["expect"].to_string(), root))
+                .expect("expect is JSON");
+            subset(&expect, &outcome, "outcome", &mut found);
             for file in fire["absent"].as_array().into_iter().flatten() {
                 let path = root.join(file.as_str().unwrap());
                 if path.exists() {
