@@ -342,7 +342,10 @@ fn print_outcome(format: Format, outcome: &hookhost::HookOutcome) -> CliResult {
         }
         Format::Claude => {
             let answer = outcome.to_claude_answer();
-            println!("{}", answer.stdout);
+            match &answer.plain {
+                Some(text) => println!("{text}"),
+                None => println!("{}", answer.stdout),
+            }
             if let Some(stderr) = answer.stderr {
                 eprintln!("{stderr}");
             }

@@ -22,6 +22,9 @@ pub struct ClaudeAnswer {
     pub exit_code: i32,
     /// What to print on stderr (the block reason with exit code 2).
     pub stderr: Option<String>,
+    /// Plain text to print instead of the JSON, where Claude Code reads stdout as text:
+    /// WorktreeCreate's path, PreCompact's new instructions.
+    pub plain: Option<String>,
 }
 
 /// The answer under construction: the top-level object and `hookSpecificOutput`.
@@ -58,6 +61,9 @@ impl HookOutcome {
         }
         let text = |value: &Option<String>| value.as_ref().map(|v| json!(v));
         answer.put(Place::Top, SYSTEM_MESSAGE.key, text(&self.system_message));
+        if self.suppress_output {
+            answer.put(Place::Top, key::SUPPRESS_OUTPUT, Some(json!(true)));
+        }
         for (field, value) in [
             (ADDITIONAL_CONTEXT, text(&self.additional_context)),
             (
@@ -130,10 +136,18 @@ impl HookOutcome {
             specific.insert(key::EVENT_NAME.into(), json!(self.event));
             top.insert(key::SPECIFIC.into(), Value::Object(specific));
         }
+        let plain = if event.honours(Fields::WORKTREE_PATH) {
+            self.worktree_path.clone()
+        } else if event.honours(Fields::CUSTOM_INSTRUCTIONS) && !self.should_block {
+            self.custom_instructions.clone()
+        } else {
+            None
+        };
         ClaudeAnswer {
             stdout: Value::Object(top),
             exit_code,
             stderr,
+            plain,
         }
     }
 
@@ -202,6 +216,24 @@ mod tests {
         );
         outcome.permission_decision = Some(PermissionDecision::Ask);
         assert_eq!(outcome.to_claude_answer().stdout, json!({}));
+    }
+
+    #[test]
+    fn plain_text_answers_and_suppress_output() {
+        let mut outcome = HookOutcome::empty("WorktreeCreate");
+        outcome.worktree_path = Some("/tmp/wt/a".into());
+        assert_eq!(
+            outcome.to_claude_answer().plain.as_deref(),
+            Some("/tmp/wt/a")
+        );
+        let mut outcome = HookOutcome::empty("PreCompact");
+        outcome.custom_instructions = Some("keep it".into());
+        assert_eq!(outcome.to_claude_answer().plain.as_deref(), Some("keep it"));
+        let mut outcome = HookOutcome::empty("Stop");
+        outcome.suppress_output = true;
+        let answer = outcome.to_claude_answer();
+        assert_eq!(answer.stdout["suppressOutput"], true);
+        assert!(answer.plain.is_none());
     }
 
     #[test]
