@@ -122,8 +122,6 @@ impl<'a> MatchInput<'a> {
     }
 }
 
-/// The input a later hook of a sequential group sees after `updated` rewrote the tool
-/// input. `None` when there is no tool input to rewrite.
 /// `input` with `field` replaced by `value`, if the input has the field.
 pub(crate) fn rewrite_field(input: &Value, field: &str, value: Value) -> Option<Value> {
     let mut next = input.clone();
@@ -134,11 +132,8 @@ pub(crate) fn rewrite_field(input: &Value, field: &str, value: Value) -> Option<
     Some(next)
 }
 
+/// The input the hooks see after `updated` rewrote the tool input. `None` when there is
+/// no tool input to rewrite.
 pub(crate) fn rewrite_input(input: &Value, updated: &Value) -> Option<Value> {
-    let mut next = input.clone();
-    let map = next.as_object_mut()?;
-    map.contains_key("tool_input").then(|| {
-        map.insert("tool_input".into(), updated.clone());
-    })?;
-    Some(next)
+    rewrite_field(input, "tool_input", updated.clone())
 }
