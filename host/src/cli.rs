@@ -1,4 +1,6 @@
-//! The `hookhost` command line: `fire`, `check` and `list`.
+//! The `hookhost` command line: `fire`, `check`, `list`, `trust` and `serve`.
+
+mod serve;
 
 use std::io::Read;
 use std::path::PathBuf;
@@ -70,6 +72,9 @@ enum Command {
     /// Trust a workspace (its project settings may then run command, http and prompt
     /// hooks), list trusted workspaces, or remove one.
     Trust(TrustArgs),
+    /// Keep one engine running and answer events over HTTP (loopback or a unix socket)
+    /// or JSON lines on stdio; reloads when the configuration changes.
+    Serve(serve::ServeArgs),
     /// Internal: compile a component from stdin under a memory limit (see
     /// `WasmOptions::compile_worker`).
     #[command(name = "__compile-worker", hide = true)]
@@ -90,7 +95,7 @@ enum Format {
     Summary,
 }
 
-#[derive(Debug, Clone, Copy, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Policy {
     /// Hooks of every layer run.
     Additive,
@@ -98,7 +103,7 @@ enum Policy {
     ProjectReplacesUser,
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 struct ConfigArgs {
     /// Extra settings file (or inline JSON object); repeatable.
     #[arg(long = "settings", value_name = "FILE")]
@@ -307,6 +312,7 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::Check(args) => check(&args).await,
         Command::List(args) => list(&args),
         Command::Trust(args) => trust(&args),
+        Command::Serve(args) => serve::serve(args).await,
         Command::CompileWorker { .. } => Err(CliError::Usage(anyhow::anyhow!(
             "__compile-worker runs only as hookhost's own child"
         ))),
@@ -398,36 +404,51 @@ async fn fire(args: FireArgs) -> CliResult {
         .session_id
         .clone()
         .unwrap_or_else(|| "hookhost-cli".into());
+    fill_common(map, &session);
+    let outcome = match run_guarded(&engine, &event, input).await {
+        Ok(outcome) => outcome,
+        Err(err) => return Err(CliError::Internal(err)),
+    };
+    engine.close().await;
+    print_outcome(args.format, &outcome)
+}
+
+/// Fills the common input fields a host may leave out (`session_id`, `transcript_path`,
+/// `cwd`, `permission_mode`).
+fn fill_common(map: &mut serde_json::Map<String, Value>, session: &str) {
     map.entry("session_id").or_insert(json!(session));
     map.entry("transcript_path").or_insert(json!(""));
     if let Ok(cwd) = std::env::current_dir() {
         map.entry("cwd").or_insert(json!(cwd.display().to_string()));
     }
     map.entry("permission_mode").or_insert(json!("default"));
-    // Run on a task of its own: should anything inside the engine panic, the answer is
-    // still a block where a fail-closed hook guards the event, never a crash the host
-    // would read as "proceed".
+}
+
+/// Runs `event` on a task of its own: should anything inside the engine panic, the
+/// answer is still a block where a fail-closed hook guards the event, never a crash the
+/// host would read as "proceed".
+async fn run_guarded(
+    engine: &Engine,
+    event: &str,
+    input: Value,
+) -> anyhow::Result<hookhost::HookOutcome> {
     let task = {
-        let (engine, event) = (engine.clone(), event.clone());
+        let (engine, event) = (engine.clone(), event.to_string());
         tokio::spawn(async move { engine.execute(&event, input).await })
     };
-    let outcome = match task.await {
-        Ok(outcome) => outcome,
-        Err(err) if engine.has_fail_closed(&event) => {
+    match task.await {
+        Ok(outcome) => Ok(outcome),
+        Err(err) if engine.has_fail_closed(event) => {
             let reason = format!(
                 "hookhost failed while running the {event} hooks ({err}); blocking because a failClosed hook guards this event"
             );
             eprintln!("hookhost: {reason}");
-            hookhost::failed_closed(&event, &reason)
+            Ok(hookhost::failed_closed(event, &reason))
         }
-        Err(err) => {
-            return Err(CliError::Internal(anyhow::anyhow!(
-                "hookhost failed while running the {event} hooks: {err}"
-            )));
-        }
-    };
-    engine.close().await;
-    print_outcome(args.format, &outcome)
+        Err(err) => Err(anyhow::anyhow!(
+            "hookhost failed while running the {event} hooks: {err}"
+        )),
+    }
 }
 
 async fn check(args: &ConfigArgs) -> CliResult {

@@ -323,6 +323,24 @@ impl Engine {
             .collect()
     }
 
+    /// The files the configuration came from and the Wasm components it names: what a
+    /// long-running host watches to reload (`hookhost serve`).
+    pub fn source_files(&self) -> Vec<std::path::PathBuf> {
+        let mut files: Vec<std::path::PathBuf> = Vec::new();
+        for hook in &self.inner.hooks {
+            let file = std::path::PathBuf::from(&hook.spec.file);
+            if file.is_absolute() {
+                files.push(file);
+            }
+            if let crate::config::Handler::Wasm(wasm) = &hook.spec.handler {
+                files.push(wasm.component.clone());
+            }
+        }
+        files.sort();
+        files.dedup();
+        files
+    }
+
     /// Hooks running right now, with their status messages.
     pub fn active_hooks(&self) -> Vec<ActiveHook> {
         let active = self.inner.active.lock().unwrap_or_else(|e| e.into_inner());

@@ -1,0 +1,657 @@
+//! `hookhost serve`: one long-running engine for hosts that cannot link the library.
+//!
+//! HTTP (axum on the CLI's tokio runtime), on loopback TCP or a unix socket:
+//!
+//! | endpoint | answer |
+//! | --- | --- |
+//! | `POST /hooks` | the Claude Code HTTP-hook answer for the Claude Code hook input in the body (a drop-in `{"type":"http","url":…}` hook) |
+//! | `POST /v1/fire[?event=NAME]` | the `HookOutcome` JSON (event from `?event=` or the input's event field) |
+//! | `GET /healthz` | `ok` (no token needed) |
+//! | `GET /metrics` | Prometheus text: calls per event and decision, hook results per hook and status, a latency histogram, Wasm cache counters, reloads |
+//! | `GET /v1/diagnostics` | the running configuration's diagnostics and the last failed reload |
+//!
+//! Binding anything but loopback or a unix socket needs `--token-file` (bearer token,
+//! compared in constant time); a refused request is 401 and reaches no hook. Bodies are
+//! capped (`--max-body`, 413 beyond); at most `--max-concurrent` calls run at once, and one
+//! more is answered 503 with `Retry-After: 1`, never dropped.
+//!
+//! The configuration's files and components are watched; a change (or SIGHUP) builds a new
+//! engine, compiles its components, and swaps it in; calls in flight finish on the old one.
+//! A configuration with errors keeps the old engine (logged, counted, and listed in
+//! `/v1/diagnostics`). SIGTERM or SIGINT stops accepting, lets calls in flight finish (at
+//! most `--drain` seconds) and exits 0.
+//!
+//! `--stdio` serves one JSON request per line on stdin (`{"id": …, "event": …, "input":
+//! {…}}`) and writes one line per answer (`{"id": …, "outcome": {…}}` or `{"id": …,
+//! "error": "…"}`), in completion order, requests running concurrently.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{DefaultBodyLimit, Query, Request, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use serde_json::{Value, json};
+use tokio::sync::Semaphore;
+
+use super::{CliError, CliResult, ConfigArgs, fill_common, run_guarded};
+use hookhost::{Engine, HookOutcome, Severity};
+
+/// `hookhost serve` options.
+#[derive(Debug, clap::Args)]
+pub struct ServeArgs {
+    /// Where to listen: `127.0.0.1:PORT` (port 0 picks one), `[::1]:PORT`, or
+    /// `unix:/path/to.sock`. The address actually bound is printed on stdout.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8787")]
+    listen: String,
+    /// File holding the bearer token clients must send (`Authorization: Bearer …`);
+    /// required to bind anything but loopback or a unix socket.
+    #[arg(long, value_name = "FILE")]
+    token_file: Option<PathBuf>,
+    /// Serve JSON lines on stdin/stdout instead of HTTP.
+    #[arg(long, conflicts_with_all = ["listen", "token_file"])]
+    stdio: bool,
+    /// Largest request body, bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = 1 << 20)]
+    max_body: usize,
+    /// Calls run at once; one more is answered 503 (stdio: waits).
+    #[arg(long, value_name = "N", default_value_t = 256)]
+    max_concurrent: usize,
+    /// Seconds calls in flight get to finish after SIGTERM.
+    #[arg(long, value_name = "SECS", default_value_t = 10)]
+    drain: u64,
+    #[command(flatten)]
+    config: ConfigArgs,
+}
+
+/// Latency buckets of the histogram, seconds.
+const BUCKETS: [f64; 12] = [
+    0.000_05, 0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.05, 0.1, 0.5, 1.0,
+];
+
+#[derive(Default)]
+struct Metrics {
+    /// (event, decision) → calls.
+    calls: Mutex<BTreeMap<(String, &'static str), u64>>,
+    /// (hook, status) → results.
+    results: Mutex<BTreeMap<(String, String), u64>>,
+    /// Bucket counts (the last is +Inf), sum of seconds, count.
+    latency: Mutex<([u64; BUCKETS.len() + 1], f64, u64)>,
+    reloads: AtomicU64,
+    reload_failures: AtomicU64,
+    rejected_auth: AtomicU64,
+    rejected_overload: AtomicU64,
+}
+
+impl Metrics {
+    fn record(&self, outcome: &HookOutcome, elapsed: Duration) {
+        let decision = if outcome.should_block {
+            "block"
+        } else {
+            outcome
+                .permission_decision
+                .map(|d| d.as_str())
+                .unwrap_or("none")
+        };
+        *lock(&self.calls)
+            .entry((outcome.event.clone(), decision))
+            .or_default() += 1;
+        let mut results = lock(&self.results);
+        for hook in &outcome.hooks {
+            let status = serde_json::to_value(hook.status)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default();
+            *results.entry((hook.name.clone(), status)).or_default() += 1;
+        }
+        drop(results);
+        let secs = elapsed.as_secs_f64();
+        let mut latency = lock(&self.latency);
+        let bucket = BUCKETS
+            .iter()
+            .position(|b| secs <= *b)
+            .unwrap_or(BUCKETS.len());
+        latency.0[bucket] += 1;
+        latency.1 += secs;
+        latency.2 += 1;
+    }
+
+    fn render(&self, engine: &Engine) -> String {
+        let mut out = String::new();
+        let label = |text: &str| {
+            text.replace('\\', "\\\\")
+                .replace('"', "\\\"")
+                .replace('\n', "\\n")
+        };
+        out.push_str("# TYPE hookhost_calls_total counter\n");
+        for ((event, decision), n) in lock(&self.calls).iter() {
+            out.push_str(&format!(
+                "hookhost_calls_total{{event=\"{}\",decision=\"{decision}\"}} {n}\n",
+                label(event)
+            ));
+        }
+        out.push_str("# TYPE hookhost_hook_results_total counter\n");
+        for ((hook, status), n) in lock(&self.results).iter() {
+            out.push_str(&format!(
+                "hookhost_hook_results_total{{hook=\"{}\",status=\"{status}\"}} {n}\n",
+                label(hook)
+            ));
+        }
+        let (buckets, sum, count) = *lock(&self.latency);
+        out.push_str("# TYPE hookhost_call_duration_seconds histogram\n");
+        let mut cumulative = 0;
+        for (index, bound) in BUCKETS.iter().enumerate() {
+            cumulative += buckets[index];
+            out.push_str(&format!(
+                "hookhost_call_duration_seconds_bucket{{le=\"{bound}\"}} {cumulative}\n"
+            ));
+        }
+        cumulative += buckets[BUCKETS.len()];
+        out.push_str(&format!(
+            "hookhost_call_duration_seconds_bucket{{le=\"+Inf\"}} {cumulative}\nhookhost_call_duration_seconds_sum {sum}\nhookhost_call_duration_seconds_count {count}\n"
+        ));
+        let stats = engine.wasm_cache_stats().unwrap_or_default();
+        for (name, value) in [
+            ("hookhost_wasm_compiled_total", stats.compiled),
+            ("hookhost_wasm_cache_disk_hits_total", stats.disk_hits),
+            ("hookhost_wasm_cache_memory_hits_total", stats.memory_hits),
+            (
+                "hookhost_reloads_total",
+                self.reloads.load(Ordering::Relaxed),
+            ),
+            (
+                "hookhost_reload_failures_total",
+                self.reload_failures.load(Ordering::Relaxed),
+            ),
+            (
+                "hookhost_rejected_unauthorized_total",
+                self.rejected_auth.load(Ordering::Relaxed),
+            ),
+            (
+                "hookhost_rejected_overload_total",
+                self.rejected_overload.load(Ordering::Relaxed),
+            ),
+        ] {
+            out.push_str(&format!("# TYPE {name} counter\n{name} {value}\n"));
+        }
+        out
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// What every request shares.
+struct Server {
+    engine: RwLock<Engine>,
+    config: ConfigArgs,
+    permits: Semaphore,
+    token: Option<Vec<u8>>,
+    metrics: Metrics,
+    /// The diagnostics of the last reload that was refused.
+    refused_reload: Mutex<Vec<String>>,
+    /// One reload at a time.
+    reloading: tokio::sync::Mutex<()>,
+}
+
+impl Server {
+    fn engine(&self) -> Engine {
+        self.engine
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Builds a new engine from the configuration and swaps it in, unless it has errors.
+    async fn reload(&self, why: &str) {
+        let _one = self.reloading.lock().await;
+        let built = self.config.engine();
+        let engine = match built {
+            Ok(engine) => engine,
+            Err(err) => {
+                self.refuse(why, vec![format!("{err}")]);
+                return;
+            }
+        };
+        let mut problems: Vec<String> = engine
+            .diagnostics()
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .map(ToString::to_string)
+            .collect();
+        // Compile the components now, off the request path; a component that cannot
+        // load is a failed reload too.
+        problems.extend(engine.prepare_all().await.iter().map(ToString::to_string));
+        if !problems.is_empty() {
+            self.refuse(why, problems);
+            return;
+        }
+        *self.engine.write().unwrap_or_else(|e| e.into_inner()) = engine;
+        lock(&self.refused_reload).clear();
+        self.metrics.reloads.fetch_add(1, Ordering::Relaxed);
+        eprintln!("hookhost serve: reloaded ({why})");
+    }
+
+    fn refuse(&self, why: &str, problems: Vec<String>) {
+        self.metrics.reload_failures.fetch_add(1, Ordering::Relaxed);
+        eprintln!(
+            "hookhost serve: reload ({why}) refused, the running configuration stays:\n  {}",
+            problems.join("\n  ")
+        );
+        *lock(&self.refused_reload) = problems;
+    }
+
+    /// Runs one event; the outcome is recorded in the metrics.
+    async fn fire(&self, event: Option<&str>, mut input: Value) -> Result<HookOutcome, String> {
+        let engine = self.engine();
+        let Some(map) = input.as_object_mut() else {
+            return Err("the body must be a JSON object (a hook input)".into());
+        };
+        let field = engine.dialect().event_field;
+        let event = match event.or(map.get(field).and_then(Value::as_str)) {
+            Some(event) => event.to_string(),
+            None => return Err(format!("no event: give `?event=NAME` or `{field}`")),
+        };
+        fill_common(map, "hookhost-serve");
+        let started = Instant::now();
+        let outcome = run_guarded(&engine, &event, input)
+            .await
+            .map_err(|err| format!("{err}"))?;
+        self.metrics.record(&outcome, started.elapsed());
+        Ok(outcome)
+    }
+}
+
+/// Runs `hookhost serve`.
+pub async fn serve(args: ServeArgs) -> CliResult {
+    let engine = args.config.engine()?;
+    for diagnostic in engine.diagnostics() {
+        eprintln!("hookhost: {diagnostic}");
+    }
+    // Compile every component before the first request.
+    for diagnostic in engine.prepare_all().await {
+        eprintln!("hookhost: {diagnostic}");
+    }
+    let token = match &args.token_file {
+        Some(path) => Some(read_token(path)?),
+        None => None,
+    };
+    let server = Arc::new(Server {
+        engine: RwLock::new(engine),
+        config: args.config.clone(),
+        permits: Semaphore::new(args.max_concurrent.max(1)),
+        token,
+        metrics: Metrics::default(),
+        refused_reload: Mutex::new(Vec::new()),
+        reloading: tokio::sync::Mutex::new(()),
+    });
+    let _watcher = watch(&server).map_err(|err| {
+        eprintln!("hookhost serve: not watching the configuration: {err:#}");
+    });
+    spawn_sighup(&server)?;
+    if args.stdio {
+        return stdio(server).await;
+    }
+    let app = Router::new()
+        .route("/hooks", post(claude_hook))
+        .route("/v1/fire", post(fire_outcome))
+        .route("/metrics", get(metrics))
+        .route("/v1/diagnostics", get(diagnostics))
+        .layer(middleware::from_fn_with_state(server.clone(), admit))
+        .route("/healthz", get(|| async { "ok" }))
+        .layer(DefaultBodyLimit::max(args.max_body))
+        .with_state(server.clone());
+    let drain = Duration::from_secs(args.drain);
+    if let Some(path) = args.listen.strip_prefix("unix:") {
+        let path = PathBuf::from(path);
+        if path.exists() {
+            std::fs::remove_file(&path)
+                .with_context(|| format!("cannot replace {}", path.display()))?;
+        }
+        let listener = tokio::net::UnixListener::bind(&path)
+            .with_context(|| format!("cannot listen on {}", path.display()))?;
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))
+            .with_context(|| format!("cannot restrict {}", path.display()))?;
+        println!("listening on unix:{}", path.display());
+        run_http(listener, app, drain, &server).await
+    } else {
+        let addr: std::net::SocketAddr = args
+            .listen
+            .parse()
+            .with_context(|| format!("--listen {}: not ADDR:PORT or unix:PATH", args.listen))?;
+        if !addr.ip().is_loopback() && server.token.is_none() {
+            return Err(CliError::Usage(anyhow::anyhow!(
+                "--listen {addr} is not a loopback address: give --token-file so that only clients with the token reach the hooks"
+            )));
+        }
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .with_context(|| format!("cannot listen on {addr}"))?;
+        let local = listener.local_addr().context("no local address")?;
+        println!("listening on {local}");
+        run_http(listener, app, drain, &server).await
+    }
+}
+
+/// Serves `app` on `listener` until SIGTERM or SIGINT, then drains for at most `drain`.
+async fn run_http<L>(listener: L, app: Router, drain: Duration, server: &Arc<Server>) -> CliResult
+where
+    L: axum::serve::Listener,
+    L::Addr: std::fmt::Debug,
+{
+    use std::io::Write;
+    let _ = std::io::stdout().flush();
+    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    let serving = tokio::spawn(async move {
+        axum::serve(listener, app)
+            .with_graceful_shutdown(async {
+                let _ = stop_rx.await;
+            })
+            .await
+    });
+    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .context("cannot watch SIGTERM")?;
+    tokio::select! {
+        _ = terminate.recv() => {}
+        _ = tokio::signal::ctrl_c() => {}
+    }
+    eprintln!(
+        "hookhost serve: stopping; calls in flight get {}s",
+        drain.as_secs()
+    );
+    let _ = stop_tx.send(());
+    if tokio::time::timeout(drain, serving).await.is_err() {
+        eprintln!("hookhost serve: drain time over; exiting with calls still running");
+    }
+    server.engine().close().await;
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
+fn read_token(path: &Path) -> anyhow::Result<Vec<u8>> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read --token-file {}", path.display()))?;
+    let token = text.trim();
+    anyhow::ensure!(
+        token.len() >= 16,
+        "--token-file {}: the token must be at least 16 characters",
+        path.display()
+    );
+    Ok(token.as_bytes().to_vec())
+}
+
+/// Token check and concurrency cap, before any hook can run.
+async fn admit(State(server): State<Arc<Server>>, request: Request, next: Next) -> Response {
+    if let Some(expected) = &server.token {
+        use subtle::ConstantTimeEq;
+        let given = request
+            .headers()
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .map(str::as_bytes)
+            .unwrap_or_default();
+        // Lengths differ only when the token is wrong; the comparison itself is constant
+        // time over the expected length.
+        let ok = given.len() == expected.len() && bool::from(given.ct_eq(expected));
+        if !ok {
+            server.metrics.rejected_auth.fetch_add(1, Ordering::Relaxed);
+            let mut response =
+                (StatusCode::UNAUTHORIZED, "missing or wrong bearer token\n").into_response();
+            response
+                .headers_mut()
+                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+            return response;
+        }
+    }
+    let Ok(_permit) = server.permits.try_acquire() else {
+        server
+            .metrics
+            .rejected_overload
+            .fetch_add(1, Ordering::Relaxed);
+        let mut response = (
+            StatusCode::SERVICE_UNAVAILABLE,
+            "too many calls in flight; retry\n",
+        )
+            .into_response();
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        return response;
+    };
+    next.run(request).await
+}
+
+fn bad_request(message: String) -> Response {
+    (
+        StatusCode::BAD_REQUEST,
+        axum::Json(json!({ "error": message })),
+    )
+        .into_response()
+}
+
+/// The request body as a hook input, or the error text for a 400.
+fn parse_body(body: &Bytes) -> Result<Value, String> {
+    hookhost::parse_input(body).map_err(|err| format!("{err}"))
+}
+
+/// `POST /hooks`: the answer a Claude Code HTTP hook gives.
+async fn claude_hook(State(server): State<Arc<Server>>, body: Bytes) -> Response {
+    let input = match parse_body(&body) {
+        Ok(input) => input,
+        Err(message) => return bad_request(message),
+    };
+    match server.fire(None, input).await {
+        Ok(outcome) => axum::Json(http_answer(&outcome)).into_response(),
+        Err(message) => bad_request(message),
+    }
+}
+
+/// The Claude Code answer as an HTTP hook gives it: the JSON form of every decision (an
+/// HTTP hook has no exit code: a block the command form expresses by exit 2 is a
+/// top-level `decision: "block"`), and WorktreeCreate's path as `worktreePath`.
+fn http_answer(outcome: &HookOutcome) -> Value {
+    let answer = outcome.to_claude_answer();
+    let mut body = answer.stdout;
+    if let Some(map) = body.as_object_mut() {
+        if answer.exit_code == 2 {
+            map.insert("decision".into(), json!("block"));
+            map.insert("reason".into(), json!(answer.stderr.unwrap_or_default()));
+        }
+        if let Some(path) = &outcome.worktree_path {
+            map.insert(
+                "hookSpecificOutput".into(),
+                json!({"hookEventName": outcome.event, "worktreePath": path}),
+            );
+        }
+    }
+    body
+}
+
+#[derive(serde::Deserialize)]
+struct FireQuery {
+    event: Option<String>,
+}
+
+/// `POST /v1/fire`: the whole outcome.
+async fn fire_outcome(
+    State(server): State<Arc<Server>>,
+    Query(query): Query<FireQuery>,
+    body: Bytes,
+) -> Response {
+    let input = match parse_body(&body) {
+        Ok(input) => input,
+        Err(message) => return bad_request(message),
+    };
+    match server.fire(query.event.as_deref(), input).await {
+        Ok(outcome) => axum::Json(outcome).into_response(),
+        Err(message) => bad_request(message),
+    }
+}
+
+async fn metrics(State(server): State<Arc<Server>>) -> Response {
+    let mut headers = HeaderMap::new();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; version=0.0.4"),
+    );
+    (headers, server.metrics.render(&server.engine())).into_response()
+}
+
+async fn diagnostics(State(server): State<Arc<Server>>) -> Response {
+    let engine = server.engine();
+    axum::Json(json!({
+        "dialect": engine.dialect().name,
+        "diagnostics": engine.diagnostics(),
+        "refused_reload": *lock(&server.refused_reload),
+    }))
+    .into_response()
+}
+
+/// Reloads on SIGHUP.
+fn spawn_sighup(server: &Arc<Server>) -> anyhow::Result<()> {
+    let mut hangup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())
+        .context("cannot watch SIGHUP")?;
+    let server = server.clone();
+    tokio::spawn(async move {
+        while hangup.recv().await.is_some() {
+            server.reload("SIGHUP").await;
+        }
+    });
+    Ok(())
+}
+
+/// Names a change to which is a configuration change.
+fn is_config_file(path: &Path) -> bool {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    matches!(
+        name,
+        "settings.json" | "settings.local.json" | "hooks.json" | "hooks.toml" | "plugin.json"
+    ) || path
+        .extension()
+        .is_some_and(|ext| ext == "wasm" || ext == "json" || ext == "toml")
+}
+
+/// Watches the configuration's files, folders and components; a change reloads (after a
+/// short quiet period, so an editor's burst of writes is one reload).
+fn watch(server: &Arc<Server>) -> anyhow::Result<notify::RecommendedWatcher> {
+    use notify::{RecursiveMode, Watcher};
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<PathBuf>();
+    let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+        if let Ok(event) = event
+            && !event.kind.is_access()
+        {
+            for path in event.paths {
+                if is_config_file(&path) {
+                    let _ = tx.send(path);
+                }
+            }
+        }
+    })
+    .context("cannot create the file watcher")?;
+    let options = server.config.load_options()?;
+    let mut folders: Vec<PathBuf> = Vec::new();
+    for file in server.engine().source_files() {
+        folders.extend(file.parent().map(Path::to_path_buf));
+    }
+    for setting in &options.settings {
+        let path = Path::new(setting);
+        if path.is_absolute() || path.exists() {
+            folders.extend(path.parent().map(Path::to_path_buf));
+        }
+    }
+    if let Some(project) = &options.project_dir {
+        for sub in [".claude", ".gen", ".evva", ".hygge", ".agents"] {
+            folders.push(project.join(sub));
+        }
+    }
+    if let Some(home) = &options.home {
+        for sub in [".claude", ".gen", ".evva", ".agents", ".config/hygge"] {
+            folders.push(home.join(sub));
+        }
+    }
+    folders.sort();
+    folders.dedup();
+    for folder in folders.iter().filter(|f| f.is_dir()) {
+        watcher
+            .watch(folder, RecursiveMode::NonRecursive)
+            .with_context(|| format!("cannot watch {}", folder.display()))?;
+    }
+    for plugin in options.plugins.iter().filter(|p| p.is_dir()) {
+        watcher
+            .watch(plugin, RecursiveMode::Recursive)
+            .with_context(|| format!("cannot watch {}", plugin.display()))?;
+    }
+    let server = server.clone();
+    tokio::spawn(async move {
+        while let Some(first) = rx.recv().await {
+            // Quiet period: take every change of the burst.
+            tokio::time::sleep(Duration::from_millis(150)).await;
+            while rx.try_recv().is_ok() {}
+            server.reload(&format!("{} changed", first.display())).await;
+        }
+    });
+    Ok(watcher)
+}
+
+/// `--stdio`: JSON lines in, JSON lines out.
+async fn stdio(server: Arc<Server>) -> CliResult {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
+    let writer = tokio::spawn(async move {
+        let mut stdout = tokio::io::stdout();
+        while let Some(line) = rx.recv().await {
+            if stdout.write_all(line.as_bytes()).await.is_err()
+                || stdout.write_all(b"\n").await.is_err()
+                || stdout.flush().await.is_err()
+            {
+                break;
+            }
+        }
+    });
+    let mut lines = BufReader::new(tokio::io::stdin()).lines();
+    let mut tasks = tokio::task::JoinSet::new();
+    while let Some(line) = lines.next_line().await.context("cannot read stdin")? {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let (server, tx) = (server.clone(), tx.clone());
+        tasks.spawn(async move {
+            let answer = stdio_answer(&server, &line).await;
+            let _ = tx.send(answer.to_string());
+        });
+    }
+    while tasks.join_next().await.is_some() {}
+    drop(tx);
+    let _ = writer.await;
+    server.engine().close().await;
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
+async fn stdio_answer(server: &Server, line: &str) -> Value {
+    let request: Value = match hookhost::parse_input(line.as_bytes()) {
+        Ok(request) => request,
+        Err(err) => return json!({"id": null, "error": format!("{err}")}),
+    };
+    let id = request.get("id").cloned().unwrap_or(Value::Null);
+    let Some(input) = request.get("input").cloned() else {
+        return json!({"id": id, "error": "the request has no `input`"});
+    };
+    let _permit = server.permits.acquire().await;
+    match server
+        .fire(request.get("event").and_then(Value::as_str), input)
+        .await
+    {
+        Ok(outcome) => json!({"id": id, "outcome": outcome}),
+        Err(message) => json!({"id": id, "error": message}),
+    }
+}
