@@ -12,4 +12,5 @@ mod policy;
 mod prompt;
 mod sandbox;
 mod scenarios;
+mod serve;
 mod wasm;

@@ -93,13 +93,10 @@ struct Metrics {
 
 impl Metrics {
     fn record(&self, outcome: &HookOutcome, elapsed: Duration) {
-        let decision = if outcome.should_block {
-            "block"
-        } else {
-            outcome
-                .permission_decision
-                .map(|d| d.as_str())
-                .unwrap_or("none")
+        let decision = match (outcome.permission_decision, outcome.should_block) {
+            (Some(decision), _) => decision.as_str(),
+            (None, true) => "block",
+            (None, false) => "none",
         };
         *lock(&self.calls)
             .entry((outcome.event.clone(), decision))

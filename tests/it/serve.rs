@@ -1,0 +1,478 @@
+//! `hookhost serve` as a process: real sockets, a Claude Code–shaped client (an `http`
+//! hook of a second engine pointing at the server), auth, overload, reload under load,
+//! SIGTERM drain and stdio.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use hookhost::Engine;
+use hookhost_tests::{TestEnv, guests, hooks, wasm};
+use serde_json::{Value, json};
+
+const CLI: &str = env!("CARGO_BIN_EXE_hookhost");
+
+/// A running `hookhost serve`, killed when dropped.
+struct Served {
+    child: Child,
+    base: String,
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn spawn(env: &TestEnv, settings: &Path, extra: &[&str]) -> Result<Served, String> {
+    let mut child = Command::new(CLI)
+        .arg("serve")
+        .arg("--no-discover")
+        .arg("--settings")
+        .arg(settings)
+        .arg("--managed-settings")
+        .arg(env.managed_path())
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run hookhost serve");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let Some(addr) = line.trim().strip_prefix("listening on ") else {
+        let _ = child.kill();
+        let out = child.wait_with_output().unwrap();
+        return Err(format!("{line}{}", String::from_utf8_lossy(&out.stderr)));
+    };
+    Ok(Served {
+        base: format!("http://{addr}"),
+        child,
+    })
+}
+
+fn client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .timeout(Duration::from_secs(20))
+        .build()
+        .unwrap()
+}
+
+fn rm(command: &str) -> Value {
+    json!({"hook_event_name": "PreToolUse", "session_id": "s", "cwd": "/tmp",
+           "tool_name": "Bash", "tool_input": {"command": command}})
+}
+
+fn guard_settings(env: &TestEnv) -> std::path::PathBuf {
+    env.settings(
+        "serve.json",
+        hooks(
+            "PreToolUse",
+            Some("Bash"),
+            vec![wasm(guests::BASH_GUARD, json!({}))],
+        ),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_answers_claude_code_http_hooks_and_outcomes() {
+    let env = TestEnv::new();
+    let served = spawn(&env, &guard_settings(&env), &["--listen", "127.0.0.1:0"]).unwrap();
+    let http = client();
+    // POST /hooks: the Claude Code HTTP-hook answer.
+    let answer: Value = http
+        .post(format!("{}/hooks", served.base))
+        .json(&rm("rm -rf /"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        answer["hookSpecificOutput"]["permissionDecision"], "deny",
+        "{answer}"
+    );
+    // POST /v1/fire: the outcome, event from the query.
+    let outcome: Value = http
+        .post(format!("{}/v1/fire?event=PreToolUse", served.base))
+        .json(&json!({"tool_name": "Bash", "tool_input": {"command": "ls"}}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(outcome["should_block"], false, "{outcome}");
+    assert_eq!(outcome["hooks"][0]["status"], "success");
+    // Bad bodies are a 400 naming the problem, never a hook call.
+    let bad = http
+        .post(format!("{}/v1/fire", served.base))
+        .body("[1, 2]")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(bad.status(), 400);
+    let health = http
+        .get(format!("{}/healthz", served.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(health.text().await.unwrap(), "ok");
+    let metrics = http
+        .get(format!("{}/metrics", served.base))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    for line in [
+        "hookhost_calls_total{event=\"PreToolUse\",decision=\"deny\"} 1",
+        "hookhost_calls_total{event=\"PreToolUse\",decision=\"none\"} 1",
+        "hookhost_hook_results_total{hook=\"bash_guard.wasm\",status=\"blocking\"} 1",
+        "hookhost_call_duration_seconds_count 2",
+        "hookhost_wasm_cache_memory_hits_total",
+    ] {
+        assert!(metrics.contains(line), "{line} missing:\n{metrics}");
+    }
+    let diagnostics: Value = http
+        .get(format!("{}/v1/diagnostics", served.base))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(diagnostics["dialect"], "claude");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_claude_code_http_hook_pointing_at_serve_is_a_drop_in() {
+    let env = TestEnv::new();
+    let served = spawn(&env, &guard_settings(&env), &["--listen", "127.0.0.1:0"]).unwrap();
+    // The client is what Claude Code would run: an `http` hook on the documented input.
+    let host = TestEnv::new();
+    let engine: Engine = host.engine(hooks(
+        "PreToolUse",
+        Some("Bash"),
+        vec![json!({"type": "http", "url": format!("{}/hooks", served.base)})],
+    ));
+    let outcome = engine.execute("PreToolUse", rm("rm -rf /")).await;
+    assert!(outcome.should_block, "{outcome:?}");
+    assert_eq!(
+        outcome.permission_decision,
+        Some(hookhost::PermissionDecision::Deny)
+    );
+    let outcome = engine.execute("PreToolUse", rm("cargo test")).await;
+    assert!(!outcome.should_block, "{outcome:?}");
+    assert_eq!(outcome.counts.success, 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn off_loopback_needs_a_token_and_a_wrong_token_reaches_no_hook() {
+    let env = TestEnv::new();
+    let marker = env.root.join("hook-ran");
+    let settings = env.settings(
+        "touch.json",
+        hooks(
+            "Stop",
+            None,
+            vec![hookhost_tests::command(&format!(
+                "touch {}",
+                marker.display()
+            ))],
+        ),
+    );
+    let refused = spawn(&env, &settings, &["--listen", "0.0.0.0:0"])
+        .err()
+        .unwrap();
+    assert!(refused.contains("--token-file"), "{refused}");
+    let token_file = env.write("token", "s3cret-token-0123456789\n");
+    let served = spawn(
+        &env,
+        &settings,
+        &[
+            "--listen",
+            "0.0.0.0:0",
+            "--token-file",
+            token_file.to_str().unwrap(),
+        ],
+    )
+    .unwrap();
+    let port = served.base.rsplit(':').next().unwrap().to_string();
+    let url = format!("http://127.0.0.1:{port}/v1/fire?event=Stop");
+    let http = client();
+    for token in [None, Some("wrong"), Some("s3cret-token-012345678")] {
+        let mut request = http.post(&url).json(&json!({}));
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        let response = request.send().await.unwrap();
+        assert_eq!(response.status(), 401, "{token:?}");
+    }
+    assert!(!marker.exists(), "a refused request ran a hook");
+    let response = http
+        .post(&url)
+        .bearer_auth("s3cret-token-0123456789")
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert!(marker.exists());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn overload_is_a_503_with_retry_after_never_a_dropped_connection() {
+    let env = TestEnv::new();
+    let settings = env.settings(
+        "slow.json",
+        hooks(
+            "Stop",
+            None,
+            vec![hookhost_tests::command("cat >/dev/null; sleep 1")],
+        ),
+    );
+    let served = spawn(
+        &env,
+        &settings,
+        &["--listen", "127.0.0.1:0", "--max-concurrent", "1"],
+    )
+    .unwrap();
+    let http = client();
+    let url = format!("{}/v1/fire?event=Stop", served.base);
+    let slow = tokio::spawn({
+        let (http, url) = (http.clone(), url.clone());
+        async move {
+            http.post(url)
+                .json(&json!({}))
+                .send()
+                .await
+                .unwrap()
+                .status()
+        }
+    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let busy = http.post(&url).json(&json!({})).send().await.unwrap();
+    assert_eq!(busy.status(), 503);
+    assert_eq!(busy.headers()["retry-after"], "1");
+    assert_eq!(slow.await.unwrap(), 200);
+    // A body over the cap is refused before any hook.
+    let huge = http
+        .post(&url)
+        .body(format!("{{\"x\":\"{}\"}}", "a".repeat(2 << 20)))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(huge.status(), 413);
+}
+
+fn context_settings(text: &str) -> String {
+    json!({"hooks": {"Stop": [{"hooks": [{"type": "command",
+        "command": format!("cat >/dev/null; echo '{{\"systemMessage\":\"{text}\"}}'")}]}]}})
+    .to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reload_under_load_fails_no_request_and_a_broken_config_keeps_the_old_engine() {
+    let env = TestEnv::new();
+    let settings = env.write("reload.json", &context_settings("one"));
+    let served = spawn(&env, &settings, &["--listen", "127.0.0.1:0"]).unwrap();
+    let http = client();
+    let url = format!("{}/v1/fire?event=Stop", served.base);
+    let message = |outcome: &Value| outcome["system_message"].as_str().unwrap_or("").to_string();
+    // Load: four clients firing without pause while the configuration changes.
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut load = Vec::new();
+    for _ in 0..4 {
+        let (http, url, stop) = (http.clone(), url.clone(), stop.clone());
+        load.push(tokio::spawn(async move {
+            let (mut ok, mut failed) = (0, 0);
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                match http.post(&url).json(&json!({})).send().await {
+                    Ok(r) if r.status() == 200 => ok += 1,
+                    _ => failed += 1,
+                }
+            }
+            (ok, failed)
+        }));
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    std::fs::write(&settings, context_settings("two")).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let outcome: Value = http
+            .post(&url)
+            .json(&json!({}))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        if message(&outcome) == "two" {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the change was never picked up");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let (mut ok, mut failed) = (0, 0);
+    for task in load {
+        let (o, f) = task.await.unwrap();
+        ok += o;
+        failed += f;
+    }
+    assert!(ok > 20, "only {ok} requests under load");
+    assert_eq!(failed, 0, "{failed} requests failed during the reload");
+    // A broken file: the old engine stays and the refusal is reported.
+    std::fs::write(&settings, "{ not json").unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let diagnostics: Value = http
+            .get(format!("{}/v1/diagnostics", served.base))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        if diagnostics["refused_reload"]
+            .as_array()
+            .is_some_and(|a| !a.is_empty())
+        {
+            assert!(
+                diagnostics["refused_reload"][0]
+                    .as_str()
+                    .unwrap()
+                    .contains("invalid JSON")
+            );
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the broken file was not reported"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let outcome: Value = http
+        .post(&url)
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(message(&outcome), "two", "the old engine must stay");
+    let metrics = http
+        .get(format!("{}/metrics", served.base))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        metrics.contains("hookhost_reload_failures_total 1"),
+        "{metrics}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_lets_calls_in_flight_finish_and_exits_zero() {
+    let env = TestEnv::new();
+    let settings = env.settings(
+        "slow.json",
+        hooks(
+            "Stop",
+            None,
+            vec![hookhost_tests::command(
+                r#"cat >/dev/null; sleep 0.7; echo '{"systemMessage":"finished"}'"#,
+            )],
+        ),
+    );
+    let mut served = spawn(&env, &settings, &["--listen", "127.0.0.1:0"]).unwrap();
+    let http = client();
+    let url = format!("{}/v1/fire?event=Stop", served.base);
+    let in_flight = tokio::spawn({
+        let http = http.clone();
+        async move {
+            http.post(url)
+                .json(&json!({}))
+                .send()
+                .await
+                .unwrap()
+                .json::<Value>()
+                .await
+                .unwrap()
+        }
+    });
+    tokio::time::sleep(Duration::from_millis(250)).await;
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(served.child.id() as i32),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .unwrap();
+    let outcome = in_flight.await.unwrap();
+    assert_eq!(outcome["system_message"], "finished");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        if let Some(status) = served.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "serve did not exit after SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(0));
+}
+
+#[test]
+fn stdio_answers_each_line_with_its_id() {
+    let env = TestEnv::new();
+    let settings = guard_settings(&env);
+    let mut child = Command::new(CLI)
+        .args(["serve", "--stdio", "--no-discover", "--settings"])
+        .arg(&settings)
+        .arg("--managed-settings")
+        .arg(env.managed_path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        let mut stdin = child.stdin.take().unwrap();
+        for (id, command) in [(1, "rm -rf /"), (2, "ls")] {
+            let line = json!({"id": id, "input": rm(command)});
+            writeln!(stdin, "{line}").unwrap();
+        }
+        writeln!(stdin, r#"{{"id": "x", "event": "Stop"}}"#).unwrap();
+        writeln!(stdin, "not json").unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let answers: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(answers.len(), 4, "{answers:?}");
+    let by_id = |id: Value| answers.iter().find(|a| a["id"] == id).unwrap().clone();
+    assert_eq!(by_id(json!(1))["outcome"]["should_block"], true);
+    assert_eq!(by_id(json!(2))["outcome"]["should_block"], false);
+    assert!(
+        by_id(json!("x"))["error"]
+            .as_str()
+            .unwrap()
+            .contains("no `input`")
+    );
+    assert!(by_id(Value::Null)["error"].is_string());
+}
