@@ -234,7 +234,18 @@ impl ConfigArgs {
     }
 
     fn engine(&self) -> Result<Engine, CliError> {
+        self.engine_with(EngineOptions::default())
+    }
+
+    /// The engine for one `hookhost fire`: a pool of a few instance slots (a one-shot
+    /// fire needs no more; creating and unmapping 256 slots' guard pages costs ~2 ms).
+    fn one_shot_engine(&self) -> Result<Engine, CliError> {
         let mut options = EngineOptions::default();
+        options.wasm.max_instances = ONE_SHOT_INSTANCES;
+        self.engine_with(options)
+    }
+
+    fn engine_with(&self, mut options: EngineOptions) -> Result<Engine, CliError> {
         options.wasm.cache_dir = self.cache_dir.clone().or(options.wasm.cache_dir);
         // Compile in a child process of this very binary: memory- and time-bounded.
         options.wasm.compile_worker = std::env::current_exe().ok();
@@ -244,6 +255,10 @@ impl ConfigArgs {
             .map_err(CliError::Internal)
     }
 }
+
+/// Instance slots of a one-shot `fire` (more concurrent Wasm hooks wait for a slot, a few
+/// microseconds each).
+const ONE_SHOT_INSTANCES: u32 = 8;
 
 /// A folder named by an environment variable, when it is set and not empty.
 fn env_dir(name: &str) -> Option<PathBuf> {
@@ -280,10 +295,13 @@ pub fn main() -> ExitCode {
     if let Command::CompileWorker { memory_bytes } = cli.command {
         return ExitCode::from(hookhost::compile_worker_main(memory_bytes) as u8);
     }
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    // A one-shot fire runs on the calling thread (starting worker threads costs more than
+    // its hooks need); the long-running commands get the multi-thread runtime.
+    let mut builder = match cli.command {
+        Command::Fire(_) => tokio::runtime::Builder::new_current_thread(),
+        _ => tokio::runtime::Builder::new_multi_thread(),
+    };
+    let runtime = match builder.enable_all().build() {
         Ok(runtime) => runtime,
         Err(err) => {
             eprintln!("hookhost: cannot start the async runtime: {err}");
@@ -362,7 +380,7 @@ fn print_outcome(format: Format, outcome: &hookhost::HookOutcome) -> CliResult {
 
 async fn fire(args: FireArgs) -> CliResult {
     let bytes = read_input(&args)?;
-    let engine = args.config.engine()?;
+    let engine = args.config.one_shot_engine()?;
     for diagnostic in engine.diagnostics() {
         eprintln!("hookhost: {diagnostic}");
     }
@@ -410,6 +428,9 @@ async fn fire(args: FireArgs) -> CliResult {
         Err(err) => return Err(CliError::Internal(err)),
     };
     engine.close().await;
+    // The process ends right after the answer: the OS reclaims the engine (its instance
+    // pool's mappings) faster than dropping it would.
+    std::mem::forget(engine);
     print_outcome(args.format, &outcome)
 }
 
