@@ -21,6 +21,14 @@ impl Answer {
             stop_reason: None,
             initial_user_message: None,
             retry: None,
+            updated_permissions: Vec::new(),
+            interrupt: false,
+            session_title: None,
+            suppress_output: false,
+            updated_message: None,
+            system_prompt_append: None,
+            worktree_path: None,
+            custom_instructions: None,
         })
     }
 
@@ -117,6 +125,55 @@ impl Answer {
     /// Lets the model retry (PermissionDenied).
     pub fn retry(mut self, retry: bool) -> Self {
         self.0.retry = Some(retry);
+        self
+    }
+
+    /// Adds a permission rule update (PermissionRequest `updatedPermissions`), e.g.
+    /// `{"type": "setMode", "mode": "acceptEdits", "destination": "session"}`.
+    pub fn update_permissions(mut self, rule: &serde_json::Value) -> Self {
+        self.0.updated_permissions.push(rule.to_string());
+        self
+    }
+
+    /// Interrupts the agent along with a deny (PermissionRequest).
+    pub fn interrupt(mut self) -> Self {
+        self.0.interrupt = true;
+        self
+    }
+
+    /// Sets the session's title.
+    pub fn with_session_title(mut self, title: impl Into<String>) -> Self {
+        self.0.session_title = Some(title.into());
+        self
+    }
+
+    /// Keeps this hook's output out of the transcript (`suppressOutput`).
+    pub fn suppress_output(mut self) -> Self {
+        self.0.suppress_output = true;
+        self
+    }
+
+    /// Replaces the message text (hygge `modified_message`).
+    pub fn update_message(mut self, message: impl Into<String>) -> Self {
+        self.0.updated_message = Some(message.into());
+        self
+    }
+
+    /// Adds to the system prompt for one turn (hygge `system_prompt_append`).
+    pub fn append_system_prompt(mut self, text: impl Into<String>) -> Self {
+        self.0.system_prompt_append = Some(text.into());
+        self
+    }
+
+    /// Names the created worktree (WorktreeCreate).
+    pub fn with_worktree_path(mut self, path: impl Into<String>) -> Self {
+        self.0.worktree_path = Some(path.into());
+        self
+    }
+
+    /// Sets new compaction instructions (PreCompact).
+    pub fn with_custom_instructions(mut self, text: impl Into<String>) -> Self {
+        self.0.custom_instructions = Some(text.into());
         self
     }
 

@@ -1,23 +1,56 @@
 //! Typed views of the hook input.
 
+use std::cell::OnceCell;
 use std::ops::Deref;
 
 use crate::bindings::hookhost::hooks::types::HookInput;
 
-/// Any event: the common fields, the tool input's string fields, and the raw JSON.
+/// Any event: the common fields and the tool input's string fields (carried in the call),
+/// and the raw JSON, the tool input JSON and any other field (fetched from the host on
+/// first use and kept).
 #[derive(Debug, Clone)]
-pub struct Event(HookInput);
+pub struct Event {
+    input: HookInput,
+    raw: OnceCell<String>,
+    tool_input: OnceCell<Option<String>>,
+}
 
 impl From<HookInput> for Event {
     fn from(input: HookInput) -> Self {
-        Event(input)
+        Event {
+            input,
+            raw: OnceCell::new(),
+            tool_input: OnceCell::new(),
+        }
+    }
+}
+
+/// The host's `input` interface (only callable inside a component).
+#[cfg(target_arch = "wasm32")]
+mod fetch {
+    pub use crate::bindings::hookhost::hooks::input::{field, raw, tool_input};
+}
+
+/// Outside a component there is no host: events built with [`Event::new`] carry their
+/// raw input, and everything is read from it.
+#[cfg(not(target_arch = "wasm32"))]
+mod fetch {
+    pub fn raw() -> String {
+        "{}".to_string()
+    }
+    pub fn tool_input() -> Option<String> {
+        None
+    }
+    pub fn field(_name: &str) -> Option<String> {
+        None
     }
 }
 
 impl Event {
-    /// Builds an event by hand (for unit tests of hook logic).
+    /// Builds an event by hand (for unit tests of hook logic); everything not given is
+    /// read from `raw`.
     pub fn new(name: &str, tool_name: Option<&str>, fields: &[(&str, &str)], raw: &str) -> Self {
-        Event(HookInput {
+        let event = Event::from(HookInput {
             event: name.to_string(),
             session_id: String::new(),
             cwd: String::new(),
@@ -27,28 +60,34 @@ impl Event {
                 .iter()
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect(),
-            tool_input: None,
             matcher_value: None,
             prompt: None,
-            raw: raw.to_string(),
-        })
+        });
+        let _ = event.raw.set(raw.to_string());
+        event
     }
 
     /// Sets the working directory (builder for tests).
     pub fn with_cwd(mut self, cwd: &str) -> Self {
-        self.0.cwd = cwd.to_string();
+        self.input.cwd = cwd.to_string();
         self
     }
 
     /// Sets the tool input JSON (builder for tests).
-    pub fn with_tool_input(mut self, json: &str) -> Self {
-        self.0.tool_input = Some(json.to_string());
+    pub fn with_tool_input(self, json: &str) -> Self {
+        let _ = self.tool_input.set(Some(json.to_string()));
+        self
+    }
+
+    /// Sets the prompt (builder for tests).
+    pub fn with_prompt(mut self, prompt: &str) -> Self {
+        self.input.prompt = Some(prompt.to_string());
         self
     }
 
     /// The event name.
     pub fn name(&self) -> &str {
-        &self.0.event
+        &self.input.event
     }
 
     /// Which [`Hook`](crate::Hook) method handles the event.
@@ -58,56 +97,70 @@ impl Event {
 
     /// The session id.
     pub fn session_id(&self) -> &str {
-        &self.0.session_id
+        &self.input.session_id
     }
 
     /// The session's working directory.
     pub fn cwd(&self) -> &str {
-        &self.0.cwd
+        &self.input.cwd
     }
 
     /// The permission mode, when the host sent one.
     pub fn permission_mode(&self) -> Option<&str> {
-        self.0.permission_mode.as_deref()
+        self.input.permission_mode.as_deref()
     }
 
     /// The tool name, on tool events.
     pub fn tool_name(&self) -> Option<&str> {
-        self.0.tool_name.as_deref()
+        self.input.tool_name.as_deref()
     }
 
-    /// A top-level string field of the tool input (no JSON parsing).
+    /// A top-level string field of the tool input (no JSON parsing, no host call).
     pub fn tool_field(&self, name: &str) -> Option<&str> {
-        self.0
+        self.input
             .tool_input_fields
             .iter()
             .find(|(key, _)| key == name)
             .map(|(_, value)| value.as_str())
     }
 
-    /// The tool input's JSON text.
+    /// The tool input's JSON text (fetched from the host on first use).
     pub fn tool_input_text(&self) -> Option<&str> {
-        self.0.tool_input.as_deref()
+        self.tool_input
+            .get_or_init(|| match self.raw.get() {
+                Some(_) => self.json().get("tool_input").map(|v| v.to_string()),
+                None => fetch::tool_input(),
+            })
+            .as_deref()
     }
 
     /// The tool input, parsed.
     pub fn tool_input(&self) -> Option<serde_json::Value> {
-        serde_json::from_str(self.0.tool_input.as_deref()?).ok()
+        serde_json::from_str(self.tool_input_text()?).ok()
+    }
+
+    /// One top-level field of the input, parsed (`tool_response`, `stop_hook_active`,
+    /// …). Fetches only that field unless the raw input is already here.
+    pub fn field(&self, name: &str) -> Option<serde_json::Value> {
+        match self.raw.get() {
+            Some(_) => self.json().get(name).cloned(),
+            None => serde_json::from_str(&fetch::field(name)?).ok(),
+        }
     }
 
     /// The value the event's matcher compares against (`source`, `trigger`, …).
     pub fn matcher_value(&self) -> Option<&str> {
-        self.0.matcher_value.as_deref()
+        self.input.matcher_value.as_deref()
     }
 
-    /// The complete input JSON text.
+    /// The complete input JSON text (fetched from the host on first use).
     pub fn raw(&self) -> &str {
-        &self.0.raw
+        self.raw.get_or_init(fetch::raw)
     }
 
     /// The complete input, parsed (`Null` if the host sent invalid JSON).
     pub fn json(&self) -> serde_json::Value {
-        serde_json::from_str(&self.0.raw).unwrap_or_default()
+        serde_json::from_str(self.raw()).unwrap_or_default()
     }
 }
 
@@ -183,32 +236,29 @@ impl PreToolUse {
 impl PostToolUse {
     /// The tool's response, parsed from the raw input.
     pub fn tool_response(&self) -> Option<serde_json::Value> {
-        self.json().get("tool_response").cloned()
+        self.field("tool_response")
     }
 }
 
 impl UserPromptSubmit {
     /// The prompt text.
     pub fn prompt(&self) -> &str {
-        self.0.0.prompt.as_deref().unwrap_or("")
+        self.0.input.prompt.as_deref().unwrap_or("")
     }
 }
 
 impl Stop {
     /// Whether the agent is already continuing because of a stop hook.
     pub fn stop_hook_active(&self) -> bool {
-        self.json()
-            .get("stop_hook_active")
+        self.field("stop_hook_active")
             .and_then(|v| v.as_bool())
             .unwrap_or(false)
     }
 
     /// The last assistant message, when the host sent it.
     pub fn last_assistant_message(&self) -> Option<String> {
-        self.json()
-            .get("last_assistant_message")
-            .and_then(|v| v.as_str())
-            .map(str::to_string)
+        self.field("last_assistant_message")
+            .and_then(|v| v.as_str().map(str::to_string))
     }
 }
 
@@ -282,5 +332,20 @@ mod tests {
         assert_eq!(EventKind::of("SubagentStop"), EventKind::Stop);
         assert_eq!(EventKind::of("Notification"), EventKind::Other);
         assert!(Stop(event).stop_hook_active());
+    }
+
+    #[test]
+    fn tool_input_from_raw_when_not_given() {
+        let event = Event::new(
+            "PreToolUse",
+            Some("Bash"),
+            &[],
+            r#"{"tool_input":{"command":"ls","timeout":5}}"#,
+        );
+        assert_eq!(
+            event.tool_input().unwrap(),
+            serde_json::json!({"command": "ls", "timeout": 5})
+        );
+        assert_eq!(event.field("tool_input").unwrap()["timeout"], 5);
     }
 }

@@ -815,7 +815,8 @@ async fn a_failed_fail_closed_hook_is_reported_on_events_that_cannot_block() {
 async fn a_padded_input_cannot_push_a_policy_over_its_memory_limit() {
     let env = TestEnv::new();
     let engine = one_hook(&env, guest("deny", json!({"memoryMb": 16})));
-    // 20 MiB of padding, copied into the guest three times by the 0.1.0 record.
+    // 20 MiB of padding: in the 0.2.0 record once, and once more if the guest fetches
+    // the raw input.
     let padded = env.file_tool(
         "Write",
         json!({"file_path": "/tmp/x", "content": "a".repeat(20 << 20)}),
@@ -833,7 +834,7 @@ async fn a_padded_input_cannot_push_a_policy_over_its_memory_limit() {
     let engine = one_hook(&env, guest("allow", json!({"failClosed": true})));
     let huge = env.file_tool(
         "Write",
-        json!({"file_path": "/tmp/x", "content": "a".repeat(30 << 20)}),
+        json!({"file_path": "/tmp/x", "content": "a".repeat(40 << 20)}),
     );
     let outcome = engine.execute("PreToolUse", huge).await;
     assert!(outcome.should_block);

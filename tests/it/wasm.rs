@@ -53,8 +53,13 @@ async fn config_env_and_input_reach_the_guest() {
         guest("echo", json!({"env": ["HOME"], "config": {"answer": 42}})),
     )
     .await;
-    let report: Value =
-        serde_json::from_str(outcome.additional_context.as_deref().unwrap()).unwrap();
+    let report: Value = serde_json::from_str(
+        outcome
+            .additional_context
+            .as_deref()
+            .unwrap_or_else(|| panic!("{:?}", outcome.hooks)),
+    )
+    .unwrap();
     assert_eq!(report["event"], "PreToolUse");
     assert_eq!(report["tool"], "Bash");
     assert_eq!(report["command"], "ls");
@@ -492,4 +497,105 @@ async fn worktree_create_fails_when_a_wasm_hook_fails() {
             .contains("panicked on purpose"),
         "{outcome:?}"
     );
+}
+
+/// A component built against the frozen 0.1.0 package (plain wit-bindgen, no SDK) runs
+/// unchanged beside a 0.2.0 one: its record still carries the raw input and the tool
+/// input, and its answers convert as before.
+#[tokio::test]
+async fn wit_0_1_0_and_0_2_0_components_run_side_by_side() {
+    let env = TestEnv::new();
+    let old = wasm(guests::COMPAT_V0_1, json!({"config": {"k": 1}}));
+    let outcome = run(&env, old.clone()).await;
+    assert_eq!(outcome.counts.success, 1, "{:?}", outcome.hooks);
+    let context = outcome.additional_context.unwrap();
+    assert!(
+        context.contains(r#"tool_input={"command":"ls"}"#),
+        "{context}"
+    );
+    assert!(context.contains(r#""tool_use_id":"toolu_1""#), "{context}");
+    assert!(context.contains(r#"config={"k":1}"#), "{context}");
+    let engine = env.engine(hooks(
+        "PreToolUse",
+        None,
+        vec![old, guest("fields", json!({}))],
+    ));
+    let outcome = engine.execute("PreToolUse", env.bash("rm -rf /")).await;
+    assert_eq!(
+        outcome.counts.success + outcome.counts.blocking,
+        2,
+        "{:?}",
+        outcome.hooks
+    );
+    assert_eq!(
+        outcome.block_reason.as_deref(),
+        Some("0.1.0 guest: no rm -rf")
+    );
+    // The 0.2.0 guest fetched what 0.1.0 carried in its record.
+    let report: Value = serde_json::from_str(
+        outcome.hooks[1]
+            .output
+            .as_ref()
+            .and_then(|o| o.additional_context.as_deref())
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(report["tool_input"], json!({"command": "rm -rf /"}));
+    assert_eq!(report["tool_use_id"], json!("toolu_1"));
+    assert_eq!(report["missing"], Value::Null);
+    assert!(report["raw_len"].as_u64().unwrap() > 50);
+}
+
+/// Every answer field 0.2.0 added reaches the host: honoured where the event honours
+/// it, reported as ignored where it does not (never silently lost).
+#[tokio::test]
+async fn wit_0_2_0_answers_carry_every_protocol_field() {
+    let env = TestEnv::new();
+    let engine = env.engine(hooks(
+        "PermissionRequest",
+        None,
+        vec![guest("full-answer", json!({}))],
+    ));
+    let mut input = env.bash("ls");
+    input["hook_event_name"] = json!("PermissionRequest");
+    let outcome = engine.execute("PermissionRequest", input).await;
+    assert_eq!(
+        outcome.updated_permissions,
+        vec![json!({"type": "setMode", "mode": "plan", "destination": "session"})],
+        "{:?}",
+        outcome.hooks
+    );
+    assert!(outcome.interrupt);
+    let output = outcome.hooks[0].output.clone().expect("an output");
+    let ignored: Vec<&str> = outcome
+        .ignored_fields
+        .iter()
+        .map(|f| f.field.as_str())
+        .collect();
+    let seen = |present: bool, field: &str| {
+        assert!(
+            present || ignored.contains(&field),
+            "{field} neither honoured nor reported: {ignored:?}"
+        )
+    };
+    seen(output.session_title.is_some(), "sessionTitle");
+    seen(output.suppress_output, "suppressOutput");
+    seen(output.updated_message.is_some(), "modified_message");
+    seen(
+        output.system_prompt_append.is_some(),
+        "system_prompt_append",
+    );
+    seen(output.worktree_path.is_some(), "worktreePath");
+    seen(output.custom_instructions.is_some(), "customInstructions");
+}
+
+/// A guest that asks for the raw input over and over (dropping each copy, so its own
+/// memory never fills) is stopped by the host's fetch budget, and fails closed.
+#[tokio::test]
+async fn fetching_the_input_without_end_is_a_limit() {
+    let env = TestEnv::new();
+    let outcome = run(&env, guest("fetch", json!({"failClosed": true}))).await;
+    let message = hook_error(&outcome, 0);
+    assert!(message.contains("input fetch limit exceeded"), "{message}");
+    assert!(outcome.should_block, "{:?}", outcome.hooks);
 }

@@ -31,7 +31,7 @@ use wasmtime::{
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
-use self::bindings::{Hook, HookPre, Level};
+use self::bindings::{WIT_VERSIONS, v0_1, v0_2};
 use self::cache::{CacheStats, ComponentCache};
 use self::grants::Protected;
 use self::limits::{HookLimits, Limiter, Preopen};
@@ -44,6 +44,11 @@ use crate::outcome::{HookResult, HookStatus};
 use crate::text::truncate;
 
 pub use self::bindings::WIT_VERSION;
+
+/// Bytes a call may fetch through the `input` interface, as a multiple of the raw
+/// input's size (plus [`limits::INPUT_FETCH_SLACK`]): enough to read everything a few
+/// times, not a way to make the host copy without end.
+pub const INPUT_FETCH_FACTOR: usize = 4;
 
 /// Default number of instance slots in the pool; further calls wait for a slot.
 pub const DEFAULT_MAX_INSTANCES: u32 = 256;
@@ -101,42 +106,95 @@ pub struct WasmError(String);
 
 /// Per-call state inside the store.
 pub(crate) struct HostState {
-    ctx: WasiCtx,
+    /// The WASI context, built on the guest's first WASI call when the hook has no
+    /// grants (most policies never touch WASI).
+    ctx: Option<WasiCtx>,
+    /// What the WASI context is built from when it is built late.
+    wasi: LazyWasi,
     table: ResourceTable,
     limiter: Limiter,
     hook: Arc<HookShared>,
+    /// The call's input, for the 0.2.0 `input` interface.
+    input: Arc<Value>,
+    input_json: Arc<str>,
+    /// Bytes still allowed through the `input` interface.
+    fetch_budget: usize,
     log_calls: usize,
     listing: listing::ListingBudget,
 }
 
+/// The parts of a WASI context without grants.
+struct LazyWasi {
+    env: Arc<[(String, String)]>,
+    stdio: MemoryOutputPipe,
+}
+
 impl WasiView for HostState {
     fn ctx(&mut self) -> WasiCtxView<'_> {
+        let ctx = self
+            .ctx
+            .get_or_insert_with(|| limits::wasi_base(&self.wasi.env, &self.wasi.stdio).build());
         WasiCtxView {
-            ctx: &mut self.ctx,
+            ctx,
             table: &mut self.table,
         }
     }
 }
 
-impl bindings::HostImports for HostState {
-    fn log(&mut self, level: Level, message: String) {
+impl HostState {
+    fn log(&mut self, level: tracing::Level, message: &str) {
         self.log_calls += 1;
         if self.log_calls > limits::LOG_CALLS {
             return;
         }
-        let message = truncate(&message, limits::LOG_MESSAGE_BYTES);
+        let message = truncate(message, limits::LOG_MESSAGE_BYTES);
         let hook = &self.hook.name;
         match level {
-            Level::Trace => tracing::trace!(hook = %hook, "{message}"),
-            Level::Debug => tracing::debug!(hook = %hook, "{message}"),
-            Level::Info => tracing::info!(hook = %hook, "{message}"),
-            Level::Warn => tracing::warn!(hook = %hook, "{message}"),
-            Level::Error => tracing::error!(hook = %hook, "{message}"),
+            tracing::Level::TRACE => tracing::trace!(hook = %hook, "{message}"),
+            tracing::Level::DEBUG => tracing::debug!(hook = %hook, "{message}"),
+            tracing::Level::INFO => tracing::info!(hook = %hook, "{message}"),
+            tracing::Level::WARN => tracing::warn!(hook = %hook, "{message}"),
+            tracing::Level::ERROR => tracing::error!(hook = %hook, "{message}"),
         }
     }
 
+    fn config(&self, key: &str) -> Option<String> {
+        self.hook.config.get(key).map(Value::to_string)
+    }
+
+    /// Charges `text` to the fetch budget and hands it over.
+    fn fetch(&mut self, text: Option<String>) -> wasmtime::Result<Option<String>> {
+        let len = text.as_ref().map_or(0, String::len);
+        match self.fetch_budget.checked_sub(len) {
+            Some(left) => {
+                self.fetch_budget = left;
+                Ok(text)
+            }
+            None => Err(wasmtime::Error::msg(InputFetchLimit)),
+        }
+    }
+}
+
+/// The guest fetched more input than [`INPUT_FETCH_FACTOR`] allows.
+#[derive(Debug, thiserror::Error)]
+#[error("input fetch limit exceeded")]
+struct InputFetchLimit;
+
+impl v0_1::HostImports for HostState {
+    fn log(&mut self, level: v0_1::Level, message: String) {
+        use v0_1::Level as L;
+        let level = match level {
+            L::Trace => tracing::Level::TRACE,
+            L::Debug => tracing::Level::DEBUG,
+            L::Info => tracing::Level::INFO,
+            L::Warn => tracing::Level::WARN,
+            L::Error => tracing::Level::ERROR,
+        };
+        HostState::log(self, level, &message);
+    }
+
     fn config(&mut self, key: String) -> Option<String> {
-        self.hook.config.get(&key).map(Value::to_string)
+        HostState::config(self, &key)
     }
 
     fn config_json(&mut self) -> String {
@@ -144,7 +202,49 @@ impl bindings::HostImports for HostState {
     }
 }
 
-impl bindings::hookhost::hooks::types::Host for HostState {}
+impl v0_1::hookhost::hooks::types::Host for HostState {}
+
+impl v0_2::HostImports for HostState {
+    fn log(&mut self, level: v0_2::Level, message: String) -> wasmtime::Result<()> {
+        use v0_2::Level as L;
+        let level = match level {
+            L::Trace => tracing::Level::TRACE,
+            L::Debug => tracing::Level::DEBUG,
+            L::Info => tracing::Level::INFO,
+            L::Warn => tracing::Level::WARN,
+            L::Error => tracing::Level::ERROR,
+        };
+        HostState::log(self, level, &message);
+        Ok(())
+    }
+
+    fn config(&mut self, key: String) -> wasmtime::Result<Option<String>> {
+        Ok(HostState::config(self, &key))
+    }
+
+    fn config_json(&mut self) -> wasmtime::Result<String> {
+        Ok(self.hook.config_json.clone())
+    }
+}
+
+impl v0_2::InputImports for HostState {
+    fn raw(&mut self) -> wasmtime::Result<String> {
+        let raw = self.input_json.to_string();
+        Ok(self.fetch(Some(raw))?.unwrap_or_default())
+    }
+
+    fn tool_input(&mut self) -> wasmtime::Result<Option<String>> {
+        let text = self.input.get("tool_input").map(Value::to_string);
+        self.fetch(text)
+    }
+
+    fn field(&mut self, name: String) -> wasmtime::Result<Option<String>> {
+        let text = self.input.get(&name).map(Value::to_string);
+        self.fetch(text)
+    }
+}
+
+impl v0_2::hookhost::hooks::types::Host for HostState {}
 
 /// What every call of one hook shares.
 struct HookShared {
@@ -254,7 +354,9 @@ impl WasmRuntime {
         let mut linker = Linker::new(&engine);
         wasmtime_wasi::p2::add_to_linker_async(&mut linker)
             .map_err(|e| WasmError(format!("{e:#}")))?;
-        Hook::add_to_linker::<HostState, HasSelf<HostState>>(&mut linker, |state| state)
+        v0_1::Hook::add_to_linker::<HostState, HasSelf<HostState>>(&mut linker, |state| state)
+            .map_err(|e| WasmError(format!("{e:#}")))?;
+        v0_2::Hook::add_to_linker::<HostState, HasSelf<HostState>>(&mut linker, |state| state)
             .map_err(|e| WasmError(format!("{e:#}")))?;
         listing::install(&mut linker).map_err(|e| WasmError(format!("{e:#}")))?;
         let ticker = Ticker::start(&engine)
@@ -355,13 +457,17 @@ impl WasmRuntime {
             });
         }
         let component = self.cache.load(&bytes, &digest)?;
-        check_imports(&self.engine, &component)?;
+        let version = check_imports(&self.engine, &component)?;
         let weight = check_resources(&component)?;
         let pre = self
             .linker
             .instantiate_pre(&component)
             .map_err(|err| LoadError::Link(format!("{err:#}")))?;
-        let pre = HookPre::new(pre).map_err(|err| LoadError::World(format!("{err:#}")))?;
+        let world = |err: wasmtime::Error| LoadError::World(format!("{err:#}"));
+        let pre = match version {
+            WitTarget::V0_1 => Pre::V0_1(v0_1::HookPre::new(pre).map_err(world)?),
+            WitTarget::V0_2 => Pre::V0_2(v0_2::HookPre::new(pre).map_err(world)?),
+        };
         Ok(Ready {
             pre,
             weight: weight.min(self.slot_count),
@@ -410,11 +516,9 @@ impl WasmRuntime {
 /// Wasm input limit counts). Public for the fuzz targets.
 pub fn input_record_size(event: &str, input: &Value) -> usize {
     let raw = input.to_string();
-    convert::input_size(&convert::hook_input(
-        &crate::event::Event::new(event),
-        input,
-        &raw,
-    ))
+    let event = crate::event::Event::new(event);
+    let record = convert::hook_input(&event, input);
+    convert::input_size_v0_1(&convert::hook_input_v0_1(record, input, &raw))
 }
 
 /// The compile worker (`hookhost __compile-worker`): reads a component on stdin, limits
@@ -466,9 +570,28 @@ enum Source {
     Bytes(Arc<[u8]>),
 }
 
+/// One call's input record, in the version the component targets.
+enum CallInput {
+    V0_1(v0_1::HookInput),
+    V0_2(v0_2::HookInput),
+}
+
+/// A pre-instantiated component of one WIT version.
+enum Pre {
+    V0_1(v0_1::HookPre<HostState>),
+    V0_2(v0_2::HookPre<HostState>),
+}
+
+/// The WIT version a component targets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum WitTarget {
+    V0_1,
+    V0_2,
+}
+
 /// A component ready to instantiate, and the pool slots one call takes.
 struct Ready {
-    pre: HookPre<HostState>,
+    pre: Pre,
     weight: u32,
     /// SHA-256 of the component bytes.
     digest: String,
@@ -555,17 +678,28 @@ const ALLOWED_IMPORTS: &[&str] = &[
     "wasi:random/",
 ];
 
-fn check_imports(engine: &Engine, component: &Component) -> Result<(), LoadError> {
+/// Checks every import and returns the WIT version the component targets (all its
+/// `hookhost:hooks` imports must name the same supported version).
+fn check_imports(engine: &Engine, component: &Component) -> Result<WitTarget, LoadError> {
+    let mut target = None;
     for (name, _) in component.component_type().imports(engine) {
         if let Some(rest) = name.strip_prefix("hookhost:hooks/") {
             let version = rest.split_once('@').map(|(_, v)| v).unwrap_or("");
-            if version != WIT_VERSION {
-                return Err(LoadError::WitVersion {
-                    found: version.to_string(),
-                    supported: WIT_VERSION,
-                    import: name.to_string(),
-                });
+            let this = match version {
+                "0.1.0" => WitTarget::V0_1,
+                "0.2.0" => WitTarget::V0_2,
+                _ => {
+                    return Err(LoadError::WitVersion {
+                        found: version.to_string(),
+                        supported: WIT_VERSIONS.join(", @"),
+                        import: name.to_string(),
+                    });
+                }
+            };
+            if target.is_some_and(|seen| seen != this) {
+                return Err(LoadError::WitVersionMix(name.to_string()));
             }
+            target = Some(this);
             continue;
         }
         if !ALLOWED_IMPORTS
@@ -575,7 +709,9 @@ fn check_imports(engine: &Engine, component: &Component) -> Result<(), LoadError
             return Err(LoadError::Import(name.to_string()));
         }
     }
-    Ok(())
+    // A component that imports nothing of hookhost's (its export uses no named type)
+    // can only be checked against the newest world.
+    Ok(target.unwrap_or(WitTarget::V0_2))
 }
 
 /// One configured Wasm hook.
@@ -589,7 +725,7 @@ struct WasmHook {
     fail_closed: bool,
     /// The configured `sha256`, if pinned.
     pin: Option<String>,
-    env: Vec<(String, String)>,
+    env: Arc<[(String, String)]>,
     shared: Arc<HookShared>,
 }
 
@@ -699,8 +835,20 @@ impl WasmHook {
             .as_ref()
             .map(|(_, preopens)| preopens.as_slice())
             .map_err(|err| Failure::error(err.to_string()))?;
-        let input = convert::hook_input(&call.event, &call.input, &call.input_json);
-        let input_bytes = convert::input_size(&input);
+        let record = convert::hook_input(&call.event, &call.input);
+        // 0.1.0 carries the whole input in its record; 0.2.0 hands out the raw input on
+        // demand, so the limit and the memory allowance count it either way.
+        let (input, input_bytes) = match ready.pre {
+            Pre::V0_1(_) => {
+                let wide = convert::hook_input_v0_1(record, &call.input, &call.input_json);
+                let size = convert::input_size_v0_1(&wide);
+                (CallInput::V0_1(wide), size)
+            }
+            Pre::V0_2(_) => {
+                let size = convert::input_size(&record) + call.input_json.len();
+                (CallInput::V0_2(record), size)
+            }
+        };
         if input_bytes > limits::MAX_INPUT_BYTES {
             return Err(Failure::error(format!(
                 "input too large for this hook: {input_bytes} bytes, over the Wasm input limit of {} bytes",
@@ -719,18 +867,32 @@ impl WasmHook {
             .await
             .map_err(|_| Failure::error("wasm runtime closed"))?;
         let stdio = MemoryOutputPipe::new(limits::STDIO_CAPTURE_BYTES);
-        let ctx =
-            limits::wasi_context(preopens, &opened, &self.env, &stdio).map_err(Failure::error)?;
+        // A hook without grants gets its WASI context on its first WASI call.
+        let ctx = if preopens.is_empty() {
+            None
+        } else {
+            Some(
+                limits::wasi_context(preopens, &opened, &self.env, &stdio)
+                    .map_err(Failure::error)?,
+            )
+        };
         drop(opened); // wasmtime holds its own handles now
         let mut table = ResourceTable::new();
         table.set_max_capacity(limits::MAX_RESOURCES);
         let state = HostState {
             ctx,
+            wasi: LazyWasi {
+                env: self.env.clone(),
+                stdio: stdio.clone(),
+            },
             table,
             limiter: Limiter::new(
                 self.limits.memory_bytes + limits::INPUT_ALLOWANCE_FACTOR * input_bytes,
             ),
             hook: self.shared.clone(),
+            input: call.input.clone(),
+            input_json: call.input_json.clone(),
+            fetch_budget: INPUT_FETCH_FACTOR * call.input_json.len() + limits::INPUT_FETCH_SLACK,
             log_calls: 0,
             listing: Default::default(),
         };
@@ -740,11 +902,20 @@ impl WasmHook {
             .set_fuel(self.limits.fuel)
             .map_err(|e| Failure::error(format!("{e:#}")))?;
         store.set_epoch_deadline(limits::deadline_ticks(timeout));
-        let pre = &ready.pre;
         let started = Instant::now();
         let outcome = tokio::time::timeout(timeout, async {
-            let hook = pre.instantiate_async(&mut store).await?;
-            hook.call_handle(&mut store, &input).await
+            match (&ready.pre, input) {
+                (Pre::V0_1(pre), CallInput::V0_1(input)) => {
+                    let hook = pre.instantiate_async(&mut store).await?;
+                    let answer = hook.call_handle(&mut store, &input).await?;
+                    Ok(answer.map(convert::answer_from_v0_1))
+                }
+                (Pre::V0_2(pre), CallInput::V0_2(input)) => {
+                    let hook = pre.instantiate_async(&mut store).await?;
+                    hook.call_handle(&mut store, &input).await
+                }
+                _ => Err(wasmtime::Error::msg("input built for another WIT version")),
+            }
         })
         .await;
         let result = match outcome {
@@ -811,6 +982,12 @@ impl WasmHook {
             return Failure::error(format!(
                 "table limit of {} elements exceeded",
                 limits::MAX_TABLE_ELEMENTS
+            ));
+        }
+        if err.downcast_ref::<InputFetchLimit>().is_some() {
+            return Failure::error(format!(
+                "input fetch limit exceeded: a call may fetch {INPUT_FETCH_FACTOR}x the input plus {} KiB through `hookhost:hooks/input`",
+                limits::INPUT_FETCH_SLACK >> 10
             ));
         }
         if let Some(wasmtime::component::ResourceTableError::Full) =

@@ -51,6 +51,9 @@ pub const MAX_INPUT_BYTES: usize = 64 << 20;
 /// and usually read once more; that much memory is added to the hook's own budget, so a
 /// padded input cannot push a policy over its limit.
 pub const INPUT_ALLOWANCE_FACTOR: usize = 2;
+/// Bytes any call may fetch through `hookhost:hooks/input` besides its multiple of the
+/// input's size (a guest reading a few small fields of a tiny input is never refused).
+pub const INPUT_FETCH_SLACK: usize = 64 << 10;
 /// How often the epoch ticks.
 pub const EPOCH_TICK: Duration = Duration::from_millis(5);
 /// Bytes of one `log` message kept.
@@ -221,12 +224,12 @@ pub struct Preopen {
 /// Builds the WASI context of one call: the granted directories and environment
 /// variables, captured (bounded) stdout/stderr, and nothing else — no network, no
 /// inherited stdio, no arguments.
-pub fn wasi_context(
-    preopens: &[Preopen],
-    opened: &[super::grants::OpenedGrant],
+/// The WASI context every hook gets: captured stdio, the listed environment variables,
+/// no network, no files.
+pub fn wasi_base(
     env: &[(String, String)],
     stdio: &wasmtime_wasi::p2::pipe::MemoryOutputPipe,
-) -> Result<WasiCtx, String> {
+) -> WasiCtxBuilder {
     let mut builder = WasiCtxBuilder::new();
     builder
         .stdout(stdio.clone())
@@ -237,6 +240,17 @@ pub fn wasi_context(
     for (name, value) in env {
         builder.env(name, value);
     }
+    builder
+}
+
+/// [`wasi_base`] plus the hook's granted directories.
+pub fn wasi_context(
+    preopens: &[Preopen],
+    opened: &[super::grants::OpenedGrant],
+    env: &[(String, String)],
+    stdio: &wasmtime_wasi::p2::pipe::MemoryOutputPipe,
+) -> Result<WasiCtx, String> {
+    let mut builder = wasi_base(env, stdio);
     for (dir, handle) in preopens.iter().zip(opened) {
         let perms = if dir.write {
             FsPerms::ReadWrite

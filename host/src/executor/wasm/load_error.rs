@@ -72,10 +72,13 @@ pub enum LoadError {
         /// The version the component imports.
         found: String,
         /// The version this host implements.
-        supported: &'static str,
+        supported: String,
         /// The import naming it.
         import: String,
     },
+    /// The component imports several versions of the hookhost WIT package at once.
+    #[error("component mixes versions of hookhost:hooks (import `{0}`)")]
+    WitVersionMix(String),
     /// The component declares more memories or tables than a call may have.
     #[error("component declares {count} {what}, more than the limit of {limit}")]
     TooManyResources {

@@ -158,6 +158,36 @@ fn act(event: &Event) -> Result<Answer, String> {
             }
             Ok(Answer::none())
         }
+        // Asks the host for the raw input again and again, dropping each copy: the
+        // host's fetch budget, not the guest's memory, must stop it.
+        "fetch" => {
+            for _ in 0..100_000 {
+                drop(hookhost_guest::bindings::hookhost::hooks::input::raw());
+            }
+            Ok(Answer::none().with_context("fetched without limit"))
+        }
+        // Everything fetched on demand, reported back.
+        "fields" => {
+            let report = serde_json::json!({
+                "tool_input": event.tool_input(),
+                "tool_use_id": event.field("tool_use_id"),
+                "missing": event.field("no_such_field"),
+                "raw_len": event.raw().len(),
+            });
+            Ok(Answer::none().with_context(report.to_string()))
+        }
+        // Every answer field 0.2.0 added.
+        "full-answer" => Ok(Answer::deny("full")
+            .update_permissions(
+                &serde_json::json!({"type": "setMode", "mode": "plan", "destination": "session"}),
+            )
+            .interrupt()
+            .with_session_title("titled by wasm")
+            .suppress_output()
+            .update_message("new message")
+            .append_system_prompt("be careful")
+            .with_worktree_path("/tmp/wt")
+            .with_custom_instructions("keep the tests")),
         other => Err(format!("unknown mode {other}")),
     }
 }
