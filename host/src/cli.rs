@@ -1,5 +1,6 @@
 //! The `hookhost` command line: `fire`, `check`, `list`, `trust` and `serve`.
 
+mod fixtures;
 mod serve;
 
 use std::io::Read;
@@ -75,6 +76,10 @@ enum Command {
     /// Keep one engine running and answer events over HTTP (loopback or a unix socket)
     /// or JSON lines on stdio; reloads when the configuration changes.
     Serve(serve::ServeArgs),
+    /// Run a hook project's fixture files (`tests/*.json`: component or settings,
+    /// event, input, expected decision / reason / context) and print one line per case
+    /// and a summary; exit 1 when any case fails.
+    Test(fixtures::TestArgs),
     /// Internal: compile a component from stdin under a memory limit (see
     /// `WasmOptions::compile_worker`).
     #[command(name = "__compile-worker", hide = true)]
@@ -331,6 +336,7 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::List(args) => list(&args),
         Command::Trust(args) => trust(&args),
         Command::Serve(args) => serve::serve(args).await,
+        Command::Test(args) => fixtures::run(args).await.map_err(CliError::Usage),
         Command::CompileWorker { .. } => Err(CliError::Usage(anyhow::anyhow!(
             "__compile-worker runs only as hookhost's own child"
         ))),

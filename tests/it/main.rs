@@ -9,6 +9,7 @@ mod http;
 mod parsers;
 mod pipeline;
 mod policy;
+mod polyglot;
 mod prompt;
 mod sandbox;
 mod scenarios;

@@ -668,14 +668,20 @@ fn check_resources(component: &Component) -> Result<u32, LoadError> {
     Ok(slot_weight(needs.num_memories, needs.num_tables))
 }
 
-/// Imports a hook may have: WASI p2 without sockets or HTTP, and the hookhost host API of
-/// a supported version. Anything else is refused before the component ever runs.
+/// Imports a hook may have: WASI p2 without HTTP, and the hookhost host API of a
+/// supported version. Anything else is refused before the component ever runs.
+///
+/// `wasi:sockets` links (CPython and other language runtimes import it whether or not
+/// the hook uses the network) but grants nothing: every context denies TCP, UDP and
+/// name lookups ([`limits::wasi_base`]), so creating or connecting a socket fails with
+/// `access-denied`.
 const ALLOWED_IMPORTS: &[&str] = &[
     "wasi:cli/",
     "wasi:io/",
     "wasi:clocks/",
     "wasi:filesystem/",
     "wasi:random/",
+    "wasi:sockets/",
 ];
 
 /// Checks every import and returns the WIT version the component targets (all its

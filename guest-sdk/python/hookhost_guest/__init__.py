@@ -1,0 +1,353 @@
+"""hookhost_guest: write hookhost hooks in Python, built into sandboxed WebAssembly
+components (``hookhost:hooks@0.2.0``) with componentize-py.
+
+Subclass :class:`Hook`, override the methods for the events you handle, and export it::
+
+    from hookhost_guest import Answer, Hook, export
+
+    class NoForcePush(Hook):
+        def pre_tool_use(self, call):
+            if "push --force" in (call.command or ""):
+                return Answer.deny("force pushes are not allowed")
+            return Answer.none()
+
+    WitWorld = export(NoForcePush)
+
+Every call runs in a fresh instance, so nothing survives between calls. The common fields
+arrive with the call; the raw input, the tool input JSON and other fields are fetched
+from the host on first use and kept for the rest of the call.
+"""
+
+import json
+
+from componentize_py_types import Err
+from wit_world.imports import host as _host
+from wit_world.imports import input as _input
+from wit_world.imports.types import Decision, HookAnswer
+
+__all__ = [
+    "Answer", "Event", "Hook", "PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop",
+    "SessionStart", "config", "log", "export",
+]
+
+_MISSING = object()
+
+
+class Event:
+    """Any event."""
+
+    def __init__(self, record):
+        self._record = record
+        self._cache = {}
+
+    @property
+    def name(self):
+        """Event name, e.g. ``PreToolUse``."""
+        return self._record.event
+
+    @property
+    def session_id(self):
+        """Session id."""
+        return self._record.session_id
+
+    @property
+    def cwd(self):
+        """The session's working directory."""
+        return self._record.cwd
+
+    @property
+    def permission_mode(self):
+        """The permission mode, when the host sent one."""
+        return self._record.permission_mode
+
+    @property
+    def tool_name(self):
+        """The tool name, on tool events."""
+        return self._record.tool_name
+
+    @property
+    def matcher_value(self):
+        """What the event's matcher compares against (``source``, ``trigger``, ...)."""
+        return self._record.matcher_value
+
+    def tool_field(self, name):
+        """A top-level string field of the tool input (no JSON parsing, no host call)."""
+        for key, value in self._record.tool_input_fields:
+            if key == name:
+                return value
+        return None
+
+    def _once(self, key, make):
+        value = self._cache.get(key, _MISSING)
+        if value is _MISSING:
+            value = make()
+            self._cache[key] = value
+        return value
+
+    def tool_input(self):
+        """The tool input, parsed (fetched on first use)."""
+        def fetch():
+            text = _input.tool_input()
+            return None if text is None else json.loads(text)
+        return self._once("tool_input", fetch)
+
+    def field(self, name):
+        """One top-level field of the input, parsed (``tool_response``, ...)."""
+        def fetch():
+            text = _input.field(name)
+            return None if text is None else json.loads(text)
+        return self._once("field:" + name, fetch)
+
+    def raw(self):
+        """The complete input JSON text."""
+        return self._once("raw", _input.raw)
+
+    def json(self):
+        """The complete input, parsed."""
+        return self._once("json", lambda: json.loads(self.raw()))
+
+
+class PreToolUse(Event):
+    """A tool call about to run."""
+
+    @property
+    def command(self):
+        """``command`` of a Bash call."""
+        return self.tool_field("command")
+
+    @property
+    def file_path(self):
+        """``file_path`` of a file tool call."""
+        return self.tool_field("file_path")
+
+
+class PostToolUse(Event):
+    """A tool call that succeeded."""
+
+    def tool_response(self):
+        """The tool's response."""
+        return self.field("tool_response")
+
+
+class UserPromptSubmit(Event):
+    """A prompt before the model sees it."""
+
+    @property
+    def prompt(self):
+        """The prompt text."""
+        return self._record.prompt or ""
+
+
+class Stop(Event):
+    """The agent wants to stop."""
+
+    @property
+    def stop_hook_active(self):
+        """Whether the agent is already continuing because of a stop hook."""
+        return self.field("stop_hook_active") is True
+
+
+class SessionStart(Event):
+    """A session begins or resumes."""
+
+    @property
+    def source(self):
+        """``startup``, ``resume``, ``clear``, ``compact`` or ``fork``."""
+        return self.matcher_value or ""
+
+
+class Answer:
+    """What a hook answers: start from a decision, then add to it."""
+
+    def __init__(self, decision, reason=None):
+        self.wit = HookAnswer(
+            decision=decision, reason=reason, additional_context=None,
+            system_message=None, updated_input=None, updated_tool_output=None,
+            watch_paths=[], stop=False, stop_reason=None, initial_user_message=None,
+            retry=None, updated_permissions=[], interrupt=False, session_title=None,
+            suppress_output=False, updated_message=None, system_prompt_append=None,
+            worktree_path=None, custom_instructions=None,
+        )
+
+    @classmethod
+    def none(cls):
+        """No decision: other hooks and the host decide."""
+        return cls(Decision.NONE)
+
+    @classmethod
+    def allow(cls, reason=None):
+        """Allow the tool call without asking."""
+        return cls(Decision.ALLOW, reason)
+
+    @classmethod
+    def deny(cls, reason):
+        """Deny the tool call (or block the event) with a reason for the model."""
+        return cls(Decision.DENY, reason)
+
+    @classmethod
+    def ask(cls, reason=None):
+        """Ask the user."""
+        return cls(Decision.ASK, reason)
+
+    @classmethod
+    def defer(cls):
+        """Defer the tool call (headless hosts)."""
+        return cls(Decision.DEFER)
+
+    @classmethod
+    def block(cls, reason):
+        """Block the event (prompt erased, stop refused, ...)."""
+        return cls(Decision.BLOCK, reason)
+
+    def with_context(self, text):
+        """Adds context for the model (several calls are joined by newlines)."""
+        old = self.wit.additional_context
+        self.wit.additional_context = text if old is None else old + "\n" + text
+        return self
+
+    def with_system_message(self, text):
+        """A warning shown to the user."""
+        self.wit.system_message = text
+        return self
+
+    def update_input(self, value):
+        """Replaces the tool input."""
+        self.wit.updated_input = json.dumps(value)
+        return self
+
+    def update_tool_output(self, value):
+        """Replaces the tool output (PostToolUse)."""
+        self.wit.updated_tool_output = json.dumps(value)
+        return self
+
+    def watch(self, path):
+        """Watches a path (SessionStart, CwdChanged, FileChanged)."""
+        self.wit.watch_paths.append(path)
+        return self
+
+    def stop(self, reason):
+        """Stops the agent after the hooks run."""
+        self.wit.stop = True
+        self.wit.stop_reason = reason
+        return self
+
+    def update_permissions(self, rule):
+        """Adds a permission rule update (PermissionRequest)."""
+        self.wit.updated_permissions.append(json.dumps(rule))
+        return self
+
+    def interrupt(self):
+        """Interrupts the agent along with a deny (PermissionRequest)."""
+        self.wit.interrupt = True
+        return self
+
+    def with_session_title(self, title):
+        """Sets the session's title."""
+        self.wit.session_title = title
+        return self
+
+    def suppress_output(self):
+        """Keeps this hook's output out of the transcript."""
+        self.wit.suppress_output = True
+        return self
+
+    def with_worktree_path(self, path):
+        """Names the created worktree (WorktreeCreate)."""
+        self.wit.worktree_path = path
+        return self
+
+    def with_custom_instructions(self, text):
+        """New compaction instructions (PreCompact)."""
+        self.wit.custom_instructions = text
+        return self
+
+
+class Hook:
+    """A hook: override the methods of the events you handle; the others answer
+    :meth:`Answer.none`. Raising fails the hook (a block when it is ``failClosed``)."""
+
+    def pre_tool_use(self, call):
+        """``PreToolUse``: before a tool runs."""
+        return Answer.none()
+
+    def post_tool_use(self, call):
+        """``PostToolUse``: after a tool succeeded."""
+        return Answer.none()
+
+    def user_prompt_submit(self, prompt):
+        """``UserPromptSubmit``: before the model sees a prompt."""
+        return Answer.none()
+
+    def stop(self, stop):
+        """``Stop`` and ``SubagentStop``."""
+        return Answer.none()
+
+    def session_start(self, start):
+        """``SessionStart``."""
+        return Answer.none()
+
+    def other(self, event):
+        """Every other event."""
+        return Answer.none()
+
+
+_VIEWS = {
+    "PreToolUse": ("pre_tool_use", PreToolUse),
+    "PostToolUse": ("post_tool_use", PostToolUse),
+    "UserPromptSubmit": ("user_prompt_submit", UserPromptSubmit),
+    "Stop": ("stop", Stop),
+    "SubagentStop": ("stop", Stop),
+    "SessionStart": ("session_start", SessionStart),
+}
+
+
+def export(hook_class):
+    """Makes the ``WitWorld`` class componentize-py exports from a :class:`Hook`."""
+
+    class WitWorld:
+        def handle(self, record):
+            method, view = _VIEWS.get(record.event, ("other", Event))
+            try:
+                answer = getattr(hook_class(), method)(view(record))
+            except Err:
+                raise
+            except Exception as err:  # the hook's failure, reported by the host
+                raise Err(f"{type(err).__name__}: {err}")
+            if not isinstance(answer, Answer):
+                raise Err(f"{method} returned {type(answer).__name__}, not an Answer")
+            return answer.wit
+
+    return WitWorld
+
+
+class _Config:
+    """This hook's ``config`` object from its settings entry."""
+
+    def get(self, key, default=None):
+        """The value of ``key``, parsed; ``default`` when absent."""
+        text = _host.config(key)
+        return default if text is None else json.loads(text)
+
+    def all(self):
+        """The whole object."""
+        return json.loads(_host.config_json())
+
+
+class _Log:
+    """Writes to the host's log, attributed to this hook."""
+
+    def debug(self, message):
+        _host.log(_host.Level.DEBUG, message)
+
+    def info(self, message):
+        _host.log(_host.Level.INFO, message)
+
+    def warn(self, message):
+        _host.log(_host.Level.WARN, message)
+
+    def error(self, message):
+        _host.log(_host.Level.ERROR, message)
+
+
+config = _Config()
+log = _Log()
