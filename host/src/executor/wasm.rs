@@ -518,7 +518,8 @@ pub fn input_record_size(event: &str, input: &Value) -> usize {
     let raw = input.to_string();
     let event = crate::event::Event::new(event);
     let record = convert::hook_input(&event, input);
-    convert::input_size_v0_1(&convert::hook_input_v0_1(record, input, &raw))
+    let base = convert::input_size(&record);
+    convert::input_size_v0_1(base, &convert::hook_input_v0_1(record, input, &raw))
 }
 
 /// The compile worker (`hookhost __compile-worker`): reads a component on stdin, limits
@@ -846,8 +847,9 @@ impl WasmHook {
         // demand, so the limit and the memory allowance count it either way.
         let (input, input_bytes) = match ready.pre {
             Pre::V0_1(_) => {
+                let base = convert::input_size(&record);
                 let wide = convert::hook_input_v0_1(record, &call.input, &call.input_json);
-                let size = convert::input_size_v0_1(&wide);
+                let size = convert::input_size_v0_1(base, &wide);
                 (CallInput::V0_1(wide), size)
             }
             Pre::V0_2(_) => {

@@ -70,23 +70,11 @@ pub fn input_size(input: &v0_2::HookInput) -> usize {
         + opt_len(&input.prompt)
 }
 
-/// Bytes of text the 0.1.0 record carries into the guest (it holds the tool input
-/// three ways: as fields, as JSON and inside `raw`).
-pub fn input_size_v0_1(input: &v0_1::HookInput) -> usize {
-    input.event.len()
-        + input.session_id.len()
-        + input.cwd.len()
-        + opt_len(&input.permission_mode)
-        + opt_len(&input.tool_name)
-        + input
-            .tool_input_fields
-            .iter()
-            .map(|(k, v)| k.len() + v.len() + LIST_ENTRY_OVERHEAD)
-            .sum::<usize>()
-        + opt_len(&input.tool_input)
-        + opt_len(&input.matcher_value)
-        + opt_len(&input.prompt)
-        + input.raw.len()
+/// Bytes of text the 0.1.0 record carries into the guest: the 0.2.0 record's bytes
+/// (`base`, from [`input_size`]) plus the tool input JSON and `raw` it adds (so it holds
+/// the tool input three ways: as fields, as JSON and inside `raw`).
+pub fn input_size_v0_1(base: usize, input: &v0_1::HookInput) -> usize {
+    base + opt_len(&input.tool_input) + input.raw.len()
 }
 
 fn opt_len(s: &Option<String>) -> usize {
@@ -294,7 +282,11 @@ mod tests {
         let wide = hook_input_v0_1(small.clone(), &input, &raw);
         assert_eq!(wide.raw, raw);
         assert_eq!(wide.tool_input.as_deref(), Some(r#"{"command":"ls"}"#));
-        assert!(input_size(&small) + raw.len() < input_size_v0_1(&wide) + raw.len());
+        let base = input_size(&small);
+        assert_eq!(
+            input_size_v0_1(base, &wide),
+            base + r#"{"command":"ls"}"#.len() + raw.len()
+        );
         assert_eq!(
             small.tool_input_fields,
             vec![("command".into(), "ls".into())]
