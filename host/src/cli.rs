@@ -1,6 +1,8 @@
-//! The `hookhost` command line: `fire`, `check`, `list`, `trust` and `serve`.
+//! The `hookhost` command line: `fire`, `check`, `list`, `trust`, `serve`, and the
+//! author tools `test` and `new`.
 
 mod fixtures;
+mod scaffold;
 mod serve;
 
 use std::io::Read;
@@ -80,6 +82,9 @@ enum Command {
     /// event, input, expected decision / reason / context) and print one line per case
     /// and a summary; exit 1 when any case fails.
     Test(fixtures::TestArgs),
+    /// Create a hook project (Rust, TypeScript or Python): the smallest hook, one build
+    /// command, a fixture for `hookhost test`, a README, and the guest SDK.
+    New(scaffold::NewArgs),
     /// Internal: compile a component from stdin under a memory limit (see
     /// `WasmOptions::compile_worker`).
     #[command(name = "__compile-worker", hide = true)]
@@ -337,6 +342,7 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::Trust(args) => trust(&args),
         Command::Serve(args) => serve::serve(args).await,
         Command::Test(args) => fixtures::run(args).await.map_err(CliError::Usage),
+        Command::New(args) => scaffold::run(args).map_err(CliError::Usage),
         Command::CompileWorker { .. } => Err(CliError::Usage(anyhow::anyhow!(
             "__compile-worker runs only as hookhost's own child"
         ))),

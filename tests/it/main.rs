@@ -6,6 +6,7 @@ mod config;
 mod dialects;
 mod examples;
 mod http;
+mod new_project;
 mod parsers;
 mod pipeline;
 mod policy;

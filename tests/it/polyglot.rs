@@ -14,8 +14,8 @@ fn example(name: &str) -> PathBuf {
         .join(name)
 }
 
-fn build(name: &str) -> PathBuf {
-    let dir = example(name);
+/// The pinned JS and Python guest toolchains (`tests/toolchains/install.sh`).
+pub(crate) fn toolchains() -> PathBuf {
     let toolchains = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/toolchains");
     assert!(
         toolchains
@@ -24,6 +24,12 @@ fn build(name: &str) -> PathBuf {
             && toolchains.join("py/bin/componentize-py").exists(),
         "guest toolchains missing: run `bash tests/toolchains/install.sh` (the README's test command does)"
     );
+    toolchains
+}
+
+fn build(name: &str) -> PathBuf {
+    let dir = example(name);
+    toolchains();
     let status = Command::new("bash")
         .arg(dir.join("build.sh"))
         .status()
@@ -34,7 +40,8 @@ fn build(name: &str) -> PathBuf {
     component
 }
 
-fn hookhost_test(path: &Path, cache: &Path) -> (bool, String) {
+/// Runs `hookhost test PATH`: whether it passed, and what it printed.
+pub(crate) fn hookhost_test(path: &Path, cache: &Path) -> (bool, String) {
     let out = Command::new(CLI)
         .arg("test")
         .arg(path)

@@ -414,6 +414,38 @@ async fn session_wasm_hooks_from_bytes() {
     assert!(engine.hooks().is_empty());
 }
 
+#[tokio::test]
+async fn unknown_and_mixed_wit_versions_are_refused() {
+    let env = TestEnv::new();
+    let engine = env.engine(json!({}));
+    let refuse = |wat: &str| {
+        let bytes = wat::parse_str(wat).unwrap();
+        engine
+            .add_session_wasm("PreToolUse", None, &bytes, handler_template())
+            .unwrap_err()
+            .to_string()
+    };
+    // A version this host does not implement: named, with the ones it does.
+    let error = refuse(r#"(component (import "hookhost:hooks/host@0.3.0" (instance)))"#);
+    assert!(
+        error.contains("targets hookhost:hooks@0.3.0")
+            && error.contains("supports @0.1.0, @0.2.0")
+            && error.contains("hookhost:hooks/host@0.3.0"),
+        "{error}"
+    );
+    // Two versions in one component cannot be served by one adapter.
+    let error = refuse(
+        r#"(component (import "hookhost:hooks/host@0.1.0" (instance))
+                      (import "hookhost:hooks/input@0.2.0" (instance)))"#,
+    );
+    assert!(
+        error.contains("mixes versions of hookhost:hooks")
+            && error.contains("hookhost:hooks/input@0.2.0"),
+        "{error}"
+    );
+    assert!(engine.hooks().is_empty());
+}
+
 fn handler_template() -> WasmHandler {
     WasmHandler {
         component: "template.wasm".into(),

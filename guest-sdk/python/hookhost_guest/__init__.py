@@ -199,6 +199,11 @@ class Answer:
         """Block the event (prompt erased, stop refused, ...)."""
         return cls(Decision.BLOCK, reason)
 
+    def with_reason(self, reason):
+        """Sets or replaces the reason."""
+        self.wit.reason = reason
+        return self
+
     def with_context(self, text):
         """Adds context for the model (several calls are joined by newlines)."""
         old = self.wit.additional_context
@@ -231,6 +236,16 @@ class Answer:
         self.wit.stop_reason = reason
         return self
 
+    def with_initial_user_message(self, text):
+        """The first user message of a new session (SessionStart)."""
+        self.wit.initial_user_message = text
+        return self
+
+    def retry(self, value):
+        """Lets the model retry (PermissionDenied)."""
+        self.wit.retry = bool(value)
+        return self
+
     def update_permissions(self, rule):
         """Adds a permission rule update (PermissionRequest)."""
         self.wit.updated_permissions.append(json.dumps(rule))
@@ -249,6 +264,16 @@ class Answer:
     def suppress_output(self):
         """Keeps this hook's output out of the transcript."""
         self.wit.suppress_output = True
+        return self
+
+    def update_message(self, text):
+        """Replaces the message (hygge ``modified_message``)."""
+        self.wit.updated_message = text
+        return self
+
+    def append_system_prompt(self, text):
+        """Adds to the system prompt for one turn (hygge ``system_prompt_append``)."""
+        self.wit.system_prompt_append = text
         return self
 
     def with_worktree_path(self, path):

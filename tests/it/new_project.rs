@@ -1,0 +1,124 @@
+//! `hookhost new`: a project made for each language builds with the one command its
+//! README gives and passes its own fixture under `hookhost test`, with nothing from this
+//! repository but the `hookhost` binary (the SDK and WIT are copied in).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::polyglot::{hookhost_test, toolchains};
+
+const CLI: &str = env!("CARGO_BIN_EXE_hookhost");
+
+/// Runs `hookhost new NAME --lang LANG --dir DIR`: exit success, and what it printed.
+fn new(name: &str, lang: &str, dir: &Path) -> (bool, String) {
+    let out = Command::new(CLI)
+        .args(["new", name, "--lang", lang, "--dir"])
+        .arg(dir)
+        .output()
+        .expect("run hookhost new");
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.success(), text)
+}
+
+/// Makes a project, checks the README names the build command `hookhost new` printed,
+/// runs that command (or `script`, where the test must skip a download; `prepare` sets
+/// up the rest), then `hookhost test` in the project folder.
+fn make_build_test(
+    lang: &str,
+    build: &str,
+    script: Option<&str>,
+    prepare: impl FnOnce(&Path, &mut Command),
+) {
+    let dir = tempfile::tempdir().unwrap();
+    let (ok, text) = new("my-hook", lang, dir.path());
+    assert!(ok, "{text}");
+    assert!(text.contains(build), "{text}");
+    let project = dir.path().join("my-hook");
+    let readme = std::fs::read_to_string(project.join("README.md")).unwrap();
+    assert!(readme.contains(build), "{readme}");
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left, ["my-hook"], "nothing but the project is left behind");
+
+    let mut command = Command::new("sh");
+    command
+        .args(["-c", script.unwrap_or(build)])
+        .current_dir(&project)
+        .env_remove("CARGO_TARGET_DIR")
+        .env_remove("CARGO_BUILD_TARGET");
+    prepare(&project, &mut command);
+    let status = command.status().expect("run the build command");
+    assert!(status.success(), "`{build}` failed for the {lang} project");
+
+    let cache = tempfile::tempdir().unwrap();
+    let (ok, text) = hookhost_test(&project, cache.path());
+    assert!(ok, "{text}");
+    assert!(text.contains("ok   denies rm -rf /"), "{text}");
+    assert!(text.contains("2 passed, 0 failed"), "{text}");
+}
+
+/// A folder under the workspace's `target/` that outlives the test, for build output
+/// worth reusing between runs.
+fn kept(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../target/new-project")
+        .join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn rust_project_builds_and_passes_its_fixture() {
+    make_build_test("rust", "cargo build --release", None, |project, _| {
+        // Reuse compiled dependencies between runs: the project's target/ is a link.
+        std::os::unix::fs::symlink(kept("rust-target"), project.join("target")).unwrap();
+    });
+}
+
+#[test]
+fn typescript_project_builds_and_passes_its_fixture() {
+    let tools = toolchains();
+    // `npm install` would fetch the very tools (same pins) the toolchain folder holds:
+    // link them in and run the build script alone.
+    make_build_test(
+        "ts",
+        "npm install && npm run build",
+        Some("npm run build"),
+        |project, _| {
+            std::os::unix::fs::symlink(tools.join("js/node_modules"), project.join("node_modules"))
+                .unwrap();
+        },
+    );
+}
+
+#[test]
+fn python_project_builds_and_passes_its_fixture() {
+    let tools = toolchains();
+    make_build_test("python", "./build.sh", None, |_, command| {
+        command.env("COMPONENTIZE_PY", tools.join("py/bin/componentize-py"));
+    });
+}
+
+#[test]
+fn bad_names_and_existing_folders_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (ok, text) = new("../escape", "rust", dir.path());
+    assert!(!ok);
+    assert!(
+        text.contains("invalid project name \"../escape\""),
+        "{text}"
+    );
+    let (ok, text) = new("taken", "python", dir.path());
+    assert!(ok, "{text}");
+    let (ok, text) = new("taken", "ts", dir.path());
+    assert!(!ok);
+    assert!(text.contains("already exists"), "{text}");
+    assert!(dir.path().join("taken/app.py").is_file());
+    assert!(!dir.path().join("taken/hook.ts").exists());
+    let (ok, text) = new("x", "cobol", dir.path());
+    assert!(!ok);
+    assert!(text.contains("cobol"), "{text}");
+}
