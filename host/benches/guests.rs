@@ -8,75 +8,23 @@
 //! The TypeScript and Python components are built with the pinned toolchains
 //! (`bash tests/toolchains/install.sh` first).
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_main};
-use hookhost::{Engine, EngineOptions, LoadOptions};
-use serde_json::{Value, json};
+use hookhost::Engine;
+use serde_json::json;
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+mod support;
 
-/// Builds a guest and returns its component: `cargo` for Rust, `build.sh` for the others.
-fn build(name: &str) -> PathBuf {
-    let root = workspace();
-    if name == "bash-guard" {
-        let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-            .current_dir(&root)
-            .args(["build", "--quiet", "--profile", "guest"])
-            .args(["--target", "wasm32-wasip2", "--target-dir", "target/guests"])
-            .args(["-p", name])
-            .status()
-            .expect("run cargo");
-        assert!(status.success(), "building {name} failed");
-        return root.join("target/guests/wasm32-wasip2/guest/bash_guard.wasm");
-    }
-    assert!(
-        root.join("target/toolchains/js/node_modules/.bin/componentize-js")
-            .exists()
-            && root
-                .join("target/toolchains/py/bin/componentize-py")
-                .exists(),
-        "guest toolchains missing: run `bash tests/toolchains/install.sh` first"
-    );
-    let dir = root.join("examples-guest").join(name);
-    let status = Command::new("bash")
-        .arg(dir.join("build.sh"))
-        .status()
-        .expect("run build.sh");
-    assert!(status.success(), "building {name} failed");
-    dir.join(format!("{name}.wasm"))
-}
+use support::{input, rust_guest, script_guest};
 
+/// An engine running `component` on Bash PreToolUse with every limit on.
 fn engine(dir: &Path, component: &Path, cache: &Path) -> Engine {
     let hooks = json!({"PreToolUse": [{"matcher": "Bash", "hooks": [
         {"type": "wasm", "component": component.display().to_string(),
          "timeout": 5, "fuel": 2_000_000_000u64, "memoryMb": 64, "failClosed": true}]}]});
-    let settings = dir.join("settings.json");
-    std::fs::write(&settings, json!({ "hooks": hooks }).to_string()).unwrap();
-    let load = LoadOptions {
-        project_dir: Some(dir.to_path_buf()),
-        managed_path: Some(dir.join("none.json")),
-        settings: vec![settings.display().to_string()],
-        ..LoadOptions::default()
-    };
-    let mut options = EngineOptions::default();
-    options.wasm.cache_dir = Some(cache.to_path_buf());
-    Engine::load(&load, options).expect("engine")
-}
-
-fn input(dir: &Path) -> Value {
-    json!({
-        "session_id": "bench",
-        "cwd": dir.display().to_string(),
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Bash",
-        "tool_input": {"command": "cargo test && git status", "description": "run tests"},
-        "tool_use_id": "toolu_bench"
-    })
+    support::engine(dir, hooks, cache)
 }
 
 fn benches(c: &mut Criterion) {
@@ -88,9 +36,9 @@ fn benches(c: &mut Criterion) {
         .unwrap();
     let _guard = rt.enter();
     let guests = [
-        ("rust_bash_guard", build("bash-guard")),
-        ("ts_guard", build("ts-guard")),
-        ("py_guard", build("py-guard")),
+        ("rust_bash_guard", rust_guest("bash-guard")),
+        ("ts_guard", script_guest("ts-guard")),
+        ("py_guard", script_guest("py-guard")),
     ];
 
     let mut group = c.benchmark_group("guest_call");

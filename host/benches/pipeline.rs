@@ -12,68 +12,20 @@
 //! * `throughput/wasm_bash_guard_2_workers`: 64 concurrent calls on a 2-worker runtime
 //!   (time per batch; calls/s = 64 / time).
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 use std::sync::Arc;
 
 use criterion::{Criterion, Throughput, criterion_main};
-use hookhost::{Engine, EngineOptions, LoadOptions};
+use hookhost::Engine;
 use serde_json::{Value, json};
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+mod support;
 
-/// Builds the bash-guard component (a no-op when it is up to date) and returns its path.
-fn bash_guard() -> PathBuf {
-    let root = workspace();
-    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-        .current_dir(&root)
-        .args([
-            "build",
-            "--quiet",
-            "--profile",
-            "guest",
-            "--target",
-            "wasm32-wasip2",
-        ])
-        .args(["--target-dir", "target/guests", "-p", "bash-guard"])
-        .status()
-        .expect("run cargo");
-    assert!(status.success(), "building bash-guard failed");
-    root.join("target/guests/wasm32-wasip2/guest/bash_guard.wasm")
-}
+use support::{input, rust_guest};
 
+/// An engine over `hooks`, components cached in `dir/cache`.
 fn engine(dir: &Path, hooks: Value) -> Engine {
-    let settings = dir.join(format!("settings-{}.json", rand_suffix()));
-    std::fs::write(&settings, json!({ "hooks": hooks }).to_string()).unwrap();
-    let load = LoadOptions {
-        project_dir: Some(dir.to_path_buf()),
-        managed_path: Some(dir.join("none.json")),
-        settings: vec![settings.display().to_string()],
-        ..LoadOptions::default()
-    };
-    let mut options = EngineOptions::default();
-    options.wasm.cache_dir = Some(dir.join("cache"));
-    Engine::load(&load, options).expect("engine")
-}
-
-fn rand_suffix() -> u128 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos()
-}
-
-fn input(dir: &Path) -> Value {
-    json!({
-        "session_id": "bench",
-        "cwd": dir.display().to_string(),
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Bash",
-        "tool_input": {"command": "cargo test && git status", "description": "run tests"},
-        "tool_use_id": "toolu_bench"
-    })
+    support::engine(dir, hooks, &dir.join("cache"))
 }
 
 const SH_POLICY: &str = r#"input=$(cat); case "$input" in *'rm -rf /'*|*'git reset --hard'*|*'push --force'*|*'| sh'*) printf '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"destructive command"}}';; esac"#;
@@ -104,7 +56,7 @@ fn benches(c: &mut Criterion) {
     });
     group.finish();
 
-    let component = bash_guard();
+    let component = rust_guest("bash-guard");
     let wasm_hook = json!({"type": "wasm", "component": component.display().to_string(),
         "timeout": 5, "fuel": 500_000_000u64, "memoryMb": 32, "failClosed": true});
     let wasm_engine = engine(

@@ -13,36 +13,17 @@
 //! process start and a loaded server are not microbenchmarks).
 
 use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
 
+mod support;
+
+use support::{rust_guest, settings};
+
 const CLI: &str = env!("CARGO_BIN_EXE_hookhost");
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn bash_guard() -> PathBuf {
-    let root = workspace();
-    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-        .current_dir(&root)
-        .args([
-            "build",
-            "--quiet",
-            "--profile",
-            "guest",
-            "--target",
-            "wasm32-wasip2",
-        ])
-        .args(["--target-dir", "target/guests", "-p", "bash-guard"])
-        .status()
-        .expect("run cargo");
-    assert!(status.success(), "building bash-guard failed");
-    root.join("target/guests/wasm32-wasip2/guest/bash_guard.wasm")
-}
 
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
     let index = ((sorted.len() as f64 - 1.0) * p).round() as usize;
@@ -80,12 +61,6 @@ fn fire(dir: &Path, settings: &Path, runs: usize) -> Vec<Duration> {
     }
     times.sort();
     times
-}
-
-fn settings(dir: &Path, name: &str, hooks: serde_json::Value) -> PathBuf {
-    let path = dir.join(name);
-    std::fs::write(&path, json!({"hooks": hooks}).to_string()).unwrap();
-    path
 }
 
 fn serve_load(dir: &Path, settings: &Path) {
@@ -185,7 +160,7 @@ fn main() {
         .collect();
     let wanted = |name: &str| filter.is_empty() || filter.iter().any(|f| name.contains(f));
     let dir = tempfile::tempdir().unwrap();
-    let guard = bash_guard();
+    let guard = rust_guest("bash-guard");
     let wasm = settings(
         dir.path(),
         "wasm.json",
