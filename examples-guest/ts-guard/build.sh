@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds policy.ts into the component ts-guard.wasm: bundle (rolldown, TypeScript
-# stripped, the SDK inlined), then componentize (componentize-js; no HTTP, no fetch).
+# Builds policy.ts into the component ts-guard.wasm: type-check (tsc, strict), bundle
+# (rolldown, the SDK inlined), then componentize (componentize-js; no HTTP, no fetch).
 # Tools come from $HOOKHOST_TOOLCHAINS (default: the repository's target/toolchains,
 # filled by tests/toolchains/install.sh).
 set -euo pipefail
@@ -9,8 +9,9 @@ root="$(cd "$here/../.." && pwd)"
 bin="${HOOKHOST_TOOLCHAINS:-$root/target/toolchains}/js/node_modules/.bin"
 out="${1:-$here/ts-guard.wasm}"
 mkdir -p "$here/dist"
+"$bin/tsc" -p "$here"
 "$bin/rolldown" "$here/policy.ts" --file "$here/dist/policy.js" --format esm \
-    --external 'hookhost:hooks/input@0.2.0,hookhost:hooks/host@0.2.0' --logLevel warn
+    --external hookhost:hooks/input@0.2.0 --external hookhost:hooks/host@0.2.0 --logLevel warn
 "$bin/componentize-js" "$here/dist/policy.js" --wit "$root/wit/hooks@0.2.0" \
     --world-name hook --disable http fetch-event --out "$out" >/dev/null
 echo "built $out"

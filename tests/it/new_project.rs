@@ -29,7 +29,7 @@ fn make_build_test(
     build: &str,
     script: Option<&str>,
     prepare: impl FnOnce(&Path, &mut Command),
-) {
+) -> Project {
     let dir = tempfile::tempdir().unwrap();
     let (ok, text) = new("my-hook", lang, dir.path());
     assert!(ok, "{text}");
@@ -58,6 +58,19 @@ fn make_build_test(
     assert!(ok, "{text}");
     assert!(text.contains("ok   denies rm -rf /"), "{text}");
     assert!(text.contains("2 passed, 0 failed"), "{text}");
+    Project { _dir: dir, project }
+}
+
+/// A made project, removed when dropped.
+struct Project {
+    _dir: tempfile::TempDir,
+    project: PathBuf,
+}
+
+impl Project {
+    fn path(&self) -> &Path {
+        &self.project
+    }
 }
 
 /// A folder under the workspace's `target/` that outlives the test, for build output
@@ -83,7 +96,7 @@ fn typescript_project_builds_and_passes_its_fixture() {
     let tools = toolchains();
     // `npm install` would fetch the very tools (same pins) the toolchain folder holds:
     // link them in and run the build script alone.
-    make_build_test(
+    let project = make_build_test(
         "ts",
         "npm install && npm run build",
         Some("npm run build"),
@@ -91,6 +104,23 @@ fn typescript_project_builds_and_passes_its_fixture() {
             std::os::unix::fs::symlink(tools.join("js/node_modules"), project.join("node_modules"))
                 .unwrap();
         },
+    );
+    // The build type-checks: a handler returning a string instead of an Answer stops it,
+    // with TypeScript's error.
+    let hook = project.path().join("hook.ts");
+    let source = std::fs::read_to_string(&hook).unwrap();
+    std::fs::write(&hook, source.replace("return Answer.none();", "return 'none';")).unwrap();
+    let out = Command::new("npm")
+        .args(["run", "build"])
+        .current_dir(project.path())
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{text}");
+    assert!(
+        text.contains("error TS2322") && text.contains("not assignable to type 'Answer'"),
+        "{text}"
     );
 }
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Installs the pinned guest toolchains the TypeScript and Python examples build with,
-# under target/toolchains/ (idempotent: a second run only checks):
-#   target/toolchains/js/node_modules/.bin/{componentize-js,rolldown,jco}  (npm registry)
-#   target/toolchains/py/bin/componentize-py                              (PyPI, in a venv)
+# Installs the pinned guest toolchains the TypeScript and Python guests build with, under
+# target/toolchains/ (idempotent: a second run only checks):
+#   target/toolchains/js/node_modules/.bin/{componentize-js,rolldown,tsc,jco}  (npm registry)
+#   target/toolchains/py/bin/componentize-py                                  (PyPI, in a venv)
 # Needs Node.js ≥ 18 with npm, and Python ≥ 3.10.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -10,9 +10,15 @@ root="$(cd "$here/../.." && pwd)"
 out="$root/target/toolchains"
 mkdir -p "$out/js"
 
-if ! cmp -s "$here/package.json" "$out/js/package.json" || [ ! -x "$out/js/node_modules/.bin/componentize-js" ]; then
-    cp "$here/package.json" "$out/js/package.json"
+# The tree in package-lock.json (componentize-js finds some of its modules only where that
+# tree hoists them). `npm install` rather than `npm ci`: npm leaves other platforms'
+# optional packages out of a lock file, which `npm ci` then refuses. The stamp is written
+# only once the install succeeded.
+if ! cmp -s "$here/package-lock.json" "$out/js/installed-lock.json" || [ ! -x "$out/js/node_modules/.bin/componentize-js" ]; then
+    rm -f "$out/js/installed-lock.json"
+    cp "$here/package.json" "$here/package-lock.json" "$out/js/"
     (cd "$out/js" && npm install --no-audit --no-fund --loglevel=error)
+    cp "$here/package-lock.json" "$out/js/installed-lock.json"
 fi
 
 if ! cmp -s "$here/requirements.txt" "$out/py/requirements.txt" 2>/dev/null || [ ! -x "$out/py/bin/componentize-py" ]; then

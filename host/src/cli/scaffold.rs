@@ -92,6 +92,7 @@ const PYTHON_SDK: &[(&str, &str)] = &[
 ];
 /// The pinned tool versions the repository's own examples build with.
 const JS_TOOLS: &str = include_str!("../../../tests/toolchains/package.json");
+const JS_TOOLS_LOCK: &str = include_str!("../../../tests/toolchains/package-lock.json");
 const PYTHON_TOOLS: &str = include_str!("../../../tests/toolchains/requirements.txt");
 
 const README: &str = include_str!("scaffold/README.md.in");
@@ -215,8 +216,9 @@ fn project(name: &str, lang: Lang) -> anyhow::Result<Vec<File>> {
             "hook.ts",
             "sdk/js/README.md",
             "Needs Node.js ≥ 18 with npm. `npm install` fetches the pinned build tools \
-             (componentize-js, rolldown) once; `npm run build` bundles `hook.ts` and makes \
-             the component (no HTTP, no fetch).",
+             (TypeScript, rolldown, componentize-js) once; `npm run build` type-checks \
+             `hook.ts`, bundles it with the SDK and makes the component (no HTTP, no \
+             fetch).",
         ),
         Lang::Python => (
             "app.py",
@@ -277,6 +279,7 @@ fn project(name: &str, lang: Lang) -> anyhow::Result<Vec<File>> {
         }
         Lang::Ts => {
             files.push(File::new("package.json", ts_manifest(name)?));
+            files.push(File::new("package-lock.json", ts_lock(name)?));
             files.push(File::new(
                 "hook.ts",
                 fill(include_str!("scaffold/ts/hook.ts")),
@@ -399,14 +402,6 @@ fn inline_toml(value: &toml::Value) -> anyhow::Result<String> {
 /// The TypeScript project's `package.json`: the build script and the pinned tools.
 fn ts_manifest(name: &str) -> anyhow::Result<String> {
     let tools: Value = serde_json::from_str(JS_TOOLS).context("parse the pinned JS tools")?;
-    // The tools the build script runs, at the versions the repository's examples use.
-    let mut dev_dependencies = serde_json::Map::new();
-    for tool in ["@bytecodealliance/componentize-js", "rolldown"] {
-        let version = tools["devDependencies"][tool]
-            .as_str()
-            .with_context(|| format!("tests/toolchains/package.json pins no {tool}"))?;
-        dev_dependencies.insert(tool.to_string(), version.into());
-    }
     let externals =
         format!("--external hookhost:hooks/input@{WIT} --external hookhost:hooks/host@{WIT}");
     let manifest = json!({
@@ -417,15 +412,28 @@ fn ts_manifest(name: &str) -> anyhow::Result<String> {
         "description": format!("{name}: a hookhost hook in TypeScript, built into a WebAssembly component"),
         "scripts": {
             "build": format!(
-                "rolldown hook.ts --file dist/hook.js --format esm {externals} --logLevel warn \
+                "tsc -p . && rolldown hook.ts --file dist/hook.js --format esm {externals} --logLevel warn \
                  && componentize-js dist/hook.js --wit sdk/wit/hooks@{WIT} --world-name hook \
                  --disable http fetch-event --out {name}.wasm"
             ),
             "test": "hookhost test",
         },
-        "devDependencies": dev_dependencies,
+        "devDependencies": tools["devDependencies"].clone(),
     });
     Ok(serde_json::to_string_pretty(&manifest)? + "\n")
+}
+
+/// The TypeScript project's `package-lock.json`: the repository's tested tool tree under
+/// the project's name, so `npm install` resolves the same versions.
+fn ts_lock(name: &str) -> anyhow::Result<String> {
+    let mut lock: Value =
+        serde_json::from_str(JS_TOOLS_LOCK).context("parse the pinned JS tools' lock file")?;
+    lock["name"] = name.into();
+    lock["version"] = "0.1.0".into();
+    let root = &mut lock["packages"][""];
+    root["name"] = name.into();
+    root["version"] = "0.1.0".into();
+    Ok(serde_json::to_string_pretty(&lock)? + "\n")
 }
 
 /// Writes the files into a fresh folder beside `root`, then renames it into place: a
@@ -552,6 +560,13 @@ mod tests {
         assert_eq!(
             manifest["devDependencies"]["@bytecodealliance/componentize-js"],
             serde_json::from_str::<Value>(JS_TOOLS).unwrap()["devDependencies"]["@bytecodealliance/componentize-js"]
+        );
+        let lock: Value = serde_json::from_str(file(&ts, "package-lock.json")).unwrap();
+        assert_eq!(lock["name"], "my-hook");
+        assert_eq!(lock["packages"][""]["name"], "my-hook");
+        assert_eq!(
+            lock["packages"][""]["devDependencies"],
+            manifest["devDependencies"]
         );
         let py = project("my-hook", Lang::Python).unwrap();
         assert!(file(&py, "build.sh").contains("--output my-hook.wasm"));
