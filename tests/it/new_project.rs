@@ -109,7 +109,11 @@ fn typescript_project_builds_and_passes_its_fixture() {
     // with TypeScript's error.
     let hook = project.path().join("hook.ts");
     let source = std::fs::read_to_string(&hook).unwrap();
-    std::fs::write(&hook, source.replace("return Answer.none();", "return 'none';")).unwrap();
+    std::fs::write(
+        &hook,
+        source.replace("return Answer.none();", "return 'none';"),
+    )
+    .unwrap();
     let out = Command::new("npm")
         .args(["run", "build"])
         .current_dir(project.path())
