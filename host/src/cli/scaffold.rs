@@ -451,8 +451,11 @@ fn write_project(root: &Path, files: &[File]) -> anyhow::Result<()> {
         .unwrap_or(Path::new("."));
     std::fs::create_dir_all(parent)
         .with_context(|| format!("cannot create {}", parent.display()))?;
+    use std::os::unix::fs::PermissionsExt;
     let staging = tempfile::Builder::new()
         .prefix(".hookhost-new-")
+        // The project folder's mode as `mkdir` would make it (the umask applies).
+        .permissions(std::fs::Permissions::from_mode(0o777))
         .tempdir_in(parent)
         .with_context(|| format!("cannot create a folder in {}", parent.display()))?;
     for file in files {
@@ -464,7 +467,6 @@ fn write_project(root: &Path, files: &[File]) -> anyhow::Result<()> {
         std::fs::write(&path, &file.contents)
             .with_context(|| format!("cannot write {}", path.display()))?;
         if file.executable {
-            use std::os::unix::fs::PermissionsExt;
             std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
                 .with_context(|| format!("cannot make {} executable", path.display()))?;
         }
@@ -480,6 +482,7 @@ fn write_project(root: &Path, files: &[File]) -> anyhow::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::fs::PermissionsExt;
 
     fn file<'a>(files: &'a [File], path: &str) -> &'a str {
         &files
@@ -592,6 +595,12 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names, vec!["p"]);
+        // The folder gets the mode `mkdir` gives, not a temporary folder's 0700.
+        let reference = dir.path().join("reference");
+        std::fs::create_dir(&reference).unwrap();
+        let mode = |path: &Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&root), mode(&reference));
+        std::fs::remove_dir(&reference).unwrap();
         // An empty folder of that name is filled.
         let empty = dir.path().join("q");
         std::fs::create_dir(&empty).unwrap();
