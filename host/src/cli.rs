@@ -11,7 +11,6 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use serde_json::{Value, json};
 
 use hookhost::{
     DialectId, Engine, EngineOptions, LayerPolicy, LoadOptions, Severity, Trust, TrustStore,
@@ -166,6 +165,10 @@ struct TrustArgs {
     /// Remove a workspace from the trust store.
     #[arg(long, value_name = "DIR")]
     remove: Option<PathBuf>,
+    /// Trust `/` or the home folder itself (refused otherwise: every repository below
+    /// would run its hooks unsandboxed).
+    #[arg(long)]
+    force: bool,
     /// Home directory (the store is `<home>/.config/hookhost/trusted.json` when given;
     /// otherwise `$XDG_CONFIG_HOME/hookhost/trusted.json` or `~/.config/hookhost/…`).
     #[arg(long, value_name = "DIR")]
@@ -208,10 +211,7 @@ impl ConfigArgs {
             )
         } else {
             (
-                self.home
-                    .as_ref()
-                    .map(absolute)
-                    .or_else(|| std::env::var_os("HOME").map(PathBuf::from)),
+                self.home.as_ref().map(absolute).or_else(hookhost::home),
                 Some(
                     self.project_dir
                         .as_ref()
@@ -222,7 +222,7 @@ impl ConfigArgs {
         };
         let project_dir = project_dir.map(|dir| dir.canonicalize().unwrap_or(dir));
         Ok(LoadOptions {
-            config_dir: Some(config_dir(self.home.as_ref().map(absolute))),
+            config_dir: config_dir(self.home.as_ref().map(absolute)),
             trust: if self.trust_workspace {
                 Trust::Trusted
             } else {
@@ -270,24 +270,19 @@ impl ConfigArgs {
 /// microseconds each).
 const ONE_SHOT_INSTANCES: u32 = 8;
 
-/// A folder named by an environment variable, when it is set and not empty.
+/// A folder named by an environment variable, when it is set to an absolute path (XDG
+/// rules: empty or relative values are ignored).
 fn env_dir(name: &str) -> Option<PathBuf> {
-    std::env::var_os(name)
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
+    hookhost::env_dir(name)
 }
 
 /// hookhost's configuration folder: `<home>/.config/hookhost` when `--home` is given,
-/// else `$XDG_CONFIG_HOME/hookhost`, else `$HOME/.config/hookhost`.
-fn config_dir(home: Option<PathBuf>) -> PathBuf {
-    if let Some(home) = home {
-        return home.join(".config").join("hookhost");
-    }
-    match std::env::var_os("XDG_CONFIG_HOME").filter(|v| !v.is_empty()) {
-        Some(dir) => PathBuf::from(dir).join("hookhost"),
-        None => PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
-            .join(".config")
-            .join("hookhost"),
+/// else `$XDG_CONFIG_HOME/hookhost`, else `$HOME/.config/hookhost`; `None` when neither
+/// variable is a usable absolute path.
+fn config_dir(home: Option<PathBuf>) -> Option<PathBuf> {
+    match home {
+        Some(home) => Some(home.join(".config").join("hookhost")),
+        None => hookhost::config_dir(),
     }
 }
 
@@ -349,16 +344,26 @@ pub async fn run(cli: Cli) -> CliResult {
     }
 }
 
+/// Largest event input `fire` reads; beyond it the input is refused (a block where a
+/// failClosed hook guards the event).
+const FIRE_MAX_INPUT: usize = 16 << 20;
+
 fn read_input(args: &FireArgs) -> anyhow::Result<Vec<u8>> {
     let mut bytes = Vec::new();
+    // One byte more than the limit: the front door tells oversize from exactly full.
+    let cap = FIRE_MAX_INPUT as u64 + 1;
     match args.input.as_deref() {
         None | Some("-") => {
             std::io::stdin()
+                .take(cap)
                 .read_to_end(&mut bytes)
                 .context("cannot read the event input from standard input")?;
         }
         Some(path) => {
-            bytes = std::fs::read(path)
+            let file = hookhost::open_regular(std::path::Path::new(path), FIRE_MAX_INPUT as u64)
+                .with_context(|| format!("cannot read the event input file {path}"))?;
+            file.take(cap)
+                .read_to_end(&mut bytes)
                 .with_context(|| format!("cannot read the event input file {path}"))?;
         }
     }
@@ -390,98 +395,38 @@ fn print_outcome(format: Format, outcome: &hookhost::HookOutcome) -> CliResult {
     }
 }
 
+/// `hookhost fire`: a thin adapter over the front door ([`hookhost::Engine::answer`]).
 async fn fire(args: FireArgs) -> CliResult {
     let bytes = read_input(&args)?;
     let engine = args.config.one_shot_engine()?;
     for diagnostic in engine.diagnostics() {
         eprintln!("hookhost: {diagnostic}");
     }
-    let mut input = match hookhost::parse_input(&bytes) {
-        Ok(input) => input,
-        Err(err) => {
-            // The hooks cannot run. Where a fail-closed hook guards the event, that is a
-            // block, never a silent exit the host would treat as "proceed".
-            let event = args.event.clone().or_else(|| hookhost::sniff_event(&bytes));
-            let guarded = match &event {
-                Some(event) => engine.has_fail_closed(event),
-                None => engine.has_any_fail_closed(),
-            };
-            if guarded {
-                let event = event.unwrap_or_else(|| "PreToolUse".into());
-                let reason = format!(
-                    "hookhost could not read the {event} input ({err}); blocking because a failClosed hook guards this event"
-                );
-                eprintln!("hookhost: {reason}");
-                let outcome = hookhost::failed_closed(&event, &reason);
-                return print_outcome(args.format, &outcome);
-            }
-            return Err(CliError::Usage(err.into()));
-        }
+    let session = args.session_id.as_deref().unwrap_or("hookhost-cli");
+    let limits = hookhost::RequestLimits {
+        max_body: FIRE_MAX_INPUT,
+        same_project: false,
     };
-    let map = input.as_object_mut().expect("parse returns objects");
-    // The dialect's event field: `hook_event_name`, hygge's `event`.
-    let field = engine.dialect().event_field;
-    let event = match (&args.event, map.get(field).and_then(Value::as_str)) {
-        (Some(event), _) => event.clone(),
-        (None, Some(event)) => event.to_string(),
-        (None, None) => {
-            return Err(CliError::Usage(anyhow::anyhow!(
-                "no event: name it (`hookhost fire PreToolUse`) or put `{field}` in the input"
-            )));
+    let answer = engine
+        .answer(hookhost::Request {
+            body: &bytes,
+            event: args.event.as_deref(),
+            session_id: session,
+            limits: &limits,
+        })
+        .await;
+    let outcome = match answer {
+        hookhost::Answer::Outcome(outcome) => outcome,
+        hookhost::Answer::Failed(failure @ hookhost::Failure::Internal(_)) => {
+            return Err(CliError::Internal(failure.into()));
         }
-    };
-    let session = args
-        .session_id
-        .clone()
-        .unwrap_or_else(|| "hookhost-cli".into());
-    fill_common(map, &session);
-    let outcome = match run_guarded(&engine, &event, input).await {
-        Ok(outcome) => outcome,
-        Err(err) => return Err(CliError::Internal(err)),
+        hookhost::Answer::Failed(failure) => return Err(CliError::Usage(failure.into())),
     };
     engine.close().await;
     // The process ends right after the answer: the OS reclaims the engine (its instance
     // pool's mappings) faster than dropping it would.
     std::mem::forget(engine);
     print_outcome(args.format, &outcome)
-}
-
-/// Fills the common input fields a host may leave out (`session_id`, `transcript_path`,
-/// `cwd`, `permission_mode`).
-fn fill_common(map: &mut serde_json::Map<String, Value>, session: &str) {
-    map.entry("session_id").or_insert(json!(session));
-    map.entry("transcript_path").or_insert(json!(""));
-    if let Ok(cwd) = std::env::current_dir() {
-        map.entry("cwd").or_insert(json!(cwd.display().to_string()));
-    }
-    map.entry("permission_mode").or_insert(json!("default"));
-}
-
-/// Runs `event` on a task of its own: should anything inside the engine panic, the
-/// answer is still a block where a fail-closed hook guards the event, never a crash the
-/// host would read as "proceed".
-async fn run_guarded(
-    engine: &Engine,
-    event: &str,
-    input: Value,
-) -> anyhow::Result<hookhost::HookOutcome> {
-    let task = {
-        let (engine, event) = (engine.clone(), event.to_string());
-        tokio::spawn(async move { engine.execute(&event, input).await })
-    };
-    match task.await {
-        Ok(outcome) => Ok(outcome),
-        Err(err) if engine.has_fail_closed(event) => {
-            let reason = format!(
-                "hookhost failed while running the {event} hooks ({err}); blocking because a failClosed hook guards this event"
-            );
-            eprintln!("hookhost: {reason}");
-            Ok(hookhost::failed_closed(event, &reason))
-        }
-        Err(err) => Err(anyhow::anyhow!(
-            "hookhost failed while running the {event} hooks: {err}"
-        )),
-    }
 }
 
 async fn check(args: &ConfigArgs) -> CliResult {
@@ -528,7 +473,12 @@ fn trust(args: &TrustArgs) -> CliResult {
         .context("cannot read the current directory")
         .map_err(CliError::Usage)?;
     let home = args.home.as_ref().map(|h| cwd.join(h));
-    let store = TrustStore::in_dir(&config_dir(home));
+    let Some(config) = config_dir(home.clone()) else {
+        return Err(CliError::Usage(anyhow::anyhow!(
+            "no usable home: $HOME (or $XDG_CONFIG_HOME) must be an absolute path, or give --home"
+        )));
+    };
+    let store = TrustStore::in_dir(&config);
     let failed = |err: hookhost::TrustError| CliError::Internal(err.into());
     if args.list {
         for dir in store.list().map_err(failed)? {
@@ -549,7 +499,10 @@ fn trust(args: &TrustArgs) -> CliResult {
         };
     }
     let dir = cwd.join(args.dir.clone().unwrap_or_default());
-    let added = store.add(&dir).map_err(|err| CliError::Usage(err.into()))?;
+    let home = home.or_else(hookhost::home);
+    let added = store
+        .add(&dir, home.as_deref(), args.force)
+        .map_err(|err| CliError::Usage(err.into()))?;
     println!(
         "trusted {} (store {})",
         added.display(),

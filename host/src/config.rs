@@ -122,6 +122,32 @@ impl Layer {
             Layer::Session => "session".into(),
         }
     }
+
+    /// Whether the layer belongs to the machine's owners (managed settings, the user's
+    /// own files, `--settings` given on the command line, hooks registered through the
+    /// library, hookhost itself) rather than to a repository or a plugin. The one
+    /// definition every policy decision reads: owner keys, first-decider order, grant
+    /// bounds, duplicate removal.
+    pub fn is_owner(&self) -> bool {
+        matches!(
+            self,
+            Layer::Managed | Layer::User | Layer::Settings | Layer::Session | Layer::Hookhost
+        )
+    }
+
+    /// Authority, lower is stronger: managed (0), `--settings` (1), user (2), session and
+    /// hookhost (3), project and local (4), plugins (5). Of two identical hooks the one
+    /// with the stronger authority is kept.
+    pub fn authority(&self) -> u8 {
+        match self {
+            Layer::Managed => 0,
+            Layer::Settings => 1,
+            Layer::User => 2,
+            Layer::Session | Layer::Hookhost => 3,
+            Layer::Project | Layer::Local => 4,
+            Layer::Plugin(_) => 5,
+        }
+    }
 }
 
 /// The shell a shell-form command runs in.
@@ -320,13 +346,13 @@ impl Handler {
                 .unwrap_or_else(|| w.component.display().to_string()),
             Handler::Unsupported(kind) => kind.clone(),
         };
-        crate::text::shorten(&name, 80)
+        crate::text::shorten(&crate::text::redact_userinfo(&name), 80)
     }
 }
 
 /// `url` without what may be a credential (user info, query, fragment), for names that
 /// reach reports, listings and the audit log. Text that is not a URL is kept.
-fn redacted_url(url: &str) -> String {
+pub(crate) fn redacted_url(url: &str) -> String {
     match reqwest::Url::parse(url) {
         Ok(mut parsed) => {
             let _ = parsed.set_username("");
@@ -395,9 +421,10 @@ pub struct HookSpec {
 impl HookSpec {
     /// The name used in reports.
     pub fn display_name(&self) -> String {
-        self.name
-            .clone()
-            .unwrap_or_else(|| self.handler.display_name())
+        match &self.name {
+            Some(name) => crate::text::redact_userinfo(name).into_owned(),
+            None => self.handler.display_name(),
+        }
     }
 
     /// Whether a failure of this hook blocks the event (`failClosed`).
@@ -441,6 +468,13 @@ pub struct LoadedConfig {
     /// Why that dialect: the file that revealed it, or `None` when it was given (or
     /// nothing was found and the default applies).
     pub dialect_detected_from: Option<PathBuf>,
+    /// Owners' `failClosed` hooks the configuration holds but the engine cannot run (an
+    /// event its dialect does not have): each is a load error, and while one stands every
+    /// event is answered with a block naming it.
+    pub lost_guards: Vec<String>,
+    /// The project's own files that were read (a repository's): their problems cost
+    /// only their own hooks, never a reload of the owner's.
+    pub repository_files: Vec<String>,
 }
 
 impl LoadedConfig {

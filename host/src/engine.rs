@@ -182,6 +182,9 @@ pub(crate) struct Inner {
     home: Option<std::path::PathBuf>,
     pub(crate) dialect: &'static Dialect,
     dialect_detected_from: Option<std::path::PathBuf>,
+    /// Owners' failClosed hooks that cannot run (see [`LoadedConfig::lost_guards`]).
+    lost_guards: Vec<String>,
+    repository_files: Vec<String>,
     pub(crate) shared: Shared,
 }
 
@@ -236,9 +239,22 @@ impl Engine {
                 home: config.home,
                 dialect: config.dialect.dialect(),
                 dialect_detected_from: config.dialect_detected_from,
+                lost_guards: config.lost_guards,
+                repository_files: config.repository_files,
                 shared,
             }),
         })
+    }
+
+    /// The project directory the engine was loaded for, if any: command hooks run there.
+    pub fn project_dir(&self) -> Option<&Path> {
+        self.inner.project_dir.as_deref()
+    }
+
+    /// Whether `diagnostic` concerns one of the project's own files (a repository's),
+    /// whose problems cost only that file's hooks.
+    pub fn from_repository(&self, diagnostic: &Diagnostic) -> bool {
+        self.inner.repository_files.contains(&diagnostic.file)
     }
 
     /// Diagnostics from loading configuration.
@@ -275,15 +291,18 @@ impl Engine {
     /// Whether any `failClosed` hook is configured for `event`, whatever its matcher: the
     /// CLI answers a block when such an event's input cannot be read.
     pub fn has_fail_closed(&self, event: &str) -> bool {
-        self.inner
-            .hooks
-            .iter()
-            .any(|hook| hook.spec.event == event && hook.spec.fail_closed())
+        !self.inner.lost_guards.is_empty()
+            || self
+                .inner
+                .hooks
+                .iter()
+                .any(|hook| hook.spec.event == event && hook.spec.fail_closed())
     }
 
     /// Whether any `failClosed` hook is configured for any event.
     pub fn has_any_fail_closed(&self) -> bool {
-        self.inner.hooks.iter().any(|hook| hook.spec.fail_closed())
+        !self.inner.lost_guards.is_empty()
+            || self.inner.hooks.iter().any(|hook| hook.spec.fail_closed())
     }
 
     /// Every configured hook (configuration hooks, then session hooks), as the dialect
@@ -428,6 +447,12 @@ impl Engine {
     }
 
     async fn fire(&self, event: &Event, session: &Arc<str>, input: Value) -> HookOutcome {
+        if let Some(lost) = self.inner.lost_guards.first() {
+            return crate::merge::failed_closed(
+                event.name(),
+                &format!("hookhost cannot run a guard its owner configured ({lost}); blocking"),
+            );
+        }
         let guard = &self.inner.stop_guard;
         let reentry = input.get("stop_hook_active") == Some(&Value::Bool(true));
         let selected = self.select(event, &input, session, &Default::default());

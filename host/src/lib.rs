@@ -46,11 +46,14 @@ mod dialect;
 mod engine;
 mod event;
 mod executor;
+mod files;
+mod front_door;
 mod input;
 mod matcher;
 mod merge;
 mod outcome;
 mod output;
+mod paths;
 mod protocol;
 mod text;
 
@@ -76,10 +79,13 @@ pub use executor::AsyncNotice;
 pub use executor::prompt::{LlmOptions, Provider};
 pub use executor::wasm::cache::CacheStats;
 pub use executor::wasm::{WIT_VERSION, WasmOptions, compile_worker_main};
+pub use files::{create_private_dir, open_private_append, open_regular};
+pub use front_door::{Answer, Failure, Request, RequestLimits};
 pub use input::{InputError, parse as parse_input, sniff_event};
 pub use merge::failed_closed;
 pub use outcome::{Counts, HookOutcome, HookReport, HookStatus, IgnoredField};
 pub use output::{HookOutput, PermissionDecision};
+pub use paths::{config_dir, env_dir, home};
 pub use protocol::ClaudeAnswer;
 
 /// Parsers and limits exposed for the fuzz targets and property tests (`host/fuzz`,

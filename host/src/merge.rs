@@ -147,12 +147,7 @@ pub fn merge(event: &Event, ran: Vec<Ran>) -> HookOutcome {
             // The first decider wins, but the machine's owners decide before a repository
             // or plugin: a project `allow` cannot pre-empt a managed, user or `--settings`
             // deny that comes later in configuration order.
-            let owner = matches!(
-                source,
-                crate::config::Layer::Managed
-                    | crate::config::Layer::User
-                    | crate::config::Layer::Settings
-            );
+            let owner = source.is_owner();
             if matches!(this, PermissionDecision::Allow | PermissionDecision::Deny)
                 && first_decider
                     .as_ref()

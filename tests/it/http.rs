@@ -112,7 +112,7 @@ async fn response_semantics() {
             path: format!("/other-host-redirect/{port}"),
             status: HookStatus::NonBlockingError,
             decision: None,
-            error: Some("redirect to another host not followed"),
+            error: Some("redirect to another origin"),
         },
     ];
     for case in cases {

@@ -15,4 +15,5 @@ mod prompt;
 mod sandbox;
 mod scenarios;
 mod serve;
+mod surfaces;
 mod wasm;

@@ -35,6 +35,12 @@ fn spawn(env: &TestEnv, settings: &Path, extra: &[&str]) -> Result<Served, Strin
         .arg("--managed-settings")
         .arg(env.managed_path())
         .args(extra)
+        // TCP without a token file: loopback, unauthenticated on purpose (the token and
+        // Host checks have tests of their own).
+        .args(
+            (extra.iter().any(|a| a.starts_with("127.0.0.1")) && !extra.contains(&"--token-file"))
+                .then_some("--no-auth"),
+        )
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -192,6 +198,11 @@ async fn off_loopback_needs_a_token_and_a_wrong_token_reaches_no_hook() {
         .unwrap();
     assert!(refused.contains("--token-file"), "{refused}");
     let token_file = env.write("token", "s3cret-token-0123456789\n");
+    std::fs::set_permissions(
+        &token_file,
+        std::os::unix::fs::PermissionsExt::from_mode(0o600),
+    )
+    .unwrap();
     let served = spawn(
         &env,
         &settings,
@@ -240,7 +251,14 @@ async fn overload_is_a_503_with_retry_after_never_a_dropped_connection() {
     let served = spawn(
         &env,
         &settings,
-        &["--listen", "127.0.0.1:0", "--max-concurrent", "1"],
+        &[
+            "--listen",
+            "127.0.0.1:0",
+            "--max-concurrent",
+            "1",
+            "--queue-wait",
+            "100",
+        ],
     )
     .unwrap();
     let http = client();

@@ -204,9 +204,24 @@ async fn run_case(
         _ => bail!("`input` must be a JSON object"),
     };
     input.entry("hook_event_name").or_insert(json!(case.event));
-    super::fill_common(&mut input, "hookhost-test");
-    let outcome = engine.execute(&case.event, Value::Object(input)).await;
+    let body = serde_json::to_vec(&input)?;
+    let limits = hookhost::RequestLimits {
+        max_body: body.len(),
+        same_project: false,
+    };
+    let answer = engine
+        .answer(hookhost::Request {
+            body: &body,
+            event: Some(&case.event),
+            session_id: "hookhost-test",
+            limits: &limits,
+        })
+        .await;
     engine.close().await;
+    let outcome = match answer {
+        hookhost::Answer::Outcome(outcome) => outcome,
+        hookhost::Answer::Failed(failure) => bail!("{failure}"),
+    };
     check(&case.expect, &outcome)
 }
 

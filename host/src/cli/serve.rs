@@ -33,8 +33,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use axum::Router;
-use axum::body::Bytes;
-use axum::extract::{DefaultBodyLimit, Query, Request, State};
+use axum::extract::{Query, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -42,8 +41,8 @@ use axum::routing::{get, post};
 use serde_json::{Value, json};
 use tokio::sync::Semaphore;
 
-use super::{CliError, CliResult, ConfigArgs, fill_common, run_guarded};
-use hookhost::{Engine, HookOutcome, Severity};
+use super::{CliError, CliResult, ConfigArgs};
+use hookhost::{Answer, Engine, Failure, HookOutcome, RequestLimits, Severity};
 
 /// `hookhost serve` options.
 #[derive(Debug, clap::Args)]
@@ -52,13 +51,25 @@ pub struct ServeArgs {
     /// `unix:/path/to.sock`. The address actually bound is printed on stdout.
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8787")]
     listen: String,
-    /// File holding the bearer token clients must send (`Authorization: Bearer …`);
-    /// required to bind anything but loopback or a unix socket.
+    /// File holding the bearer token clients must send (`Authorization: Bearer …`; a
+    /// private file: readable by others is refused). On TCP without it, a token is
+    /// generated on first start into `<config dir>/serve-token` (mode 0600).
     #[arg(long, value_name = "FILE")]
     token_file: Option<PathBuf>,
+    /// Serve loopback TCP without a bearer token (any local process, but no web page:
+    /// Host and Origin are still checked).
+    #[arg(long, conflicts_with = "token_file")]
+    no_auth: bool,
     /// Serve JSON lines on stdin/stdout instead of HTTP.
-    #[arg(long, conflicts_with_all = ["listen", "token_file"])]
+    #[arg(long, conflicts_with_all = ["listen", "token_file", "no_auth"])]
     stdio: bool,
+    /// Seconds a request body may take to arrive; a slower one is refused (a block where
+    /// a failClosed hook guards the event) and holds no call slot meanwhile.
+    #[arg(long, value_name = "SECS", default_value_t = 10)]
+    body_timeout: u64,
+    /// Milliseconds a call waits for a free slot before it is refused as overload.
+    #[arg(long, value_name = "MS", default_value_t = 1000)]
+    queue_wait: u64,
     /// Largest request body, bytes.
     #[arg(long, value_name = "BYTES", default_value_t = 1 << 20)]
     max_body: usize,
@@ -198,6 +209,12 @@ struct Server {
     refused_reload: Mutex<Vec<String>>,
     /// One reload at a time.
     reloading: tokio::sync::Mutex<()>,
+    limits: RequestLimits,
+    body_timeout: Duration,
+    queue_wait: Duration,
+    /// `Host` values a request may carry (TCP on loopback); empty: not checked (a unix
+    /// socket, which no web page can reach).
+    hosts: std::sync::OnceLock<Vec<String>>,
 }
 
 impl Server {
@@ -222,12 +239,20 @@ impl Server {
         let mut problems: Vec<String> = engine
             .diagnostics()
             .iter()
-            .filter(|d| d.severity == Severity::Error)
+            .filter(|d| d.severity == Severity::Error && !engine.from_repository(d))
             .map(ToString::to_string)
             .collect();
-        // Compile the components now, off the request path; a component that cannot
-        // load is a failed reload too.
-        problems.extend(engine.prepare_all().await.iter().map(ToString::to_string));
+        // Compile the components now, off the request path; an owner's component that
+        // cannot load is a failed reload too (a repository's broken hooks only lose
+        // themselves: they never veto the owner's changes).
+        problems.extend(
+            engine
+                .prepare_all()
+                .await
+                .iter()
+                .filter(|d| !engine.from_repository(d))
+                .map(ToString::to_string),
+        );
         if !problems.is_empty() {
             self.refuse(why, problems);
             return;
@@ -247,24 +272,34 @@ impl Server {
         *lock(&self.refused_reload) = problems;
     }
 
-    /// Runs one event; the outcome is recorded in the metrics.
-    async fn fire(&self, event: Option<&str>, mut input: Value) -> Result<HookOutcome, String> {
+    /// One call through the front door: a slot (waiting at most `--queue-wait`), then the
+    /// engine's answer; the outcome is recorded in the metrics.
+    async fn answer(&self, event: Option<&str>, body: Result<&[u8], (Failure, &[u8])>) -> Answer {
         let engine = self.engine();
-        let Some(map) = input.as_object_mut() else {
-            return Err("the body must be a JSON object (a hook input)".into());
+        let body = match body {
+            Ok(body) => body,
+            Err((failure, head)) => return engine.refuse(event, head, failure),
         };
-        let field = engine.dialect().event_field;
-        let event = match event.or(map.get(field).and_then(Value::as_str)) {
-            Some(event) => event.to_string(),
-            None => return Err(format!("no event: give `?event=NAME` or `{field}`")),
+        let permit = tokio::time::timeout(self.queue_wait, self.permits.acquire()).await;
+        let Ok(Ok(_permit)) = permit else {
+            self.metrics
+                .rejected_overload
+                .fetch_add(1, Ordering::Relaxed);
+            return engine.refuse(event, body, Failure::Overload(self.queue_wait));
         };
-        fill_common(map, "hookhost-serve");
         let started = Instant::now();
-        let outcome = run_guarded(&engine, &event, input)
-            .await
-            .map_err(|err| format!("{err}"))?;
-        self.metrics.record(&outcome, started.elapsed());
-        Ok(outcome)
+        let answer = engine
+            .answer(hookhost::Request {
+                body,
+                event,
+                session_id: "hookhost-serve",
+                limits: &self.limits,
+            })
+            .await;
+        if let Answer::Outcome(outcome) = &answer {
+            self.metrics.record(outcome, started.elapsed());
+        }
+        answer
     }
 }
 
@@ -278,9 +313,14 @@ pub async fn serve(args: ServeArgs) -> CliResult {
     for diagnostic in engine.prepare_all().await {
         eprintln!("hookhost: {diagnostic}");
     }
-    let token = match &args.token_file {
-        Some(path) => Some(read_token(path)?),
-        None => None,
+    let unix = args.listen.strip_prefix("unix:").map(PathBuf::from);
+    let token = match (
+        &args.token_file,
+        args.stdio || unix.is_some() || args.no_auth,
+    ) {
+        (Some(path), _) => Some(read_token(path)?),
+        (None, true) => None,
+        (None, false) => Some(generated_token(&args.config)?),
     };
     let server = Arc::new(Server {
         engine: RwLock::new(engine),
@@ -290,6 +330,15 @@ pub async fn serve(args: ServeArgs) -> CliResult {
         metrics: Metrics::default(),
         refused_reload: Mutex::new(Vec::new()),
         reloading: tokio::sync::Mutex::new(()),
+        limits: RequestLimits {
+            max_body: args.max_body,
+            // A request's `cwd` never picks where command hooks run, nor which project
+            // answers: one naming another project is refused.
+            same_project: true,
+        },
+        body_timeout: Duration::from_secs(args.body_timeout),
+        queue_wait: Duration::from_millis(args.queue_wait),
+        hosts: std::sync::OnceLock::new(),
     });
     let _watcher = watch(&server).map_err(|err| {
         eprintln!("hookhost serve: not watching the configuration: {err:#}");
@@ -303,30 +352,24 @@ pub async fn serve(args: ServeArgs) -> CliResult {
         .route("/v1/fire", post(fire_outcome))
         .route("/metrics", get(metrics))
         .route("/v1/diagnostics", get(diagnostics))
-        .layer(middleware::from_fn_with_state(server.clone(), admit))
+        .layer(middleware::from_fn_with_state(server.clone(), authorize))
         .route("/healthz", get(|| async { "ok" }))
-        .layer(DefaultBodyLimit::max(args.max_body))
+        .layer(middleware::from_fn_with_state(server.clone(), same_origin))
         .with_state(server.clone());
     let drain = Duration::from_secs(args.drain);
-    if let Some(path) = args.listen.strip_prefix("unix:") {
-        let path = PathBuf::from(path);
-        if path.exists() {
-            std::fs::remove_file(&path)
-                .with_context(|| format!("cannot replace {}", path.display()))?;
-        }
-        let listener = tokio::net::UnixListener::bind(&path)
-            .with_context(|| format!("cannot listen on {}", path.display()))?;
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))
-            .with_context(|| format!("cannot restrict {}", path.display()))?;
+    if let Some(path) = unix {
+        let _ = server.hosts.set(Vec::new());
+        let (listener, cleanup) = bind_unix(&path)?;
         println!("listening on unix:{}", path.display());
-        run_http(listener, app, drain, &server).await
+        let result = run_http(listener, app, drain, &server).await;
+        drop(cleanup);
+        result
     } else {
         let addr: std::net::SocketAddr = args
             .listen
             .parse()
             .with_context(|| format!("--listen {}: not ADDR:PORT or unix:PATH", args.listen))?;
-        if !addr.ip().is_loopback() && server.token.is_none() {
+        if !addr.ip().is_loopback() && args.token_file.is_none() {
             return Err(CliError::Usage(anyhow::anyhow!(
                 "--listen {addr} is not a loopback address: give --token-file so that only clients with the token reach the hooks"
             )));
@@ -335,9 +378,75 @@ pub async fn serve(args: ServeArgs) -> CliResult {
             .await
             .with_context(|| format!("cannot listen on {addr}"))?;
         let local = listener.local_addr().context("no local address")?;
+        let _ = server.hosts.set(allowed_hosts(local));
         println!("listening on {local}");
         run_http(listener, app, drain, &server).await
     }
+}
+
+/// The `Host` values a request to loopback `local` may carry: the loopback names, with
+/// or without the port. A page that rebinds its own name to 127.0.0.1 sends its own name
+/// and is refused. Off loopback (where a token is required, and a page cannot send it
+/// without a preflight that carries `Origin`) the Host is not checked: empty.
+fn allowed_hosts(local: std::net::SocketAddr) -> Vec<String> {
+    if !local.ip().is_loopback() {
+        return Vec::new();
+    }
+    let names = ["localhost", "127.0.0.1", "[::1]"];
+    let port = local.port();
+    names
+        .iter()
+        .flat_map(|name| [name.to_string(), format!("{name}:{port}")])
+        .collect()
+}
+
+/// Removes the socket (and its private folder) when `serve` ends.
+struct UnixCleanup {
+    socket: PathBuf,
+}
+
+impl Drop for UnixCleanup {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.socket);
+    }
+}
+
+/// Binds a unix socket at `path` with no window in which another user can connect: the
+/// socket is created inside a fresh private (0700) folder and renamed into place. Only a
+/// stale socket at `path` is replaced; any other file there is an error.
+fn bind_unix(path: &Path) -> anyhow::Result<(tokio::net::UnixListener, UnixCleanup)> {
+    use std::os::unix::fs::FileTypeExt;
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_socket() => std::fs::remove_file(path)
+            .with_context(|| format!("cannot replace the stale socket {}", path.display()))?,
+        Ok(_) => anyhow::bail!(
+            "--listen unix:{}: a file that is not a socket is in the way; not replacing it",
+            path.display()
+        ),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
+        Err(err) => return Err(err).with_context(|| format!("cannot check {}", path.display())),
+    }
+    let parent = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let private = tempfile::Builder::new()
+        .prefix(".hookhost-sock")
+        .tempdir_in(parent)
+        .with_context(|| format!("cannot create a private folder in {}", parent.display()))?;
+    let staged = private.path().join("s");
+    let listener = tokio::net::UnixListener::bind(&staged)
+        .with_context(|| format!("cannot listen on {}", path.display()))?;
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&staged, std::fs::Permissions::from_mode(0o600))
+        .with_context(|| format!("cannot restrict {}", path.display()))?;
+    std::fs::rename(&staged, path).with_context(|| format!("cannot place {}", path.display()))?;
+    Ok((
+        listener,
+        UnixCleanup {
+            socket: path.to_path_buf(),
+        },
+    ))
 }
 
 /// Serves `app` on `listener` until SIGTERM or SIGINT, then drains for at most `drain`.
@@ -374,8 +483,20 @@ where
     Ok(std::process::ExitCode::SUCCESS)
 }
 
+/// The token in `path`: a private file (readable by no one else), at least 16
+/// characters.
 fn read_token(path: &Path) -> anyhow::Result<Vec<u8>> {
-    let text = std::fs::read_to_string(path)
+    use std::os::unix::fs::PermissionsExt;
+    let file = hookhost::open_regular(path, 4096)
+        .with_context(|| format!("cannot read --token-file {}", path.display()))?;
+    let mode = file.metadata()?.permissions().mode();
+    anyhow::ensure!(
+        mode & 0o077 == 0,
+        "--token-file {}: readable by others (mode {:o}); make it private: chmod 600",
+        path.display(),
+        mode & 0o777
+    );
+    let text = std::io::read_to_string(file)
         .with_context(|| format!("cannot read --token-file {}", path.display()))?;
     let token = text.trim();
     anyhow::ensure!(
@@ -386,8 +507,77 @@ fn read_token(path: &Path) -> anyhow::Result<Vec<u8>> {
     Ok(token.as_bytes().to_vec())
 }
 
-/// Token check and concurrency cap, before any hook can run.
-async fn admit(State(server): State<Arc<Server>>, request: Request, next: Next) -> Response {
+/// The token of a TCP `serve` started without `--token-file`: `serve-token` in hookhost's
+/// configuration folder, generated (32 random bytes, hex, mode 0600) when absent.
+fn generated_token(config: &ConfigArgs) -> anyhow::Result<Vec<u8>> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let Some(dir) = super::config_dir(config.home.clone()) else {
+        anyhow::bail!(
+            "no usable home for the generated token: give --token-file, or --no-auth to serve loopback without one"
+        );
+    };
+    let path = dir.join("serve-token");
+    if !path.exists() {
+        hookhost::create_private_dir(&dir)
+            .with_context(|| format!("cannot create {}", dir.display()))?;
+        let mut bytes = [0u8; 32];
+        std::fs::File::open("/dev/urandom")
+            .and_then(|mut random| std::io::Read::read_exact(&mut random, &mut bytes))
+            .context("cannot read random bytes for the token")?;
+        let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&path)
+            .with_context(|| format!("cannot create {}", path.display()))?;
+        writeln!(file, "{token}").with_context(|| format!("cannot write {}", path.display()))?;
+        eprintln!(
+            "hookhost serve: generated a bearer token in {}",
+            path.display()
+        );
+    }
+    eprintln!(
+        "hookhost serve: clients send `Authorization: Bearer <the token in {}>`",
+        path.display()
+    );
+    read_token(&path)
+}
+
+fn forbidden(message: &'static str) -> Response {
+    (StatusCode::FORBIDDEN, message).into_response()
+}
+
+/// Before anything else, on every route: no web page gets in. A request carrying a
+/// browser's `Origin` or `Sec-Fetch-Site` is refused (a cross-site form or `fetch`), and
+/// on TCP the `Host` must be the listen address or a loopback name (DNS rebinding sends
+/// the attacker's own name).
+async fn same_origin(State(server): State<Arc<Server>>, request: Request, next: Next) -> Response {
+    let headers = request.headers();
+    if headers.contains_key(header::ORIGIN) || headers.contains_key("sec-fetch-site") {
+        server.metrics.rejected_auth.fetch_add(1, Ordering::Relaxed);
+        return forbidden("requests from web pages are refused\n");
+    }
+    let hosts = server.hosts.get().map(Vec::as_slice).unwrap_or_default();
+    if !hosts.is_empty() {
+        let host = headers
+            .get(header::HOST)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("");
+        if !hosts
+            .iter()
+            .any(|allowed| allowed.eq_ignore_ascii_case(host))
+        {
+            server.metrics.rejected_auth.fetch_add(1, Ordering::Relaxed);
+            return forbidden("this Host is not the address hookhost serve listens on\n");
+        }
+    }
+    next.run(request).await
+}
+
+/// The bearer token, before any hook can run or any state is read.
+async fn authorize(State(server): State<Arc<Server>>, request: Request, next: Next) -> Response {
     if let Some(expected) = &server.token {
         use subtle::ConstantTimeEq;
         let given = request
@@ -410,47 +600,86 @@ async fn admit(State(server): State<Arc<Server>>, request: Request, next: Next) 
             return response;
         }
     }
-    let Ok(_permit) = server.permits.try_acquire() else {
-        server
-            .metrics
-            .rejected_overload
-            .fetch_add(1, Ordering::Relaxed);
-        let mut response = (
-            StatusCode::SERVICE_UNAVAILABLE,
-            "too many calls in flight; retry\n",
-        )
-            .into_response();
-        response
-            .headers_mut()
-            .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
-        return response;
-    };
     next.run(request).await
 }
 
-fn bad_request(message: String) -> Response {
-    (
-        StatusCode::BAD_REQUEST,
-        axum::Json(json!({ "error": message })),
-    )
-        .into_response()
+/// Reads a request body: at most `--max-body` bytes (one more tells oversize), within
+/// `--body-timeout`; no call slot is held meanwhile. On failure, what arrived so far
+/// comes back with it (to find the event in).
+async fn read_body(server: &Server, request: Request) -> Result<Vec<u8>, (Failure, Vec<u8>)> {
+    use http_body_util::BodyExt;
+    let limit = server.limits.max_body;
+    let declared = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|len| len > limit as u64) {
+        return Err((Failure::Oversize { limit }, Vec::new()));
+    }
+    let mut body = request.into_body();
+    let mut bytes = Vec::new();
+    let read = async {
+        while let Some(frame) = body.frame().await {
+            let Ok(frame) = frame else { break };
+            if let Some(data) = frame.data_ref() {
+                let room = (limit + 1).saturating_sub(bytes.len());
+                bytes.extend_from_slice(&data[..data.len().min(room)]);
+                if bytes.len() > limit {
+                    return Err(Failure::Oversize { limit });
+                }
+            }
+        }
+        Ok(())
+    };
+    match tokio::time::timeout(server.body_timeout, read).await {
+        Ok(Ok(())) => Ok(bytes),
+        Ok(Err(failure)) => Err((failure, bytes)),
+        Err(_) => Err((Failure::SlowBody(server.body_timeout), bytes)),
+    }
 }
 
-/// The request body as a hook input, or the error text for a 400.
-fn parse_body(body: &Bytes) -> Result<Value, String> {
-    hookhost::parse_input(body).map_err(|err| format!("{err}"))
+/// The HTTP status of a failure no failClosed hook guards.
+fn failure_response(failure: &Failure) -> Response {
+    let status = match failure {
+        Failure::Oversize { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+        Failure::SlowBody(_) => StatusCode::REQUEST_TIMEOUT,
+        Failure::Overload(_) => StatusCode::SERVICE_UNAVAILABLE,
+        Failure::ForeignProject { .. } => StatusCode::FORBIDDEN,
+        Failure::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        Failure::Unreadable(_) | Failure::NoEvent(_) => StatusCode::BAD_REQUEST,
+    };
+    let mut response =
+        (status, axum::Json(json!({ "error": failure.to_string() }))).into_response();
+    if matches!(failure, Failure::Overload(_)) {
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    }
+    response
+}
+
+/// One HTTP call: body, slot, answer; `render` turns an outcome into the 200 answer.
+async fn door(
+    server: &Server,
+    event: Option<&str>,
+    request: Request,
+    render: fn(&HookOutcome) -> Value,
+) -> Response {
+    let body = read_body(server, request).await;
+    let answer = match &body {
+        Ok(bytes) => server.answer(event, Ok(bytes)).await,
+        Err((failure, head)) => server.answer(event, Err((failure.clone(), head))).await,
+    };
+    match answer {
+        Answer::Outcome(outcome) => axum::Json(render(&outcome)).into_response(),
+        Answer::Failed(failure) => failure_response(&failure),
+    }
 }
 
 /// `POST /hooks`: the answer a Claude Code HTTP hook gives.
-async fn claude_hook(State(server): State<Arc<Server>>, body: Bytes) -> Response {
-    let input = match parse_body(&body) {
-        Ok(input) => input,
-        Err(message) => return bad_request(message),
-    };
-    match server.fire(None, input).await {
-        Ok(outcome) => axum::Json(http_answer(&outcome)).into_response(),
-        Err(message) => bad_request(message),
-    }
+async fn claude_hook(State(server): State<Arc<Server>>, request: Request) -> Response {
+    door(&server, None, request, http_answer).await
 }
 
 /// The Claude Code answer as an HTTP hook gives it: the JSON form of every decision (an
@@ -483,16 +712,10 @@ struct FireQuery {
 async fn fire_outcome(
     State(server): State<Arc<Server>>,
     Query(query): Query<FireQuery>,
-    body: Bytes,
+    request: Request,
 ) -> Response {
-    let input = match parse_body(&body) {
-        Ok(input) => input,
-        Err(message) => return bad_request(message),
-    };
-    match server.fire(query.event.as_deref(), input).await {
-        Ok(outcome) => axum::Json(outcome).into_response(),
-        Err(message) => bad_request(message),
-    }
+    let whole = |outcome: &HookOutcome| serde_json::to_value(outcome).unwrap_or(Value::Null);
+    door(&server, query.event.as_deref(), request, whole).await
 }
 
 async fn metrics(State(server): State<Arc<Server>>) -> Response {
@@ -615,17 +838,44 @@ async fn stdio(server: Arc<Server>) -> CliResult {
             }
         }
     });
-    let mut lines = BufReader::new(tokio::io::stdin()).lines();
+    let mut reader = BufReader::new(tokio::io::stdin());
     let mut tasks = tokio::task::JoinSet::new();
-    while let Some(line) = lines.next_line().await.context("cannot read stdin")? {
-        if line.trim().is_empty() {
-            continue;
+    // A request line is held to the body limit plus room for the envelope; the rest of an
+    // over-long line is read and dropped, never kept.
+    let cap = server.limits.max_body + 4096;
+    loop {
+        let mut line = Vec::new();
+        let mut oversize = false;
+        let mut ended = false;
+        loop {
+            let chunk = reader.fill_buf().await.context("cannot read stdin")?;
+            if chunk.is_empty() {
+                ended = true;
+                break;
+            }
+            let (part, newline) = match chunk.iter().position(|b| *b == b'\n') {
+                Some(at) => (&chunk[..at], true),
+                None => (chunk, false),
+            };
+            let room = (cap + 1).saturating_sub(line.len());
+            line.extend_from_slice(&part[..part.len().min(room)]);
+            oversize |= line.len() > cap;
+            let used = part.len() + usize::from(newline);
+            reader.consume(used);
+            if newline {
+                break;
+            }
         }
-        let (server, tx) = (server.clone(), tx.clone());
-        tasks.spawn(async move {
-            let answer = stdio_answer(&server, &line).await;
-            let _ = tx.send(answer.to_string());
-        });
+        if !line.iter().all(u8::is_ascii_whitespace) {
+            let (server, tx) = (server.clone(), tx.clone());
+            tasks.spawn(async move {
+                let answer = stdio_answer(&server, &line, oversize).await;
+                let _ = tx.send(answer.to_string());
+            });
+        }
+        if ended {
+            break;
+        }
     }
     while tasks.join_next().await.is_some() {}
     drop(tx);
@@ -634,21 +884,36 @@ async fn stdio(server: Arc<Server>) -> CliResult {
     Ok(std::process::ExitCode::SUCCESS)
 }
 
-async fn stdio_answer(server: &Server, line: &str) -> Value {
-    let request: Value = match hookhost::parse_input(line.as_bytes()) {
+/// One `--stdio` request line through the front door.
+async fn stdio_answer(server: &Server, line: &[u8], oversize: bool) -> Value {
+    let limit = server.limits.max_body;
+    let failed = |id: Value, failure: Failure, head: &[u8]| {
+        let answer = server.engine().refuse(None, head, failure);
+        stdio_line(id, answer)
+    };
+    if oversize {
+        return failed(Value::Null, Failure::Oversize { limit }, line);
+    }
+    let request: Value = match hookhost::parse_input(line) {
         Ok(request) => request,
-        Err(err) => return json!({"id": null, "error": format!("{err}")}),
+        Err(err) => return failed(Value::Null, Failure::Unreadable(err.to_string()), line),
     };
     let id = request.get("id").cloned().unwrap_or(Value::Null);
-    let Some(input) = request.get("input").cloned() else {
-        return json!({"id": id, "error": "the request has no `input`"});
+    let Some(input) = request.get("input") else {
+        return failed(
+            id,
+            Failure::Unreadable("the request has no `input`".into()),
+            line,
+        );
     };
-    let _permit = server.permits.acquire().await;
-    match server
-        .fire(request.get("event").and_then(Value::as_str), input)
-        .await
-    {
-        Ok(outcome) => json!({"id": id, "outcome": outcome}),
-        Err(message) => json!({"id": id, "error": message}),
+    let event = request.get("event").and_then(Value::as_str);
+    let body = serde_json::to_vec(input).unwrap_or_default();
+    stdio_line(id, server.answer(event, Ok(&body)).await)
+}
+
+fn stdio_line(id: Value, answer: Answer) -> Value {
+    match answer {
+        Answer::Outcome(outcome) => json!({"id": id, "outcome": outcome}),
+        Answer::Failed(failure) => json!({"id": id, "error": failure.to_string()}),
     }
 }

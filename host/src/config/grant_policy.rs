@@ -23,15 +23,6 @@ pub struct WasmGrantPolicy {
     pub require_pinned: bool,
 }
 
-/// Whether `layer` belongs to the machine's owners (its grants stand when no bound is
-/// set).
-pub fn owner_layer(layer: &Layer) -> bool {
-    matches!(
-        layer,
-        Layer::Managed | Layer::User | Layer::Settings | Layer::Session | Layer::Hookhost
-    )
-}
-
 impl WasmGrantPolicy {
     /// Reads one owner layer's `wasmHookAllowedPaths` entries (`{"path", "write"}`,
     /// `${CLAUDE_PROJECT_DIR}` and `~` expanded) into the policy; returns what was
@@ -93,7 +84,7 @@ impl WasmGrantPolicy {
                 "refused by requirePinnedWasm: the component is not pinned with `sha256`".into(),
             );
         }
-        let owner = owner_layer(&hook.layer);
+        let owner = hook.layer.is_owner();
         let plugin_var = |name: &str| {
             hook.env
                 .iter()

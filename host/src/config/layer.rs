@@ -86,7 +86,7 @@ fn read_source(
     }
     let label = path.display().to_string();
     if path.extension().is_some_and(|ext| ext == "toml") {
-        let value = std::fs::read_to_string(path)
+        let value = crate::files::read_config_text(path)
             .map_err(|err| format!("cannot read: {err}"))
             .and_then(|text| {
                 super::hygge::parse_toml(&text).map_err(|e| format!("invalid TOML: {e}"))
@@ -262,13 +262,25 @@ fn hygge_project_root(start: &Path, home: Option<&Path>) -> PathBuf {
         .to_path_buf()
 }
 
-/// The dialect of the files found for `options`: in a trusted workspace the project's own
-/// files first (`.claude/` → claude, a `hooks.toml` → hygge, `.gen/settings.json` → gen,
-/// `.evva/settings.json` → evva), then the user's; in an untrusted one the user's first,
-/// so a cloned repository cannot switch the dialect and with it the user's hooks off.
-/// claude when none is found. Returns the file that decided. The Agent SDK reads Claude
-/// Code's files and is never detected.
+/// The dialect of the files found for `options`. Only files the owners chose, or a
+/// workspace they trust, decide: first the `--settings` files (a `hooks.toml` is hygge, a
+/// `.gen/settings.json` gen, a `.evva/settings.json` evva, any other JSON file claude),
+/// then a trusted workspace's own files (`.claude/` → claude, a `hooks.toml` → hygge,
+/// `.gen/settings.json` → gen, `.evva/settings.json` → evva), then the user's, then the
+/// managed settings file (claude). An untrusted repository's files never decide: a cloned
+/// repository cannot switch the dialect and with it an owner's hooks off. claude when
+/// nothing decides. Returns the file that decided. The Agent SDK reads Claude Code's files
+/// and is never detected.
 pub fn detect(options: &LoadOptions) -> (DialectId, Option<PathBuf>) {
+    for arg in &options.settings {
+        if arg.trim_start().starts_with('{') {
+            return (DialectId::Claude, None);
+        }
+        let path = Path::new(arg);
+        if path.is_file() {
+            return (implied_dialect(path), Some(path.to_path_buf()));
+        }
+    }
     let order = [
         DialectId::Claude,
         DialectId::Hygge,
@@ -277,38 +289,70 @@ pub fn detect(options: &LoadOptions) -> (DialectId, Option<PathBuf>) {
     ];
     let project: &[Layer] = &[Layer::Project, Layer::Local];
     let user: &[Layer] = &[Layer::User];
-    let layers = if trusted_without_settings(options) {
-        [project, user]
+    let trusted = trusted_without_settings(options);
+    let layers: &[&[Layer]] = if trusted.is_some() {
+        &[project, user]
     } else {
-        [user, project]
+        &[user]
+    };
+    let root = trust_root(trusted.as_ref());
+    let counts = |layer: &Layer, file: &Path| match layer {
+        Layer::Project | Layer::Local => root.as_deref().is_none_or(|r| file.starts_with(r)),
+        _ => true,
     };
     for layers in layers {
         for id in order {
             let found = dialect_files(options, id.dialect())
                 .into_iter()
-                .find(|(layer, file)| layers.contains(layer) && file.is_file());
+                .find(|(layer, file)| {
+                    layers.contains(layer) && counts(layer, file) && file.is_file()
+                });
             if let Some((_, file)) = found {
                 return (id, Some(file));
             }
         }
     }
+    let managed = options
+        .managed_path
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(DEFAULT_MANAGED_PATH));
+    if managed.is_file() {
+        return (DialectId::Claude, Some(managed));
+    }
     (DialectId::Claude, None)
 }
 
-/// Whether the workspace is trusted, judged before any settings file is read (a managed
-/// `requireWorkspaceTrust: false` is not seen here: the answer errs towards untrusted).
-fn trusted_without_settings(options: &LoadOptions) -> bool {
+/// The dialect an owner-given settings file is written for, by its name.
+fn implied_dialect(path: &Path) -> DialectId {
+    let folder = path
+        .parent()
+        .and_then(Path::file_name)
+        .and_then(|name| name.to_str());
+    if path.extension().is_some_and(|ext| ext == "toml") {
+        DialectId::Hygge
+    } else if path.file_name().is_some_and(|name| name == "settings.json") {
+        match folder {
+            Some(".gen") => DialectId::Gen,
+            Some(".evva") => DialectId::Evva,
+            _ => DialectId::Claude,
+        }
+    } else {
+        DialectId::Claude
+    }
+}
+
+/// Whether (and why) the workspace is trusted, judged before any settings file is read
+/// (a managed `requireWorkspaceTrust: false` is not seen here: the answer errs towards
+/// untrusted).
+fn trusted_without_settings(options: &LoadOptions) -> Option<TrustedBy> {
     match options.trust {
-        Trust::Trusted => true,
-        Trust::Untrusted => false,
-        Trust::Discover => options.project_dir.as_deref().is_some_and(|project| {
-            trust::lookup(
-                project,
-                options.home.as_deref(),
-                config_dir(options).as_deref(),
-            )
-            .is_some()
-        }),
+        Trust::Trusted => Some(TrustedBy::Caller),
+        Trust::Untrusted => None,
+        Trust::Discover => trust::lookup(
+            options.project_dir.as_deref()?,
+            options.home.as_deref(),
+            config_dir(options).as_deref(),
+        ),
     }
 }
 
@@ -345,7 +389,11 @@ fn effective_flag(sources: &[Source], key: &str) -> Option<(bool, bool)> {
     found.map(|(_, flag, managed)| (flag, managed))
 }
 
-fn merge_list(sources: &[Source], key: &str, diags: &mut Vec<Diagnostic>) -> Option<Vec<String>> {
+fn merge_list<'a>(
+    sources: impl Iterator<Item = &'a Source>,
+    key: &str,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Vec<String>> {
     let mut merged: Option<Vec<String>> = None;
     for source in sources {
         let Some(value) = source.value.as_ref().and_then(|v| v.get(key)) else {
@@ -376,8 +424,22 @@ pub fn load(options: &LoadOptions) -> LoadedConfig {
     let mut sources = gather(options, dialect, &mut diags);
     let project = options.project_dir.clone();
     let trusted_by = workspace_trust(options, &sources);
-    if trusted_by.is_none() {
-        keep_only_hooks_of_untrusted(&mut sources, &mut diags);
+    let root = trust_root(trusted_by.as_ref());
+    // Trust covers the trusted folder and below, nothing above: a hygge `hooks.toml`
+    // found walking up from a trusted project is still a stranger's file.
+    let source_trusted = |source: &Source| match source.layer {
+        Layer::Project | Layer::Local => {
+            trusted_by.is_some()
+                && root
+                    .as_deref()
+                    .is_none_or(|root| Path::new(&source.label).starts_with(root))
+        }
+        _ => true,
+    };
+    for source in sources.iter_mut() {
+        if !source_trusted(source) {
+            keep_only_hooks_of_untrusted(source, &mut diags);
+        }
     }
     let mut hooks = Vec::new();
     for source in &sources {
@@ -385,10 +447,7 @@ pub fn load(options: &LoadOptions) -> LoadedConfig {
         let Some(section) = value.get("hooks") else {
             continue;
         };
-        let trusted = match source.layer {
-            Layer::Project | Layer::Local => trusted_by.is_some(),
-            _ => true,
-        };
+        let trusted = source_trusted(source);
         let mut vars = Vec::new();
         if let Some(dir) = &project {
             vars.push(("CLAUDE_PROJECT_DIR".to_string(), dir.display().to_string()));
@@ -450,13 +509,29 @@ pub fn load(options: &LoadOptions) -> LoadedConfig {
     let audit_log = owner_values(&sources, "hookAuditLog", false)
         .into_iter()
         .find_map(|(_, value)| value.as_str().map(PathBuf::from));
+    let lost_guards = lost_guards(&sources, dialect);
+    let repository_files = sources
+        .iter()
+        .filter(|s| !s.layer.is_owner())
+        .map(|s| s.label.clone())
+        .collect();
     LoadedConfig {
+        lost_guards,
+        repository_files,
         workspace_trust: trusted_by,
         audit_log,
         hooks,
         http_policy: HttpPolicy {
-            allowed_urls: merge_list(&sources, "allowedHttpHookUrls", &mut diags),
-            allowed_env_vars: merge_list(&sources, "httpHookAllowedEnvVars", &mut diags),
+            allowed_urls: merge_list(sources.iter(), "allowedHttpHookUrls", &mut diags),
+            // Which variables may leave the machine in a header is the owners' call: a
+            // trusted repository cannot widen the user's list.
+            allowed_env_vars: merge_list(
+                owner_values(&sources, "httpHookAllowedEnvVars", false)
+                    .into_iter()
+                    .map(|(source, _)| source),
+                "httpHookAllowedEnvVars",
+                &mut diags,
+            ),
         },
         revalidate_rewrites: owner_flag(&sources, "revalidateRewrites").unwrap_or(true),
         diagnostics: diags,
@@ -467,36 +542,74 @@ pub fn load(options: &LoadOptions) -> LoadedConfig {
     }
 }
 
+/// The owners' `failClosed` hooks on events `dialect` does not have (reported as load
+/// errors by the reader): one line each, naming file and event.
+fn lost_guards(sources: &[Source], dialect: &'static Dialect) -> Vec<String> {
+    let mut lost = Vec::new();
+    if dialect.events.is_none() {
+        return lost;
+    }
+    for source in sources.iter().filter(|s| s.layer.is_owner() && !s.toml) {
+        let Some(Value::Object(events)) = source.value.as_ref().and_then(|v| v.get("hooks")) else {
+            continue;
+        };
+        for (event, groups) in events {
+            if dialect.lookup(event).is_some() {
+                continue;
+            }
+            let fail_closed = groups
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|group| group.get("hooks")?.as_array())
+                .flatten()
+                .any(|entry| entry.get("failClosed") == Some(&Value::Bool(true)));
+            if fail_closed {
+                lost.push(format!(
+                    "{}: a failClosed hook for `{event}` cannot run: the engine reads the {} dialect, which has no such event",
+                    source.label, dialect.name
+                ));
+            }
+        }
+    }
+    lost
+}
+
 /// In an untrusted workspace the project and local files contribute their `hooks` only
 /// (of which only Wasm hooks run): every other key — `disableAllHooks`,
 /// `allowedHttpHookUrls`, … — is dropped, with a warning, so a cloned repository cannot
 /// switch off or widen the user's policy.
-fn keep_only_hooks_of_untrusted(sources: &mut [Source], diags: &mut Vec<Diagnostic>) {
-    for source in sources {
-        if !matches!(source.layer, Layer::Project | Layer::Local) {
-            continue;
-        }
-        let Some(Value::Object(map)) = &mut source.value else {
-            continue;
-        };
-        let ignored: Vec<String> = map.keys().filter(|k| *k != "hooks").cloned().collect();
-        if ignored.is_empty() {
-            continue;
-        }
-        map.retain(|key, _| key == "hooks");
-        diags.push(Diagnostic {
-            severity: Severity::Warning,
-            file: source.label.clone(),
-            location: String::new(),
-            message: format!(
-                "workspace is not trusted: settings {} ignored",
-                ignored
-                    .iter()
-                    .map(|k| format!("`{k}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        });
+fn keep_only_hooks_of_untrusted(source: &mut Source, diags: &mut Vec<Diagnostic>) {
+    let Some(Value::Object(map)) = &mut source.value else {
+        return;
+    };
+    let ignored: Vec<String> = map.keys().filter(|k| *k != "hooks").cloned().collect();
+    if ignored.is_empty() {
+        return;
+    }
+    map.retain(|key, _| key == "hooks");
+    diags.push(Diagnostic {
+        severity: Severity::Warning,
+        file: source.label.clone(),
+        location: String::new(),
+        message: format!(
+            "workspace is not trusted: settings {} ignored",
+            ignored
+                .iter()
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    });
+}
+
+/// The folder trust covers: the trusted entry (trust store, Claude Code's dialog) and
+/// below; `None` when the caller trusted the workspace for this run (the workspace as
+/// its dialect finds it, hygge's walked-up root included) or the gate is off.
+fn trust_root(trusted_by: Option<&TrustedBy>) -> Option<PathBuf> {
+    match trusted_by? {
+        TrustedBy::Store(dir) | TrustedBy::ClaudeCode(dir) => Some(dir.clone()),
+        TrustedBy::Caller | TrustedBy::GateOff => None,
     }
 }
 
@@ -565,13 +678,15 @@ fn owner_values<'a>(
     key: &str,
     managed_only: bool,
 ) -> Vec<(&'a Source, &'a Value)> {
-    let rank = |layer: &Layer| match layer {
-        Layer::Managed => Some(0),
-        Layer::Settings if !managed_only => Some(1),
-        Layer::User if !managed_only => Some(2),
-        _ => None,
+    let rank = |layer: &Layer| {
+        let counts = if managed_only {
+            *layer == Layer::Managed
+        } else {
+            layer.is_owner()
+        };
+        counts.then(|| layer.authority())
     };
-    let mut found: Vec<(usize, &Source, &Value)> = sources
+    let mut found: Vec<(u8, &Source, &Value)> = sources
         .iter()
         .filter_map(|source| {
             let value = source.value.as_ref()?.get(key)?;
@@ -621,27 +736,45 @@ fn apply_policy(sources: &[Source], hooks: &mut Vec<HookSpec>, diags: &mut Vec<D
     }
 }
 
-/// Drops identical handlers configured in several settings files (first kept). Plugin
-/// hooks are never merged with each other or with settings hooks.
+/// Drops identical handlers configured in several settings files. Of equal hooks the
+/// copy from the layer of strongest authority stays (a trusted copy before an untrusted
+/// one), in its own place: a repository that repeats an owner's guard verbatim cannot
+/// replace it with a copy that is then skipped as untrusted. Plugin hooks are never
+/// merged with each other or with settings hooks.
 fn dedup(hooks: Vec<HookSpec>) -> Vec<HookSpec> {
-    let mut seen = HashSet::new();
+    use std::collections::HashMap;
+    let key = |hook: &HookSpec| {
+        let owner = match &hook.layer {
+            Layer::Plugin(name) => format!("plugin:{name}"),
+            _ => "settings".to_string(),
+        };
+        format!(
+            "{owner}\u{1}{}\u{1}{:?}\u{1}{:?}\u{1}{:?}\u{1}{:?}",
+            hook.event,
+            hook.matcher_text,
+            hook.condition.as_ref().map(|c| c.as_str().to_string()),
+            hook.handler,
+            hook.sequential
+        )
+    };
+    let rank = |hook: &HookSpec| (hook.layer.authority(), !hook.trusted);
+    // The index of the copy that stays, per key.
+    let mut keep: HashMap<String, usize> = HashMap::new();
+    let keys: Vec<String> = hooks.iter().map(key).collect();
+    for (index, hook) in hooks.iter().enumerate() {
+        keep.entry(keys[index].clone())
+            .and_modify(|kept| {
+                if rank(hook) < rank(&hooks[*kept]) {
+                    *kept = index;
+                }
+            })
+            .or_insert(index);
+    }
     hooks
         .into_iter()
-        .filter(|hook| {
-            let owner = match &hook.layer {
-                Layer::Plugin(name) => format!("plugin:{name}"),
-                _ => "settings".to_string(),
-            };
-            let key = format!(
-                "{owner}\u{1}{}\u{1}{:?}\u{1}{:?}\u{1}{:?}\u{1}{:?}",
-                hook.event,
-                hook.matcher_text,
-                hook.condition.as_ref().map(|c| c.as_str().to_string()),
-                hook.handler,
-                hook.sequential
-            );
-            seen.insert(key)
-        })
+        .enumerate()
+        .filter(|(index, _)| keep.get(&keys[*index]) == Some(index))
+        .map(|(_, hook)| hook)
         .collect()
 }
 

@@ -86,16 +86,7 @@ pub fn read_plugin_in(
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| "plugin".into()),
     };
-    let data_id: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                c
-            } else {
-                '-'
-            }
-        })
-        .collect();
+    let data_id = data_folder_name(&name);
     let data_dir = home
         .map(|h| {
             h.join(".claude")
@@ -205,8 +196,41 @@ fn push_path(
     }
 }
 
+/// The folder name of a plugin's `${CLAUDE_PLUGIN_DATA}`: the name itself when it is
+/// made only of ASCII letters, digits, `_` and `-` (as Claude Code names it); otherwise
+/// those characters kept, the rest as `-`, and `~` plus a digest of the whole name — so
+/// two plugins never share a data folder (`corp.guard` is not `corp-guard`).
+fn data_folder_name(name: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+    if name.chars().all(plain) {
+        return name.to_string();
+    }
+    let kept: String = name
+        .chars()
+        .map(|c| if plain(c) { c } else { '-' })
+        .collect();
+    let digest = crate::executor::wasm::cache::digest(name.as_bytes());
+    format!("{kept}~{}", &digest[..16])
+}
+
 /// Reads and parses a JSON file, with an error message that names the problem.
 pub fn read_json(path: &Path) -> Result<Value, String> {
-    let text = std::fs::read_to_string(path).map_err(|err| format!("cannot read: {err}"))?;
+    let text = crate::files::read_config_text(path).map_err(|err| format!("cannot read: {err}"))?;
     serde_json::from_str(&text).map_err(|err| format!("invalid JSON: {err}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::data_folder_name;
+
+    #[test]
+    fn plugin_data_folders_never_collide() {
+        assert_eq!(data_folder_name("corp-guard"), "corp-guard");
+        let dotted = data_folder_name("corp.guard");
+        assert_ne!(dotted, "corp-guard");
+        assert!(dotted.starts_with("corp-guard~"), "{dotted}");
+        assert_ne!(data_folder_name("corp guard"), dotted);
+        assert_ne!(data_folder_name(".."), "..");
+        assert!(!data_folder_name("../x").contains('/'));
+    }
 }

@@ -170,10 +170,17 @@ pub fn read_hooks(
         let spec = match ctx.dialect.lookup(event) {
             Some(spec) => spec,
             None if ctx.dialect.events.is_some() => {
+                // An owner's hook is never dropped quietly: the dialect was chosen from
+                // other files, and the guard would simply be gone.
+                let (severity, what) = if ctx.layer.is_owner() {
+                    (Severity::Error, "the owner's hooks for it cannot run")
+                } else {
+                    (Severity::Warning, "skipped")
+                };
                 diags.push(ctx.diag(
-                    Severity::Warning,
+                    severity,
                     format!("hooks.{event}"),
-                    format!("`{event}` is not a {} event; skipped", ctx.dialect.name),
+                    format!("`{event}` is not a {} event; {what}", ctx.dialect.name),
                 ));
                 continue;
             }

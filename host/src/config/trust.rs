@@ -7,6 +7,8 @@
 //! folder above it is in hookhost's trust store, or Claude Code's `~/.claude.json` marks
 //! it `hasTrustDialogAccepted`, or the caller says so ([`Trust::Trusted`]).
 
+use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
@@ -48,6 +50,14 @@ pub enum TrustError {
         #[source]
         source: std::io::Error,
     },
+    /// `/` or the home folder: every repository below would be trusted.
+    #[error(
+        "refusing to trust {path}: every workspace below it would run its hooks unsandboxed (use --force if you mean it)"
+    )]
+    TooBroad {
+        /// The folder.
+        path: PathBuf,
+    },
     /// The store is not the expected JSON.
     #[error("trust store {path} is not valid: {message}")]
     Invalid {
@@ -80,7 +90,15 @@ impl TrustStore {
 
     /// The trusted folders (empty when the store does not exist).
     pub fn list(&self) -> Result<Vec<PathBuf>, TrustError> {
-        let text = match std::fs::read_to_string(&self.path) {
+        // The store decides which repositories run unsandboxed hooks: only a private
+        // regular file counts (a FIFO cannot hang us, a group-writable store is refused).
+        let read = crate::files::open_regular(&self.path, crate::files::MAX_CONFIG_FILE).and_then(
+            |file| {
+                crate::files::check_private(&file.metadata()?)?;
+                std::io::read_to_string(file)
+            },
+        );
+        let text = match read {
             Ok(text) => text,
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
             Err(source) => {
@@ -106,12 +124,17 @@ impl TrustStore {
             .collect())
     }
 
-    /// Adds `dir` (made absolute and canonical); returns it.
-    pub fn add(&self, dir: &Path) -> Result<PathBuf, TrustError> {
+    /// Adds `dir` (made absolute and canonical); returns it. `/` and `home` itself are
+    /// refused unless `force`.
+    pub fn add(&self, dir: &Path, home: Option<&Path>, force: bool) -> Result<PathBuf, TrustError> {
         let dir = canonical(dir).map_err(|source| TrustError::Io {
             path: dir.to_path_buf(),
             source,
         })?;
+        let home = home.and_then(|home| canonical(home).ok());
+        if !force && (dir.parent().is_none() || Some(&dir) == home.as_ref()) {
+            return Err(TrustError::TooBroad { path: dir });
+        }
         let mut list = self.list()?;
         if !list.contains(&dir) {
             list.push(dir.clone());
@@ -139,13 +162,22 @@ impl TrustStore {
             source,
         };
         if let Some(parent) = self.path.parent() {
-            std::fs::create_dir_all(parent).map_err(io)?;
+            crate::files::create_private_dir(parent).map_err(io)?;
         }
         let text = serde_json::to_string_pretty(&json!({ "trusted": list }))
             .expect("a list of paths serialises");
-        // Written beside and renamed, so a reader never sees half a file.
+        // Written beside (created 0600, whatever the umask; never through a planted
+        // symlink) and renamed, so a reader never sees half a file.
         let temp = self.path.with_extension("json.tmp");
-        std::fs::write(&temp, text + "\n").map_err(io)?;
+        let _ = std::fs::remove_file(&temp);
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&temp)
+            .map_err(io)?;
+        file.write_all((text + "\n").as_bytes()).map_err(io)?;
+        drop(file);
         std::fs::rename(&temp, &self.path).map_err(io)
     }
 }
@@ -192,7 +224,7 @@ mod tests {
         let store = TrustStore::in_dir(&config);
         assert!(store.list().unwrap().is_empty());
         assert_eq!(lookup(&repo, None, Some(&config)), None);
-        let added = store.add(&work).unwrap();
+        let added = store.add(&work, None, false).unwrap();
         assert!(
             matches!(lookup(&repo, None, Some(&config)), Some(TrustedBy::Store(p)) if p == added)
         );

@@ -54,10 +54,9 @@ impl AuditLog {
     pub(crate) fn record(&self, input: &InputSummary, outcome: &HookOutcome) {
         let line = line(input, outcome, std::time::SystemTime::now());
         let _guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
-        let written = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&self.path)
+        // Created 0600; never through a symlink planted at its path; only a private
+        // regular file of this user is appended to.
+        let written = crate::files::open_private_append(&self.path)
             .and_then(|mut file| file.write_all(format!("{line}\n").as_bytes()));
         if let Err(err) = written {
             tracing::warn!("cannot write the audit log {}: {err}", self.path.display());

@@ -8,7 +8,6 @@
 //!
 //! The exit-code matrix (reference 2.3) lives in [`interpret`], a pure function.
 
-use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
@@ -47,12 +46,12 @@ impl CommandExecutor {
     }
 
     /// The process environment for `call`: the Claude Code variables, then the hook's.
-    fn environment(&self, call: &HookCall, cwd: Option<&Path>) -> Vec<(String, String)> {
+    fn environment(&self, call: &HookCall) -> Vec<(String, String)> {
         let mut env = vec![
             ("CLAUDECODE".to_string(), "1".to_string()),
             ("HOOKHOST".to_string(), "1".to_string()),
         ];
-        if let Some(project) = call.project_dir.as_deref().or(cwd) {
+        if let Some(project) = call.project_dir.as_deref() {
             env.push(("CLAUDE_PROJECT_DIR".into(), project.display().to_string()));
         }
         if !call.session_id.is_empty() {
@@ -88,19 +87,16 @@ impl CommandExecutor {
                 }
             },
         };
-        // The input's `cwd`, else the project directory.
-        let cwd = call
-            .input
-            .get("cwd")
-            .and_then(serde_json::Value::as_str)
-            .map(Path::new)
-            .or(call.project_dir.as_deref());
+        // The engine's project directory, never the input's `cwd`: a request field must
+        // not choose which `./hooks/check.sh` runs (a caller naming another folder would
+        // run its script instead of the project's). Without a project, hookhost's own.
+        let cwd = call.project_dir.as_deref();
         command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0)
-            .envs(self.environment(call, cwd));
+            .envs(self.environment(call));
         if let Some(cwd) = cwd.filter(|dir| dir.is_dir()) {
             command.current_dir(cwd);
         }

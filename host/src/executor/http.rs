@@ -9,7 +9,8 @@
 //!   reference becomes empty. Header values never appear in reports or logs.
 //! * 2xx empty → success; 2xx JSON object → parsed like stdout; 2xx other → non-blocking
 //!   error; non-2xx or connection failure → non-blocking error; timeout → cancelled.
-//!   Bodies are capped; redirects are followed only within the same host.
+//!   Bodies are capped; redirects are followed only within the same origin (scheme,
+//!   host, port), each hop checked against `allowedHttpHookUrls` again.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -28,24 +29,14 @@ use crate::protocol::parse_answer;
 /// Largest response body read, bytes.
 pub const BODY_CAP: usize = 1024 * 1024;
 
-/// Redirects followed (same host only).
+/// Redirects followed (same origin only).
 const MAX_REDIRECTS: usize = 5;
 
-/// Builds the engine's one HTTP client: connection reuse, same-host redirects only.
+/// Builds the engine's one HTTP client: connection reuse; redirects are not followed by
+/// the client but by [`HttpExecutor`], hop by hop, so each is checked.
 pub fn client() -> Result<Client, reqwest::Error> {
-    let policy = reqwest::redirect::Policy::custom(|attempt| {
-        let same_host = attempt
-            .previous()
-            .first()
-            .is_some_and(|first| first.host_str() == attempt.url().host_str());
-        if same_host && attempt.previous().len() <= MAX_REDIRECTS {
-            attempt.follow()
-        } else {
-            attempt.stop()
-        }
-    });
     Client::builder()
-        .redirect(policy)
+        .redirect(reqwest::redirect::Policy::none())
         .pool_idle_timeout(Duration::from_secs(30))
         .user_agent(concat!("hookhost/", env!("CARGO_PKG_VERSION")))
         .build()
@@ -99,22 +90,42 @@ impl HttpExecutor {
     fn allowed_url(&self) -> Result<Url, String> {
         let url = Url::parse(&self.handler.url)
             .map_err(|err| format!("invalid URL `{}`: {err}", self.handler.url))?;
+        self.check(&url, &self.handler.url)?;
+        Ok(url)
+    }
+
+    /// `url` is http(s) and allowed by `allowedHttpHookUrls` (`shown`: how to name it).
+    fn check(&self, url: &Url, shown: &str) -> Result<(), String> {
         if !matches!(url.scheme(), "http" | "https") {
-            return Err(format!("URL `{}` is not http or https", self.handler.url));
+            return Err(format!("URL `{shown}` is not http or https"));
         }
         if let Some(patterns) = &self.policy.allowed_urls {
-            let normalised = normalise(&url);
+            let normalised = normalise(url);
             if !patterns
                 .iter()
                 .any(|p| wildcard(&normalise_pattern(p), &normalised, false))
             {
                 return Err(format!(
-                    "URL `{}` is not allowed by allowedHttpHookUrls; not requested",
-                    self.handler.url
+                    "URL `{shown}` is not allowed by allowedHttpHookUrls; not requested"
                 ));
             }
         }
-        Ok(url)
+        Ok(())
+    }
+
+    /// Where a redirect from `from` may go: the same origin (scheme, host and port: the
+    /// interpolated headers never cross origins) and allowed by `allowedHttpHookUrls`,
+    /// checked again on every hop.
+    fn redirect_target(&self, from: &Url, location: &str) -> Result<Url, String> {
+        let to = from
+            .join(location)
+            .map_err(|err| format!("redirect to an invalid location: {err}"))?;
+        let shown = crate::config::redacted_url(to.as_str());
+        if to.origin() != from.origin() {
+            return Err(format!("redirect to another origin ({shown}) not followed"));
+        }
+        self.check(&to, &shown)?;
+        Ok(to)
     }
 
     fn allowed_vars(&self) -> Vec<&str> {
@@ -134,18 +145,40 @@ impl HttpExecutor {
         // Validated when the configuration was read.
         let method = reqwest::Method::from_bytes(self.handler.method.as_bytes())
             .unwrap_or(reqwest::Method::POST);
-        let mut request = self
-            .client
-            .request(method, url)
-            .header("content-type", "application/json")
-            .body(call.input_json.to_string());
-        for (name, value) in &self.handler.headers {
-            request = request.header(name.as_str(), interpolate(value, &allowed));
-        }
-        let response = match request.send().await {
-            Ok(response) => response,
-            Err(err) => {
-                return HookResult::non_blocking(format!("request failed: {}", describe(&err)));
+        let body = call.input_json.to_string();
+        let mut url = url;
+        let mut hops = 0;
+        let response = loop {
+            let mut request = self
+                .client
+                .request(method.clone(), url.clone())
+                .header("content-type", "application/json")
+                .body(body.clone());
+            for (name, value) in &self.handler.headers {
+                request = request.header(name.as_str(), interpolate(value, &allowed));
+            }
+            let response = match request.send().await {
+                Ok(response) => response,
+                Err(err) => {
+                    return HookResult::non_blocking(format!("request failed: {}", describe(&err)));
+                }
+            };
+            let location = response
+                .headers()
+                .get(reqwest::header::LOCATION)
+                .and_then(|v| v.to_str().ok());
+            match location {
+                Some(location) if response.status().is_redirection() => {
+                    hops += 1;
+                    if hops > MAX_REDIRECTS {
+                        return HookResult::non_blocking("too many redirects");
+                    }
+                    match self.redirect_target(&url, location) {
+                        Ok(next) => url = next,
+                        Err(message) => return HookResult::non_blocking(message),
+                    }
+                }
+                _ => break response,
             }
         };
         let status = response.status();
@@ -155,7 +188,7 @@ impl HttpExecutor {
         };
         if status.is_redirection() {
             return HookResult::non_blocking(format!(
-                "HTTP {status}: redirect to another host not followed"
+                "HTTP {status}: redirect without a location not followed"
             ));
         }
         if !status.is_success() {

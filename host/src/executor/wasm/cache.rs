@@ -510,22 +510,15 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// The default cache directory: `$XDG_CACHE_HOME/hookhost/wasm` or
-/// `~/.cache/hookhost/wasm`.
+/// The default cache directory (see [`crate::paths::cache_dir`]).
 pub fn default_dir() -> Option<PathBuf> {
-    std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .map(|base| base.join("hookhost").join("wasm"))
+    crate::paths::cache_dir()
 }
 
-/// hookhost's configuration folder, which holds the artifact key:
-/// `$XDG_CONFIG_HOME/hookhost` or `~/.config/hookhost`.
+/// hookhost's configuration folder, which holds the artifact key (see
+/// [`crate::paths::config_dir`]).
 pub fn default_config_dir() -> Option<PathBuf> {
-    std::env::var_os("XDG_CONFIG_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))
-        .map(|base| base.join("hookhost"))
+    crate::paths::config_dir()
 }
 
 #[cfg(test)]

@@ -1,0 +1,149 @@
+//! Files hookhost reads from places others can write (settings, `hooks.toml`, plugin
+//! manifests, event inputs) and files it writes for its owner (audit log, trust store,
+//! tokens): regular files only, opened without blocking, read no further than a cap;
+//! created private and never through a symlink.
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::path::Path;
+
+/// Largest configuration file (settings, `hooks.toml`, `plugin.json`, `hooks.json`).
+pub const MAX_CONFIG_FILE: u64 = 4 << 20;
+
+/// Opens `path` for reading: non-blocking (a FIFO cannot hang the caller), a regular file
+/// once opened (a symlink to `/dev/zero` or a device is refused), at most `max` bytes.
+pub fn open_regular(path: &Path, max: u64) -> io::Result<File> {
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::fcntl::OFlag::O_NONBLOCK.bits())
+        .open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file",
+        ));
+    }
+    if meta.len() > max {
+        return Err(too_large(meta.len(), max));
+    }
+    Ok(file)
+}
+
+/// The bytes of the regular file at `path` (see [`open_regular`]), at most `max`.
+pub fn read_regular(path: &Path, max: u64) -> io::Result<Vec<u8>> {
+    let file = open_regular(path, max)?;
+    let mut bytes = Vec::new();
+    // The file may grow after the check: read one byte past the cap to tell.
+    file.take(max + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max {
+        return Err(too_large(bytes.len() as u64, max));
+    }
+    Ok(bytes)
+}
+
+/// [`read_regular`] with the configuration-file cap, as UTF-8 text.
+pub fn read_config_text(path: &Path) -> io::Result<String> {
+    let bytes = read_regular(path, MAX_CONFIG_FILE)?;
+    String::from_utf8(bytes).map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "not UTF-8"))
+}
+
+fn too_large(size: u64, max: u64) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!("{size} bytes, over the {max}-byte limit"),
+    )
+}
+
+/// Opens `path` to append, creating it mode 0600: never through a symlink at `path`, and
+/// only a regular file owned by this user that no one else may write.
+pub fn open_private_append(path: &Path) -> io::Result<File> {
+    let file = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .mode(0o600)
+        .custom_flags(nix::fcntl::OFlag::O_NOFOLLOW.bits() | nix::fcntl::OFlag::O_NONBLOCK.bits())
+        .open(path)?;
+    check_private(&file.metadata()?)?;
+    Ok(file)
+}
+
+/// Refuses what is not a regular file of this user, writable by no one else.
+pub fn check_private(meta: &std::fs::Metadata) -> io::Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    if !meta.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file",
+        ));
+    }
+    if meta.uid() != nix::unistd::geteuid().as_raw() {
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            "owned by another user",
+        ));
+    }
+    if meta.permissions().mode() & 0o022 != 0 {
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!(
+                "writable by others (mode {:o}); make it private: chmod 600",
+                meta.permissions().mode() & 0o777
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Creates `dir` and its missing parents, the ones created mode 0700.
+pub fn create_private_dir(dir: &Path) -> io::Result<()> {
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fifos_devices_and_oversize_files_are_refused_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo.json");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+        assert!(read_config_text(&fifo).is_err());
+        let zero = dir.path().join("zero.json");
+        std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+        let err = read_config_text(&zero).unwrap_err();
+        assert!(err.to_string().contains("not a regular file"), "{err}");
+        let big = dir.path().join("big.json");
+        std::fs::write(&big, vec![b' '; MAX_CONFIG_FILE as usize + 1]).unwrap();
+        assert!(
+            read_config_text(&big)
+                .unwrap_err()
+                .to_string()
+                .contains("limit")
+        );
+        let ok = dir.path().join("ok.json");
+        std::fs::write(&ok, "{}").unwrap();
+        assert_eq!(read_config_text(&ok).unwrap(), "{}");
+    }
+
+    #[test]
+    fn private_files_are_created_0600_and_never_through_a_symlink() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("audit.jsonl");
+        open_private_append(&log).unwrap();
+        let mode = std::fs::metadata(&log).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        let target = dir.path().join("elsewhere");
+        std::fs::write(&target, "").unwrap();
+        let planted = dir.path().join("planted.jsonl");
+        std::os::unix::fs::symlink(&target, &planted).unwrap();
+        assert!(open_private_append(&planted).is_err());
+        std::fs::set_permissions(&log, std::fs::Permissions::from_mode(0o666)).unwrap();
+        assert!(open_private_append(&log).is_err());
+    }
+}

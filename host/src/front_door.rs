@@ -1,0 +1,254 @@
+//! The front door: one request path for every entry point (`hookhost fire`, `serve`'s
+//! `POST /hooks` and `POST /v1/fire`, `serve --stdio`, and embedders).
+//!
+//! An entry point hands over the raw request bytes and its limits and always gets back
+//! the answer to give. Whenever a `failClosed` hook guards the event, every failure before
+//! or around the hooks — oversize or unreadable input, no event, a request for another
+//! project, overload after a bounded wait, a body that never finished, an internal error
+//! — is answered as a block naming the cause, never as an error a host would read as
+//! "proceed". Without such a hook the answer says what failed.
+
+use std::path::{Component, Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+
+use crate::engine::Engine;
+use crate::outcome::HookOutcome;
+
+/// Bounds a request is held to.
+#[derive(Debug, Clone)]
+pub struct RequestLimits {
+    /// Largest input, bytes.
+    pub max_body: usize,
+    /// Refuse an input whose `cwd` lies outside the engine's project directory (a server
+    /// answering for one project; see [`Failure::ForeignProject`]).
+    pub same_project: bool,
+}
+
+impl Default for RequestLimits {
+    fn default() -> Self {
+        Self {
+            max_body: 1 << 20,
+            same_project: false,
+        }
+    }
+}
+
+/// A request as it arrived.
+#[derive(Debug, Clone, Copy)]
+pub struct Request<'a> {
+    /// The hook input, as bytes.
+    pub body: &'a [u8],
+    /// The event, when the caller names it (else the input's event field).
+    pub event: Option<&'a str>,
+    /// The session id to fill in when the input has none.
+    pub session_id: &'a str,
+    /// Bounds.
+    pub limits: &'a RequestLimits,
+}
+
+/// What went wrong before or around the hooks.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Failure {
+    /// The input is larger than [`RequestLimits::max_body`].
+    #[error("the input is over the {limit}-byte limit")]
+    Oversize {
+        /// The limit, bytes.
+        limit: usize,
+    },
+    /// The input did not arrive in time.
+    #[error("the input did not arrive within {}s", .0.as_secs_f64())]
+    SlowBody(Duration),
+    /// No slot to run the hooks in within the bounded wait.
+    #[error("too many calls in flight (no free slot within {}s)", .0.as_secs_f64())]
+    Overload(Duration),
+    /// The input is not a JSON object hookhost can read.
+    #[error("the input cannot be read: {0}")]
+    Unreadable(String),
+    /// Neither the caller nor the input names the event.
+    #[error("no event: name it or put `{0}` in the input")]
+    NoEvent(&'static str),
+    /// The input's `cwd` names a folder outside the project this engine serves.
+    #[error("the input's cwd {cwd} is outside the project {project} this engine serves")]
+    ForeignProject {
+        /// The request's `cwd`.
+        cwd: String,
+        /// The engine's project directory.
+        project: PathBuf,
+    },
+    /// hookhost failed while running the hooks.
+    #[error("hookhost failed while running the hooks: {0}")]
+    Internal(String),
+}
+
+/// The answer to give.
+#[derive(Debug, Clone)]
+pub enum Answer {
+    /// The hooks ran — or a failure was answered as a block, because a `failClosed` hook
+    /// guards the event.
+    Outcome(HookOutcome),
+    /// A failure no `failClosed` hook guards: the caller reports it.
+    Failed(Failure),
+}
+
+impl Engine {
+    /// Answers one request: parses and bounds the input, fills the common fields a host
+    /// may leave out (`session_id`, `transcript_path`, `cwd`, `permission_mode`), runs the
+    /// event's hooks (a panic inside the engine is caught) and returns the outcome; any
+    /// failure goes through [`Engine::refuse`].
+    pub async fn answer(&self, request: Request<'_>) -> Answer {
+        let limits = request.limits;
+        if request.body.len() > limits.max_body {
+            let head = &request.body[..limits.max_body];
+            return self.refuse(
+                request.event,
+                head,
+                Failure::Oversize {
+                    limit: limits.max_body,
+                },
+            );
+        }
+        let mut input = match crate::input::parse(request.body) {
+            Ok(input) => input,
+            Err(err) => {
+                return self.refuse(
+                    request.event,
+                    request.body,
+                    Failure::Unreadable(err.to_string()),
+                );
+            }
+        };
+        let Some(map) = input.as_object_mut() else {
+            return self.refuse(
+                request.event,
+                request.body,
+                Failure::Unreadable("not a JSON object".into()),
+            );
+        };
+        let field = self.dialect().event_field;
+        let event = match request.event.or(map.get(field).and_then(Value::as_str)) {
+            Some(event) => event.to_string(),
+            None => return self.refuse(None, request.body, Failure::NoEvent(field)),
+        };
+        if limits.same_project
+            && let Some(failure) = self.foreign_project(map)
+        {
+            return self.refuse(Some(&event), request.body, failure);
+        }
+        self.fill_common(map, request.session_id);
+        let task = {
+            let (engine, event) = (self.clone(), event.clone());
+            tokio::spawn(async move { engine.execute(&event, input).await })
+        };
+        match task.await {
+            Ok(outcome) => Answer::Outcome(outcome),
+            Err(err) => self.refuse(
+                Some(&event),
+                request.body,
+                Failure::Internal(err.to_string()),
+            ),
+        }
+    }
+
+    /// The answer to a request that failed before or around its hooks: a block naming
+    /// `failure` when a `failClosed` hook guards the event (named, or sniffed from `body`;
+    /// when it cannot be told, any `failClosed` hook counts), else the failure itself.
+    pub fn refuse(&self, event: Option<&str>, body: &[u8], failure: Failure) -> Answer {
+        let event = event
+            .map(str::to_string)
+            .or_else(|| crate::input::sniff_event(body));
+        let guarded = match &event {
+            Some(event) => self.has_fail_closed(event),
+            None => self.has_any_fail_closed(),
+        };
+        if !guarded {
+            return Answer::Failed(failure);
+        }
+        let event = event.unwrap_or_else(|| "PreToolUse".into());
+        let reason = format!(
+            "hookhost could not run the {event} hooks ({failure}); blocking because a failClosed hook guards this event"
+        );
+        tracing::warn!("{reason}");
+        Answer::Outcome(crate::merge::failed_closed(&event, &reason))
+    }
+
+    /// The common fields a host may leave out. `cwd` defaults to the project directory
+    /// (else hookhost's own working directory).
+    fn fill_common(&self, map: &mut Map<String, Value>, session: &str) {
+        map.entry("session_id").or_insert(json!(session));
+        map.entry("transcript_path").or_insert(json!(""));
+        if !map.contains_key("cwd") {
+            let cwd = self
+                .project_dir()
+                .map(Path::to_path_buf)
+                .or_else(|| std::env::current_dir().ok());
+            if let Some(cwd) = cwd {
+                map.insert("cwd".into(), json!(cwd.display().to_string()));
+            }
+        }
+        map.entry("permission_mode").or_insert(json!("default"));
+    }
+
+    /// A failure when the input's `cwd` is not the project directory or below it.
+    fn foreign_project(&self, map: &Map<String, Value>) -> Option<Failure> {
+        let project = self.project_dir()?;
+        let cwd = map.get("cwd").and_then(Value::as_str)?;
+        (!within(Path::new(cwd), project)).then(|| Failure::ForeignProject {
+            cwd: cwd.to_string(),
+            project: project.to_path_buf(),
+        })
+    }
+}
+
+/// Whether `path` is `root` or below it, judged on the words of the path (`..` climbs,
+/// `.` is dropped; a relative path is never within) and, when both exist, on the
+/// resolved paths too, so a symlink inside the project cannot point out of it.
+fn within(path: &Path, root: &Path) -> bool {
+    if !path.is_absolute() {
+        return false;
+    }
+    let mut words: Vec<Component> = Vec::new();
+    for part in path.components() {
+        match part {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if words.len() > 1 {
+                    words.pop();
+                }
+            }
+            other => words.push(other),
+        }
+    }
+    let lexical: PathBuf = words.iter().collect();
+    if !lexical.starts_with(root) {
+        return false;
+    }
+    match (lexical.canonicalize(), root.canonicalize()) {
+        (Ok(real), Ok(real_root)) => real.starts_with(real_root),
+        _ => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::within;
+    use std::path::Path;
+
+    #[test]
+    fn within_is_judged_on_words_and_links() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let project = root.join("p");
+        std::fs::create_dir_all(project.join("sub")).unwrap();
+        assert!(within(&project, &project));
+        assert!(within(&project.join("sub"), &project));
+        assert!(within(&project.join("not-yet"), &project));
+        assert!(!within(&project.join("../q"), &project));
+        assert!(!within(&project.join("sub/../../q"), &project));
+        assert!(!within(Path::new("p/sub"), &project));
+        assert!(!within(&root.join("p2"), &project));
+        std::os::unix::fs::symlink(&root, project.join("out")).unwrap();
+        assert!(!within(&project.join("out"), &project));
+    }
+}

@@ -1,0 +1,36 @@
+//! The folders hookhost owns (configuration, artifact cache) and the environment variables
+//! that name them. The XDG base-directory rules apply: a variable that is unset, empty or
+//! not an absolute path is ignored — so a repository cannot point hookhost's trust store,
+//! artifact key or cache at the current directory. With no usable home there is no default
+//! folder at all: callers go without (no disk cache, no trust store) rather than guess.
+
+use std::path::PathBuf;
+
+/// The folder named by the environment variable `name`, when it is set to an absolute
+/// path.
+pub fn env_dir(name: &str) -> Option<PathBuf> {
+    std::env::var_os(name)
+        .map(PathBuf::from)
+        .filter(|dir| dir.is_absolute())
+}
+
+/// `$HOME`, when it is an absolute path.
+pub fn home() -> Option<PathBuf> {
+    env_dir("HOME")
+}
+
+/// hookhost's configuration folder (trust store, artifact key, serve token):
+/// `$XDG_CONFIG_HOME/hookhost`, else `$HOME/.config/hookhost`.
+pub fn config_dir() -> Option<PathBuf> {
+    env_dir("XDG_CONFIG_HOME")
+        .or_else(|| home().map(|home| home.join(".config")))
+        .map(|base| base.join("hookhost"))
+}
+
+/// The Wasm artifact cache: `$XDG_CACHE_HOME/hookhost/wasm`, else
+/// `$HOME/.cache/hookhost/wasm`.
+pub fn cache_dir() -> Option<PathBuf> {
+    env_dir("XDG_CACHE_HOME")
+        .or_else(|| home().map(|home| home.join(".cache")))
+        .map(|base| base.join("hookhost").join("wasm"))
+}
