@@ -12,6 +12,7 @@ mod revalidate;
 mod schedule;
 mod select;
 mod session;
+mod sessions;
 mod stop_guard;
 
 use std::collections::HashMap;

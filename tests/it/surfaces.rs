@@ -216,3 +216,476 @@ fn an_owners_guard_the_dialect_cannot_run_is_a_load_error_that_fails_closed() {
     assert!(blocked(&run), "{}\n{}", run.stdout, run.stderr);
     assert!(run.stdout.contains("cannot run a guard"), "{}", run.stdout);
 }
+
+// ---- serve, started as a process ----
+
+/// A running `hookhost serve`, killed when dropped.
+struct Serve {
+    child: std::process::Child,
+    /// `http://ADDR` (TCP) or `unix:PATH`.
+    addr: String,
+    stderr: std::sync::Arc<std::sync::Mutex<String>>,
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Serve {
+    fn start(test: &TestEnv, args: &[&str], env: &[(&str, &str)]) -> Result<Serve, String> {
+        use std::io::{BufRead, BufReader, Read};
+        let mut child = Command::new(CLI)
+            .arg("serve")
+            .args(args)
+            .current_dir(&test.project)
+            .env("HOME", &test.home)
+            .env_remove("XDG_CONFIG_HOME")
+            .env_remove("XDG_CACHE_HOME")
+            .envs(env.iter().copied())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run hookhost serve");
+        let stderr = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let mut pipe = child.stderr.take().unwrap();
+        let sink = stderr.clone();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = pipe.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                sink.lock()
+                    .unwrap()
+                    .push_str(&String::from_utf8_lossy(&buf[..n]));
+            }
+        });
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let Some(addr) = line.trim().strip_prefix("listening on ") else {
+            let _ = child.wait();
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            return Err(format!("{line}{}", stderr.lock().unwrap()));
+        };
+        let addr = if addr.starts_with("unix:") {
+            addr.to_string()
+        } else {
+            format!("http://{addr}")
+        };
+        Ok(Serve {
+            child,
+            addr,
+            stderr,
+        })
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.addr)
+    }
+
+    fn stderr(&self) -> String {
+        self.stderr.lock().unwrap().clone()
+    }
+}
+
+fn client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .timeout(std::time::Duration::from_secs(20))
+        .build()
+        .unwrap()
+}
+
+/// A raw HTTP/1.1 exchange on `addr` (`host:port`): what a browser or a hand-rolled
+/// client can send that reqwest would not (another Host, a trickled body).
+fn raw_http(addr: &str, request: &[u8]) -> String {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(20)))
+        .unwrap();
+    stream.write_all(request).unwrap();
+    let mut out = String::new();
+    let _ = stream.read_to_string(&mut out);
+    out
+}
+
+fn status_of(response: &str) -> u16 {
+    response
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0)
+}
+
+/// The guard in a settings file of its own, for `--settings`.
+fn guard_file(test: &TestEnv) -> String {
+    let doc = json!({ "hooks": guard(test) }).to_string();
+    test.write("owner.json", &doc).display().to_string()
+}
+
+fn managed_flag(test: &TestEnv) -> String {
+    test.managed_path().display().to_string()
+}
+
+// ---- 3. serve trusts no web page ----
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_web_page_cannot_reach_serve() {
+    let test = TestEnv::new();
+    let settings = guard_file(&test);
+    let managed = managed_flag(&test);
+    let served = Serve::start(
+        &test,
+        &[
+            "--no-discover",
+            "--settings",
+            &settings,
+            "--managed-settings",
+            &managed,
+            "--listen",
+            "127.0.0.1:0",
+        ],
+        &[],
+    )
+    .unwrap();
+    let addr = served.addr.trim_start_matches("http://").to_string();
+    // A token was generated, private, and is required.
+    let token_path = test.home.join(".config/hookhost/serve-token");
+    let mode = std::fs::metadata(&token_path).unwrap().permissions();
+    assert_eq!(
+        std::os::unix::fs::PermissionsExt::mode(&mode) & 0o777,
+        0o600
+    );
+    let token = std::fs::read_to_string(&token_path).unwrap();
+    let token = token.trim();
+    let body = rm_input(&test).to_string();
+    let request = |host: &str, extra: &str| {
+        format!(
+            "POST /hooks HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {token}\r\nContent-Type: text/plain\r\n{extra}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+    };
+    // DNS rebinding: the page's own name in Host.
+    let rebound = raw_http(&addr, request("evil.example:80", "").as_bytes());
+    assert_eq!(status_of(&rebound), 403, "{rebound}");
+    // A cross-site form post carries Origin.
+    let port = addr.rsplit(':').next().unwrap();
+    let cross = raw_http(
+        &addr,
+        request(
+            &format!("localhost:{port}"),
+            "Origin: https://evil.example\r\n",
+        )
+        .as_bytes(),
+    );
+    assert_eq!(status_of(&cross), 403, "{cross}");
+    for path in ["/metrics", "/v1/diagnostics"] {
+        let read = raw_http(
+            &addr,
+            format!("GET {path} HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n")
+                .as_bytes(),
+        );
+        assert_eq!(status_of(&read), 403, "{path}: {read}");
+    }
+    // No token: 401, even from the right Host.
+    let http = client();
+    let bare = http
+        .post(served.url("/hooks"))
+        .body(body.clone())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(bare.status(), 401);
+    // The real client: right Host, the token, no Origin.
+    let ok = raw_http(&addr, request(&format!("127.0.0.1:{port}"), "").as_bytes());
+    assert_eq!(status_of(&ok), 200, "{ok}");
+    assert!(ok.contains("\"deny\""), "{ok}");
+}
+
+#[test]
+fn a_token_file_others_can_read_is_refused() {
+    let test = TestEnv::new();
+    let token = test.write("token", "0123456789abcdef0123\n");
+    let settings = guard_file(&test);
+    let managed = managed_flag(&test);
+    let refused = Serve::start(
+        &test,
+        &[
+            "--no-discover",
+            "--settings",
+            &settings,
+            "--managed-settings",
+            &managed,
+            "--listen",
+            "127.0.0.1:0",
+            "--token-file",
+            token.to_str().unwrap(),
+        ],
+        &[],
+    )
+    .err()
+    .expect("refused");
+    assert!(refused.contains("readable by others"), "{refused}");
+}
+
+// ---- 4. a request's cwd chooses nothing ----
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_requests_cwd_does_not_choose_which_script_runs() {
+    let test = TestEnv::new();
+    // The trusted project's own check denies.
+    test.write(
+        "project/hooks/check.sh",
+        "#!/bin/sh\necho 'project check: no' >&2\nexit 2\n",
+    );
+    test.write(
+        "attacker/hooks/check.sh",
+        "#!/bin/sh\ntouch \"$(dirname \"$0\")/../ran\"\nexit 0\n",
+    );
+    for script in ["project/hooks/check.sh", "attacker/hooks/check.sh"] {
+        let path = test.root.join(script);
+        std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+    }
+    test.write(
+        "project/.claude/settings.json",
+        &json!({"hooks": hooks("PreToolUse", Some("Bash"),
+            vec![json!({"type": "command", "command": "./hooks/check.sh"})])})
+        .to_string(),
+    );
+    let attacker = test.root.join("attacker");
+    let mut input = rm_input(&test);
+    input["cwd"] = json!(attacker.display().to_string());
+    // fire: the project's script runs, in the project.
+    let run = fire(&test, &["--trust-workspace"], &input);
+    assert!(blocked(&run), "{}\n{}", run.stdout, run.stderr);
+    assert!(!attacker.join("ran").exists());
+    // serve: a request naming another project is refused.
+    let project = test.project.display().to_string();
+    let home = test.home.display().to_string();
+    let managed = managed_flag(&test);
+    let served = Serve::start(
+        &test,
+        &[
+            "--project-dir",
+            &project,
+            "--home",
+            &home,
+            "--managed-settings",
+            &managed,
+            "--trust-workspace",
+            "--listen",
+            "127.0.0.1:0",
+            "--no-auth",
+        ],
+        &[],
+    )
+    .unwrap();
+    let http = client();
+    let response = http
+        .post(served.url("/hooks"))
+        .json(&input)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 403);
+    assert!(!attacker.join("ran").exists(), "the attacker's script ran");
+    // Its own project's requests are answered by its own script.
+    let response = http
+        .post(served.url("/hooks"))
+        .json(&rm_input(&test))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let answer: Value = response.json().await.unwrap();
+    assert_eq!(
+        answer["hookSpecificOutput"]["permissionDecision"],
+        json!("deny"),
+        "{answer}"
+    );
+}
+
+// ---- the front door: every failure around a failClosed guard is a deny ----
+
+fn deny_reason(answer: &Value) -> String {
+    assert_eq!(
+        answer["hookSpecificOutput"]["permissionDecision"],
+        json!("deny"),
+        "{answer}"
+    );
+    answer["hookSpecificOutput"]["permissionDecisionReason"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_fails_closed_on_oversize_slow_malformed_and_overload() {
+    let test = TestEnv::new();
+    // The failClosed guard, plus a slow hook that holds the one call slot.
+    let slow = test.script("slow.sh", "cat >/dev/null; sleep 2");
+    let mut guarded = guard(&test);
+    guarded["PreToolUse"][0]["hooks"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"type": "command", "command": slow}));
+    let settings = test
+        .write("owner.json", &json!({ "hooks": guarded }).to_string())
+        .display()
+        .to_string();
+    let managed = managed_flag(&test);
+    let served = Serve::start(
+        &test,
+        &[
+            "--no-discover",
+            "--settings",
+            &settings,
+            "--managed-settings",
+            &managed,
+            "--listen",
+            "127.0.0.1:0",
+            "--no-auth",
+            "--max-body",
+            "4096",
+            "--max-concurrent",
+            "1",
+            "--queue-wait",
+            "200",
+            "--body-timeout",
+            "1",
+        ],
+        &[],
+    )
+    .unwrap();
+    let http = client();
+    let url = served.url("/hooks");
+    // Oversize: a Write over the cap.
+    let mut big = rm_input(&test);
+    big["tool_input"]["command"] = json!("x".repeat(10_000));
+    let response = http.post(&url).json(&big).send().await.unwrap();
+    assert_eq!(response.status(), 200);
+    let reason = deny_reason(&response.json().await.unwrap());
+    assert!(reason.contains("4096-byte limit"), "{reason}");
+    // Malformed.
+    let response = http
+        .post(&url)
+        .body(r#"{"hook_event_name": "PreToolUse", "tool_input": {"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let reason = deny_reason(&response.json().await.unwrap());
+    assert!(reason.contains("cannot be read"), "{reason}");
+    // Slow: the body never finishes.
+    let addr = served.addr.trim_start_matches("http://").to_string();
+    let head = format!(
+        "POST /hooks HTTP/1.1\r\nHost: {addr}\r\nContent-Length: 500\r\nConnection: close\r\n\r\n{{\"hook_event_name\": \"PreToolUse\""
+    );
+    let slow_answer = tokio::task::spawn_blocking(move || raw_http(&addr, head.as_bytes()))
+        .await
+        .unwrap();
+    assert_eq!(status_of(&slow_answer), 200, "{slow_answer}");
+    assert!(slow_answer.contains("did not arrive"), "{slow_answer}");
+    // Overload: one call holds the only slot; the next waits 200 ms, then is denied.
+    let holder = tokio::spawn({
+        let (http, url, input) = (http.clone(), url.clone(), rm_input(&test));
+        async move { http.post(url).json(&input).send().await.unwrap().status() }
+    });
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    let response = http.post(&url).json(&rm_input(&test)).send().await.unwrap();
+    assert_eq!(response.status(), 200);
+    let reason = deny_reason(&response.json().await.unwrap());
+    assert!(reason.contains("too many calls"), "{reason}");
+    assert_eq!(holder.await.unwrap(), 200);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn trickling_clients_hold_no_call_slot() {
+    let test = TestEnv::new();
+    let settings = guard_file(&test);
+    let managed = managed_flag(&test);
+    let served = Serve::start(
+        &test,
+        &[
+            "--no-discover",
+            "--settings",
+            &settings,
+            "--managed-settings",
+            &managed,
+            "--listen",
+            "127.0.0.1:0",
+            "--no-auth",
+            "--max-concurrent",
+            "2",
+        ],
+        &[],
+    )
+    .unwrap();
+    let addr = served.addr.trim_start_matches("http://").to_string();
+    // Many connections send headers and a little of the body, then wait.
+    let mut trickling = Vec::new();
+    for _ in 0..32 {
+        use std::io::Write;
+        let mut stream = std::net::TcpStream::connect(&addr).unwrap();
+        let head = format!(
+            "POST /hooks HTTP/1.1\r\nHost: {addr}\r\nContent-Length: 1000\r\n\r\n{{\"hook_event_name\""
+        );
+        stream.write_all(head.as_bytes()).unwrap();
+        trickling.push(stream);
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    let started = std::time::Instant::now();
+    let response = client()
+        .post(served.url("/hooks"))
+        .json(&rm_input(&test))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    deny_reason(&response.json().await.unwrap());
+    // Answered by the hooks, not after the trickling bodies timed out (10 s).
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    drop(trickling);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stdio_fails_closed_on_an_oversize_line() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let test = TestEnv::new();
+    let settings = guard_file(&test);
+    let managed = managed_flag(&test);
+    let mut child = tokio::process::Command::new(CLI)
+        .args([
+            "serve",
+            "--stdio",
+            "--no-discover",
+            "--settings",
+            &settings,
+            "--managed-settings",
+            &managed,
+            "--max-body",
+            "1000",
+        ])
+        .env("HOME", &test.home)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut big = rm_input(&test);
+    big["tool_input"]["command"] = json!("x".repeat(20_000));
+    let line = json!({"id": 7, "input": big}).to_string() + "\n";
+    stdin.write_all(line.as_bytes()).await.unwrap();
+    drop(stdin);
+    let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let answer: Value = serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+    assert_eq!(answer["outcome"]["should_block"], json!(true), "{answer}");
+}

@@ -8,6 +8,7 @@ use std::sync::Mutex;
 use serde_json::{Map, Value};
 
 use super::Prepared;
+use super::sessions::SessionTable;
 use crate::condition::RuleContext;
 use crate::config::HookSpec;
 use crate::event::{Event, EventSpec};
@@ -15,7 +16,7 @@ use crate::event::{Event, EventSpec};
 /// Remembers which `once` hooks already ran in which session.
 #[derive(Default)]
 pub(crate) struct OnceTracker {
-    done: Mutex<HashSet<(String, u64)>>,
+    done: Mutex<SessionTable<HashSet<u64>>>,
 }
 
 /// The hooks among `hooks` that fire for `event` with `input`, in configuration order;
@@ -37,9 +38,8 @@ pub(crate) fn select<'a>(
         .collect();
     if selected.iter().any(|h| h.spec.once) {
         let mut done = once.done.lock().unwrap_or_else(|e| e.into_inner());
-        selected.retain(|h| {
-            !h.spec.once || ran.contains(&h.id) || done.insert((session.to_string(), h.id))
-        });
+        selected
+            .retain(|h| !h.spec.once || ran.contains(&h.id) || done.entry(session).insert(h.id));
     }
     selected
 }

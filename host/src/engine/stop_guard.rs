@@ -2,11 +2,11 @@
 //! (`Stop`, `SubagentStop`) per session and lets the stop through past the cap, so a
 //! hook that always blocks cannot keep an agent running forever.
 
-use std::collections::HashMap;
 use std::sync::Mutex;
 
 use serde_json::Value;
 
+use super::sessions::SessionTable;
 use crate::dialect::StopRule;
 use crate::event::Event;
 use crate::outcome::HookOutcome;
@@ -14,7 +14,7 @@ use crate::outcome::HookOutcome;
 /// Consecutive blocks per session.
 pub(crate) struct StopGuard {
     cap: u32,
-    blocks: Mutex<HashMap<String, u32>>,
+    blocks: Mutex<SessionTable<u32>>,
 }
 
 impl StopGuard {
@@ -22,11 +22,11 @@ impl StopGuard {
     pub(crate) fn new(cap: u32) -> Self {
         Self {
             cap,
-            blocks: Mutex::new(HashMap::new()),
+            blocks: Mutex::new(SessionTable::default()),
         }
     }
 
-    fn blocks(&self) -> std::sync::MutexGuard<'_, HashMap<String, u32>> {
+    fn blocks(&self) -> std::sync::MutexGuard<'_, SessionTable<u32>> {
         self.blocks.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -70,7 +70,7 @@ impl StopGuard {
             blocks.remove(session);
             return outcome;
         }
-        let count = blocks.entry(session.to_string()).or_insert(0);
+        let count = blocks.entry(session);
         *count += 1;
         let cap = self.cap;
         if cap > 0 && *count > cap {
