@@ -658,7 +658,17 @@ async fn trickling_clients_hold_no_call_slot() {
 async fn stdio_fails_closed_on_an_oversize_line() {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
     let test = TestEnv::new();
-    let settings = guard_file(&test);
+    // A failClosed guard that allows this input: only the failure can deny.
+    let allow = test.script("allow.sh", "cat >/dev/null; exit 0");
+    let settings = test.settings(
+        "owner.json",
+        hooks(
+            "PreToolUse",
+            Some("Bash"),
+            vec![json!({"type": "command", "command": allow, "failClosed": true})],
+        ),
+    );
+    let settings = settings.display().to_string();
     let managed = managed_flag(&test);
     let mut child = tokio::process::Command::new(CLI)
         .args([
@@ -688,6 +698,10 @@ async fn stdio_fails_closed_on_an_oversize_line() {
     let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
     let answer: Value = serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
     assert_eq!(answer["outcome"]["should_block"], json!(true), "{answer}");
+    let reason = answer["outcome"]["block_reason"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(reason.contains("1000-byte limit"), "{reason}");
 }
 
 // ---- 5, 6. the environment cannot point hookhost at a repository ----

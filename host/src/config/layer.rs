@@ -2,7 +2,8 @@
 //!
 //! Layers, in configuration order: managed ▸ user ▸ project ▸ local ▸ `--settings` ▸
 //! plugins. Hooks of every layer merge additively (identical handlers from several
-//! settings files run once; a plugin's copy stays separate). [`LayerPolicy::ProjectReplacesUser`]
+//! settings files run once, the copy of the strongest authority kept; a plugin's copy
+//! stays separate). [`LayerPolicy::ProjectReplacesUser`]
 //! is the stricter alternative: where the project (or local) layer configures an event,
 //! the user layer's hooks for that event are dropped.
 //!
