@@ -412,10 +412,6 @@ pub struct HookSpec {
     /// Whether the hook may run unsandboxed: false for command, HTTP and prompt hooks of
     /// an untrusted workspace's project and local settings (they are reported `skipped`).
     pub trusted: bool,
-    /// Why policy refuses the hook (a Wasm grant outside what its layer may have, an
-    /// unpinned component under `requirePinnedWasm`): it fails every call, blocking when
-    /// `failClosed`, and `hookhost check` reports it.
-    pub refused: Option<String>,
 }
 
 impl HookSpec {
@@ -472,6 +468,8 @@ pub struct LoadedConfig {
     /// event its dialect does not have): each is a load error, and while one stands every
     /// event is answered with a block naming it.
     pub lost_guards: Vec<String>,
+    /// The owners' Wasm grant bounds and pinning rule (applied by admission).
+    pub grant_policy: WasmGrantPolicy,
     /// The project's own files that were read (a repository's): their problems cost
     /// only their own hooks, never a reload of the owner's.
     pub repository_files: Vec<String>,

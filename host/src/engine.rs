@@ -207,8 +207,14 @@ impl Engine {
         options: EngineOptions,
     ) -> Result<Engine, EngineError> {
         let audit_path = options.audit_log.clone().or(config.audit_log.clone());
-        let shared = Shared::new(config.http_policy, options.llm, options.wasm)
-            .map_err(EngineError::Http)?;
+        let shared = Shared::new(
+            config.http_policy,
+            config.grant_policy,
+            config.project_dir.clone(),
+            options.llm,
+            options.wasm,
+        )
+        .map_err(EngineError::Http)?;
         let mut next = 0;
         let mut diagnostics = config.diagnostics;
         let hooks = config
@@ -553,6 +559,8 @@ mod tests {
         let spec = HookSpec::session(event, None, handler).unwrap();
         let shared = Shared::new(
             Default::default(),
+            Default::default(),
+            None,
             LlmOptions::from_env(),
             WasmOptions::default(),
         )

@@ -40,6 +40,7 @@
 //! the command line on top; library users can turn it off with
 //! `default-features = false`.
 
+mod admission;
 mod condition;
 mod config;
 mod dialect;
@@ -57,6 +58,7 @@ mod paths;
 mod protocol;
 mod text;
 
+pub use admission::{Admission, UNTRUSTED};
 pub use config::{
     AllowedPath, CommandHandler, DEFAULT_MANAGED_PATH, Diagnostic, ExecutorKind, Handler, HookSpec,
     HttpHandler, HttpPolicy, Layer, LayerPolicy, LoadOptions, LoadedConfig, PromptHandler, RunMode,

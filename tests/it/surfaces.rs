@@ -1239,3 +1239,75 @@ async fn a_trusted_project_cannot_widen_the_users_header_variables() {
     assert_eq!(requests.len(), 1);
     assert_eq!(requests[0].header("x-leak").unwrap_or(""), "");
 }
+
+// ---- the documented drop-in, token included ----
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_documented_http_hook_reaches_serve_with_the_generated_token() {
+    let test = TestEnv::new();
+    let settings = guard_file(&test);
+    let managed = managed_flag(&test);
+    let served = Serve::start(
+        &test,
+        &[
+            "--no-discover",
+            "--settings",
+            &settings,
+            "--managed-settings",
+            &managed,
+            "--listen",
+            "127.0.0.1:0",
+        ],
+        &[],
+    )
+    .unwrap();
+    let token = std::fs::read_to_string(test.home.join(".config/hookhost/serve-token")).unwrap();
+    // The client: a host running the README's `http` hook, the token from its environment.
+    let client_settings = test.settings(
+        "client.json",
+        hooks(
+            "PreToolUse",
+            Some("*"),
+            vec![
+                json!({"type": "http", "url": served.url("/hooks"), "timeout": 5,
+                        "headers": {"Authorization": "Bearer $HOOKHOST_TOKEN"},
+                        "allowedEnvVars": ["HOOKHOST_TOKEN"]}),
+            ],
+        ),
+    );
+    let client_home = test.root.join("client-home");
+    std::fs::create_dir_all(&client_home).unwrap();
+    let args = [
+        "fire",
+        "--no-discover",
+        "--managed-settings",
+        &managed,
+        "--settings",
+        client_settings.to_str().unwrap(),
+        "--format",
+        "claude",
+    ];
+    let input = rm_input(&test).to_string();
+    let with_token = hookhost(
+        &test,
+        &test.project,
+        &args,
+        &input,
+        &[("HOOKHOST_TOKEN", token.trim())],
+    );
+    let answer = with_token.json();
+    assert_eq!(
+        answer["hookSpecificOutput"]["permissionDecision"],
+        json!("deny"),
+        "{answer}\n{}",
+        with_token.stderr
+    );
+    // Without the token the call is refused (401: the host's hook reports an error).
+    let without = hookhost(&test, &test.project, &args, &input, &[]);
+    assert!(
+        !without.stdout.contains("\"deny\""),
+        "{}\n{}",
+        without.stdout,
+        without.stderr
+    );
+}

@@ -357,11 +357,12 @@ pub async fn serve(args: ServeArgs) -> CliResult {
         .layer(middleware::from_fn_with_state(server.clone(), same_origin))
         .with_state(server.clone());
     let drain = Duration::from_secs(args.drain);
+    let stop = StopSignals::watch()?;
     if let Some(path) = unix {
         let _ = server.hosts.set(Vec::new());
         let (listener, cleanup) = bind_unix(&path)?;
         println!("listening on unix:{}", path.display());
-        let result = run_http(listener, app, drain, &server).await;
+        let result = run_http(listener, app, drain, &server, stop).await;
         drop(cleanup);
         result
     } else {
@@ -380,7 +381,7 @@ pub async fn serve(args: ServeArgs) -> CliResult {
         let local = listener.local_addr().context("no local address")?;
         let _ = server.hosts.set(allowed_hosts(local));
         println!("listening on {local}");
-        run_http(listener, app, drain, &server).await
+        run_http(listener, app, drain, &server, stop).await
     }
 }
 
@@ -449,8 +450,31 @@ fn bind_unix(path: &Path) -> anyhow::Result<(tokio::net::UnixListener, UnixClean
     ))
 }
 
+/// SIGTERM and SIGINT, watched from before the address is announced: a client that
+/// stops `serve` right after "listening on" gets the drain and the socket removal.
+struct StopSignals {
+    terminate: tokio::signal::unix::Signal,
+    interrupt: tokio::signal::unix::Signal,
+}
+
+impl StopSignals {
+    fn watch() -> anyhow::Result<Self> {
+        use tokio::signal::unix::{SignalKind, signal};
+        Ok(Self {
+            terminate: signal(SignalKind::terminate()).context("cannot watch SIGTERM")?,
+            interrupt: signal(SignalKind::interrupt()).context("cannot watch SIGINT")?,
+        })
+    }
+}
+
 /// Serves `app` on `listener` until SIGTERM or SIGINT, then drains for at most `drain`.
-async fn run_http<L>(listener: L, app: Router, drain: Duration, server: &Arc<Server>) -> CliResult
+async fn run_http<L>(
+    listener: L,
+    app: Router,
+    drain: Duration,
+    server: &Arc<Server>,
+    mut stop: StopSignals,
+) -> CliResult
 where
     L: axum::serve::Listener,
     L::Addr: std::fmt::Debug,
@@ -465,11 +489,9 @@ where
             })
             .await
     });
-    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-        .context("cannot watch SIGTERM")?;
     tokio::select! {
-        _ = terminate.recv() => {}
-        _ = tokio::signal::ctrl_c() => {}
+        _ = stop.terminate.recv() => {}
+        _ = stop.interrupt.recv() => {}
     }
     eprintln!(
         "hookhost serve: stopping; calls in flight get {}s",

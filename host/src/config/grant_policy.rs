@@ -66,16 +66,9 @@ impl WasmGrantPolicy {
         }
     }
 
-    /// Marks every Wasm hook whose grants, environment or pinning the policy refuses.
-    pub fn apply(&self, hooks: &mut [HookSpec], project: Option<&Path>) {
-        for hook in hooks {
-            if hook.refused.is_none() {
-                hook.refused = self.refusal(hook, project);
-            }
-        }
-    }
-
-    fn refusal(&self, hook: &HookSpec, project: Option<&Path>) -> Option<String> {
+    /// Why the policy refuses `hook` (a Wasm hook whose grants, environment or pinning
+    /// it does not allow), if it does.
+    pub(crate) fn refusal(&self, hook: &HookSpec, project: Option<&Path>) -> Option<String> {
         let Handler::Wasm(wasm) = &hook.handler else {
             return None;
         };

@@ -506,7 +506,7 @@ pub fn load(options: &LoadOptions) -> LoadedConfig {
         hooks.retain(|h| !(h.layer == Layer::User && overridden.contains(&h.event)));
     }
     apply_policy(&sources, &mut hooks, &mut diags);
-    grant_policy(&sources, options, &mut diags).apply(&mut hooks, project.as_deref());
+    let grant_policy = grant_policy(&sources, options, &mut diags);
     let audit_log = owner_values(&sources, "hookAuditLog", false)
         .into_iter()
         .find_map(|(_, value)| value.as_str().map(PathBuf::from));
@@ -517,6 +517,7 @@ pub fn load(options: &LoadOptions) -> LoadedConfig {
         .map(|s| s.label.clone())
         .collect();
     LoadedConfig {
+        grant_policy,
         lost_guards,
         repository_files,
         workspace_trust: trusted_by,

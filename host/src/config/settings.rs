@@ -331,7 +331,6 @@ fn read_group(
                     name: common.name,
                     fail_closed: common.fail_closed,
                     trusted: ctx.trusted,
-                    refused: None,
                 });
             }
             Err(refusal) => {
@@ -634,6 +633,26 @@ fn expand_strings(value: Value, ctx: &FileContext) -> Value {
         ),
         other => other,
     }
+}
+
+/// A hook read from one `PreToolUse` entry `handler` of a trusted project file (tests of
+/// later stages).
+#[cfg(test)]
+pub(crate) fn test_spec(handler: Value) -> HookSpec {
+    let ctx = FileContext {
+        file: "settings.json".into(),
+        layer: Layer::Project,
+        base_dir: Some("/proj".into()),
+        vars: vec![("CLAUDE_PROJECT_DIR".into(), "/proj".into())],
+        env: vec![],
+        trusted: true,
+        dialect: Dialect::claude(),
+    };
+    let hooks = serde_json::json!({"PreToolUse": [{"hooks": [handler]}]});
+    let (mut out, mut diags) = (Vec::new(), Vec::new());
+    read_hooks(&hooks, &ctx, &mut out, &mut diags);
+    out.pop()
+        .unwrap_or_else(|| panic!("no hook read: {diags:?}"))
 }
 
 #[cfg(test)]

@@ -49,7 +49,6 @@ impl HookSpec {
             name: None,
             fail_closed: false,
             trusted: true,
-            refused: None,
         })
     }
 }

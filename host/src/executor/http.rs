@@ -42,6 +42,33 @@ pub fn client() -> Result<Client, reqwest::Error> {
         .build()
 }
 
+/// The configured URL `text`, parsed, when it is http(s) and allowed by
+/// `allowedHttpHookUrls` (admission refuses the hook otherwise).
+pub(crate) fn checked_url(text: &str, policy: &HttpPolicy) -> Result<Url, String> {
+    let url = Url::parse(text).map_err(|err| format!("invalid URL `{text}`: {err}"))?;
+    check(&url, text, policy)?;
+    Ok(url)
+}
+
+/// `url` is http(s) and allowed by `allowedHttpHookUrls` (`shown`: how to name it).
+fn check(url: &Url, shown: &str, policy: &HttpPolicy) -> Result<(), String> {
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(format!("URL `{shown}` is not http or https"));
+    }
+    if let Some(patterns) = &policy.allowed_urls {
+        let normalised = normalise(url);
+        if !patterns
+            .iter()
+            .any(|p| wildcard(&normalise_pattern(p), &normalised, false))
+        {
+            return Err(format!(
+                "URL `{shown}` is not allowed by allowedHttpHookUrls; not requested"
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Runs one `http` hook.
 pub struct HttpExecutor {
     handler: HttpHandler,
@@ -56,14 +83,13 @@ impl HttpExecutor {
     /// error (reported by `hookhost check` with the hook's location) and is never
     /// requested.
     pub fn new(handler: HttpHandler, client: Client, policy: Arc<HttpPolicy>) -> Self {
-        let mut executor = Self {
+        let url = checked_url(&handler.url, &policy);
+        Self {
             handler,
             client,
             policy,
-            url: Err(String::new()),
-        };
-        executor.url = executor.allowed_url();
-        executor
+            url,
+        }
     }
 }
 
@@ -87,32 +113,6 @@ impl Executor for HttpExecutor {
 }
 
 impl HttpExecutor {
-    fn allowed_url(&self) -> Result<Url, String> {
-        let url = Url::parse(&self.handler.url)
-            .map_err(|err| format!("invalid URL `{}`: {err}", self.handler.url))?;
-        self.check(&url, &self.handler.url)?;
-        Ok(url)
-    }
-
-    /// `url` is http(s) and allowed by `allowedHttpHookUrls` (`shown`: how to name it).
-    fn check(&self, url: &Url, shown: &str) -> Result<(), String> {
-        if !matches!(url.scheme(), "http" | "https") {
-            return Err(format!("URL `{shown}` is not http or https"));
-        }
-        if let Some(patterns) = &self.policy.allowed_urls {
-            let normalised = normalise(url);
-            if !patterns
-                .iter()
-                .any(|p| wildcard(&normalise_pattern(p), &normalised, false))
-            {
-                return Err(format!(
-                    "URL `{shown}` is not allowed by allowedHttpHookUrls; not requested"
-                ));
-            }
-        }
-        Ok(())
-    }
-
     /// Where a redirect from `from` may go: the same origin (scheme, host and port: the
     /// interpolated headers never cross origins) and allowed by `allowedHttpHookUrls`,
     /// checked again on every hop.
@@ -124,7 +124,7 @@ impl HttpExecutor {
         if to.origin() != from.origin() {
             return Err(format!("redirect to another origin ({shown}) not followed"));
         }
-        self.check(&to, &shown)?;
+        check(&to, &shown, &self.policy)?;
         Ok(to)
     }
 
@@ -318,20 +318,11 @@ mod tests {
     use crate::outcome::HookStatus;
 
     fn allowed(patterns: &[&str], url: &str) -> bool {
-        let executor = HttpExecutor::new(
-            HttpHandler {
-                url: url.into(),
-                method: "POST".into(),
-                headers: vec![],
-                allowed_env_vars: vec![],
-            },
-            Client::new(),
-            Arc::new(HttpPolicy {
-                allowed_urls: Some(patterns.iter().map(|p| p.to_string()).collect()),
-                allowed_env_vars: None,
-            }),
-        );
-        executor.allowed_url().is_ok()
+        let policy = HttpPolicy {
+            allowed_urls: Some(patterns.iter().map(|p| p.to_string()).collect()),
+            allowed_env_vars: None,
+        };
+        checked_url(url, &policy).is_ok()
     }
 
     #[test]

@@ -9,13 +9,14 @@ use super::http::HttpExecutor;
 use super::prompt::{LlmOptions, PromptExecutor};
 use super::wasm::{WasmError, WasmOptions, WasmRuntime};
 use super::{BoxFuture, Detached, Executor, HookCall, Unsupported};
-use crate::config::{Handler, HookSpec, HttpPolicy, RunMode};
+use crate::admission::{Admission, AdmissionPolicy, admit};
+use crate::config::{Handler, HookSpec, HttpPolicy, RunMode, WasmGrantPolicy};
 use crate::outcome::HookResult;
 
 /// What executors share.
 pub struct Shared {
     client: reqwest::Client,
-    policy: Arc<HttpPolicy>,
+    admission: AdmissionPolicy,
     llm: LlmOptions,
     wasm_options: WasmOptions,
     wasm: Mutex<Option<Arc<WasmRuntime>>>,
@@ -25,12 +26,18 @@ impl Shared {
     /// Shared resources for executors built from one configuration.
     pub fn new(
         policy: HttpPolicy,
+        grants: WasmGrantPolicy,
+        project: Option<std::path::PathBuf>,
         llm: LlmOptions,
         wasm_options: WasmOptions,
     ) -> Result<Shared, reqwest::Error> {
         Ok(Shared {
             client: super::http::client()?,
-            policy: Arc::new(policy),
+            admission: AdmissionPolicy {
+                grants,
+                http: Arc::new(policy),
+                project,
+            },
             llm,
             wasm_options,
             wasm: Mutex::new(None),
@@ -69,15 +76,15 @@ pub fn build(spec: &HookSpec, shared: &Shared) -> Arc<dyn Executor> {
 }
 
 fn build_sync(spec: &HookSpec, shared: &Shared) -> Arc<dyn Executor> {
-    if let Some(reason) = &spec.refused {
-        return Arc::new(Unavailable {
-            message: reason.clone(),
-            fail_closed: spec.fail_closed(),
-        });
-    }
-    // An untrusted workspace's hooks run only when sandboxed.
-    if !spec.trusted && !matches!(spec.handler, Handler::Wasm(_)) {
-        return Arc::new(Untrusted);
+    match admit(spec, &shared.admission) {
+        Admission::Run => {}
+        Admission::Skip(reason) => return Arc::new(Skipped(reason)),
+        Admission::Refuse(reason) => {
+            return Arc::new(Unavailable {
+                message: reason,
+                fail_closed: spec.fail_closed(),
+            });
+        }
     }
     match &spec.handler {
         Handler::Command(command) => {
@@ -93,7 +100,7 @@ fn build_sync(spec: &HookSpec, shared: &Shared) -> Arc<dyn Executor> {
         Handler::Http(handler) => Arc::new(HttpExecutor::new(
             handler.clone(),
             shared.client.clone(),
-            shared.policy.clone(),
+            shared.admission.http.clone(),
         )),
         Handler::Prompt(handler) => Arc::new(PromptExecutor::new(
             handler.clone(),
@@ -143,16 +150,14 @@ impl Executor for InBackground {
     }
 }
 
-/// A command, HTTP or prompt hook of an untrusted workspace: never run, reported
-/// `skipped`.
-struct Untrusted;
+/// A hook admission skips (an untrusted workspace's command, HTTP or prompt hook): never
+/// run, reported `skipped` with the reason.
+struct Skipped(String);
 
-/// The error every skipped hook of an untrusted workspace reports.
-pub const UNTRUSTED: &str = "workspace is not trusted: its command, http and prompt hooks do not run (trust it with `hookhost trust DIR` or `hookhost fire --trust-workspace`)";
-
-impl Executor for Untrusted {
+impl Executor for Skipped {
     fn execute<'a>(&'a self, _call: HookCall) -> BoxFuture<'a, HookResult> {
-        Box::pin(async { HookResult::skipped(UNTRUSTED) })
+        let result = HookResult::skipped(self.0.clone());
+        Box::pin(async move { result })
     }
 }
 

@@ -1,0 +1,107 @@
+//! Admission: what each hook may do, decided once, when its executor is built (at load
+//! for configured hooks, at registration for session hooks), from one definition of the
+//! owners ([`crate::Layer::is_owner`]) and their policy.
+//!
+//! A hook is run, skipped (an untrusted workspace's unsandboxed hook: reported `skipped`
+//! on every call) or refused (a Wasm grant, environment variable or missing pin the
+//! owners' bounds do not allow; an HTTP URL outside `allowedHttpHookUrls`): a refused hook
+//! is a load error and fails every call, blocking when it is `failClosed`. Nothing later
+//! in the pipeline re-decides.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::config::{Handler, HookSpec, HttpPolicy, WasmGrantPolicy};
+
+/// What a hook may do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Admission {
+    /// It runs.
+    Run,
+    /// It never runs; every call reports `skipped` with this reason.
+    Skip(String),
+    /// The owners' policy refuses it: a load error, and every call fails (a block when
+    /// `failClosed`) with this reason.
+    Refuse(String),
+}
+
+/// The owners' policy, as admission reads it.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct AdmissionPolicy {
+    /// Wasm grant bounds and pinning.
+    pub grants: WasmGrantPolicy,
+    /// `allowedHttpHookUrls`, `httpHookAllowedEnvVars`.
+    pub http: Arc<HttpPolicy>,
+    /// The project directory (`${CLAUDE_PROJECT_DIR}` in grant bounds).
+    pub project: Option<PathBuf>,
+}
+
+/// The reason every skipped hook of an untrusted workspace reports.
+pub const UNTRUSTED: &str = "workspace is not trusted: its command, http and prompt hooks do not run (trust it with `hookhost trust DIR` or `hookhost fire --trust-workspace`)";
+
+/// Decides what `spec` may do under `policy`.
+pub(crate) fn admit(spec: &HookSpec, policy: &AdmissionPolicy) -> Admission {
+    let sandboxed = matches!(spec.handler, Handler::Wasm(_));
+    if !spec.trusted && !sandboxed {
+        return Admission::Skip(UNTRUSTED.into());
+    }
+    let refusal = match &spec.handler {
+        Handler::Wasm(_) => policy.grants.refusal(spec, policy.project.as_deref()),
+        Handler::Http(http) => crate::executor::http::checked_url(&http.url, &policy.http).err(),
+        _ => None,
+    };
+    match refusal {
+        Some(reason) => Admission::Refuse(reason),
+        None => Admission::Run,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Layer;
+
+    fn spec(handler: serde_json::Value, layer: Layer, trusted: bool) -> HookSpec {
+        let mut spec = crate::config::settings::test_spec(handler);
+        spec.layer = layer;
+        spec.trusted = trusted;
+        spec
+    }
+
+    #[test]
+    fn one_decision_per_hook() {
+        let policy = AdmissionPolicy {
+            http: Arc::new(HttpPolicy {
+                allowed_urls: Some(vec!["https://policy.internal/*".into()]),
+                allowed_env_vars: None,
+            }),
+            ..AdmissionPolicy::default()
+        };
+        let command = serde_json::json!({"type": "command", "command": "true"});
+        assert_eq!(
+            admit(&spec(command.clone(), Layer::Project, false), &policy),
+            Admission::Skip(UNTRUSTED.into())
+        );
+        assert_eq!(
+            admit(&spec(command, Layer::Project, true), &policy),
+            Admission::Run
+        );
+        let allowed = serde_json::json!({"type": "http", "url": "https://policy.internal/check"});
+        assert_eq!(
+            admit(&spec(allowed, Layer::User, true), &policy),
+            Admission::Run
+        );
+        let other = serde_json::json!({"type": "http", "url": "https://elsewhere.example/x"});
+        assert!(matches!(
+            admit(&spec(other, Layer::User, true), &policy),
+            Admission::Refuse(reason) if reason.contains("allowedHttpHookUrls")
+        ));
+        // Sandboxed hooks of an untrusted workspace run, bounded.
+        let wasm = serde_json::json!({"type": "wasm", "component": "/x.wasm",
+                                      "allowedPaths": [{"path": "/etc", "write": false}]});
+        assert!(matches!(
+            admit(&spec(wasm, Layer::Project, false), &policy),
+            Admission::Refuse(reason) if reason.contains("grant `/etc`")
+        ));
+    }
+}
