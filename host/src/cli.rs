@@ -416,7 +416,7 @@ async fn fire(args: FireArgs) -> CliResult {
         })
         .await;
     let outcome = match answer {
-        hookhost::Answer::Outcome(outcome) => outcome,
+        hookhost::Answer::Outcome(outcome) => *outcome,
         hookhost::Answer::Failed(failure @ hookhost::Failure::Internal(_)) => {
             return Err(CliError::Internal(failure.into()));
         }

@@ -87,7 +87,7 @@ pub enum Failure {
 pub enum Answer {
     /// The hooks ran — or a failure was answered as a block, because a `failClosed` hook
     /// guards the event.
-    Outcome(HookOutcome),
+    Outcome(Box<HookOutcome>),
     /// A failure no `failClosed` hook guards: the caller reports it.
     Failed(Failure),
 }
@@ -142,7 +142,7 @@ impl Engine {
             tokio::spawn(async move { engine.execute(&event, input).await })
         };
         match task.await {
-            Ok(outcome) => Answer::Outcome(outcome),
+            Ok(outcome) => Answer::Outcome(Box::new(outcome)),
             Err(err) => self.refuse(
                 Some(&event),
                 request.body,
@@ -170,7 +170,7 @@ impl Engine {
             "hookhost could not run the {event} hooks ({failure}); blocking because a failClosed hook guards this event"
         );
         tracing::warn!("{reason}");
-        Answer::Outcome(crate::merge::failed_closed(&event, &reason))
+        Answer::Outcome(Box::new(crate::merge::failed_closed(&event, &reason)))
     }
 
     /// The common fields a host may leave out. `cwd` defaults to the project directory

@@ -219,7 +219,7 @@ async fn run_case(
         .await;
     engine.close().await;
     let outcome = match answer {
-        hookhost::Answer::Outcome(outcome) => outcome,
+        hookhost::Answer::Outcome(outcome) => *outcome,
         hookhost::Answer::Failed(failure) => bail!("{failure}"),
     };
     check(&case.expect, &outcome)
