@@ -284,6 +284,28 @@ impl Serve {
         })
     }
 
+    /// `serve` over the owner's `settings` only (no discovery, the test's managed file).
+    fn owner(test: &TestEnv, settings: &str, extra: &[&str]) -> Result<Serve, String> {
+        let managed = managed_flag(test);
+        let mut args = vec![
+            "--no-discover",
+            "--settings",
+            settings,
+            "--managed-settings",
+            &managed,
+        ];
+        args.extend(extra);
+        Serve::start(test, &args, &[])
+    }
+
+    /// `serve` discovering the test's home and project (and its managed file).
+    fn discovering(test: &TestEnv, extra: &[&str]) -> Result<Serve, String> {
+        let flags = config_flags(test);
+        let mut args: Vec<&str> = flags.iter().map(String::as_str).collect();
+        args.extend(extra);
+        Serve::start(test, &args, &[])
+    }
+
     fn url(&self, path: &str) -> String {
         format!("{}{path}", self.addr)
     }
@@ -338,21 +360,7 @@ fn managed_flag(test: &TestEnv) -> String {
 async fn a_web_page_cannot_reach_serve() {
     let test = TestEnv::new();
     let settings = guard_file(&test);
-    let managed = managed_flag(&test);
-    let served = Serve::start(
-        &test,
-        &[
-            "--no-discover",
-            "--settings",
-            &settings,
-            "--managed-settings",
-            &managed,
-            "--listen",
-            "127.0.0.1:0",
-        ],
-        &[],
-    )
-    .unwrap();
+    let served = Serve::owner(&test, &settings, &["--listen", "127.0.0.1:0"]).unwrap();
     let addr = served.addr.trim_start_matches("http://").to_string();
     // A token was generated, private, and is required.
     let token_path = test.home.join(".config/hookhost/serve-token");
@@ -412,21 +420,15 @@ fn a_token_file_others_can_read_is_refused() {
     let test = TestEnv::new();
     let token = test.write("token", "0123456789abcdef0123\n");
     let settings = guard_file(&test);
-    let managed = managed_flag(&test);
-    let refused = Serve::start(
+    let refused = Serve::owner(
         &test,
+        &settings,
         &[
-            "--no-discover",
-            "--settings",
-            &settings,
-            "--managed-settings",
-            &managed,
             "--listen",
             "127.0.0.1:0",
             "--token-file",
             token.to_str().unwrap(),
         ],
-        &[],
     )
     .err()
     .expect("refused");
@@ -466,24 +468,9 @@ async fn a_requests_cwd_does_not_choose_which_script_runs() {
     assert!(blocked(&run), "{}\n{}", run.stdout, run.stderr);
     assert!(!attacker.join("ran").exists());
     // serve: a request naming another project is refused.
-    let project = test.project.display().to_string();
-    let home = test.home.display().to_string();
-    let managed = managed_flag(&test);
-    let served = Serve::start(
+    let served = Serve::discovering(
         &test,
-        &[
-            "--project-dir",
-            &project,
-            "--home",
-            &home,
-            "--managed-settings",
-            &managed,
-            "--trust-workspace",
-            "--listen",
-            "127.0.0.1:0",
-            "--no-auth",
-        ],
-        &[],
+        &["--trust-workspace", "--listen", "127.0.0.1:0", "--no-auth"],
     )
     .unwrap();
     let http = client();
@@ -539,15 +526,10 @@ async fn serve_fails_closed_on_oversize_slow_malformed_and_overload() {
         .write("owner.json", &json!({ "hooks": guarded }).to_string())
         .display()
         .to_string();
-    let managed = managed_flag(&test);
-    let served = Serve::start(
+    let served = Serve::owner(
         &test,
+        &settings,
         &[
-            "--no-discover",
-            "--settings",
-            &settings,
-            "--managed-settings",
-            &managed,
             "--listen",
             "127.0.0.1:0",
             "--no-auth",
@@ -560,7 +542,6 @@ async fn serve_fails_closed_on_oversize_slow_malformed_and_overload() {
             "--body-timeout",
             "1",
         ],
-        &[],
     )
     .unwrap();
     let http = client();
@@ -609,22 +590,16 @@ async fn serve_fails_closed_on_oversize_slow_malformed_and_overload() {
 async fn trickling_clients_hold_no_call_slot() {
     let test = TestEnv::new();
     let settings = guard_file(&test);
-    let managed = managed_flag(&test);
-    let served = Serve::start(
+    let served = Serve::owner(
         &test,
+        &settings,
         &[
-            "--no-discover",
-            "--settings",
-            &settings,
-            "--managed-settings",
-            &managed,
             "--listen",
             "127.0.0.1:0",
             "--no-auth",
             "--max-concurrent",
             "2",
         ],
-        &[],
     )
     .unwrap();
     let addr = served.addr.trim_start_matches("http://").to_string();
@@ -990,25 +965,7 @@ async fn a_broken_untrusted_repository_does_not_freeze_reloads() {
         .to_string(),
     );
     test.write("home/.claude/settings.json", "{}");
-    let project = test.project.display().to_string();
-    let home = test.home.display().to_string();
-    let managed = managed_flag(&test);
-    let served = Serve::start(
-        &test,
-        &[
-            "--project-dir",
-            &project,
-            "--home",
-            &home,
-            "--managed-settings",
-            &managed,
-            "--listen",
-            "127.0.0.1:0",
-            "--no-auth",
-        ],
-        &[],
-    )
-    .unwrap();
+    let served = Serve::discovering(&test, &["--listen", "127.0.0.1:0", "--no-auth"]).unwrap();
     let http = client();
     let before: Value = http
         .post(served.url("/hooks"))
@@ -1096,38 +1053,21 @@ async fn a_redirect_to_another_port_gets_no_secret_header() {
 fn the_unix_socket_is_private_never_replaces_a_file_and_is_removed_at_exit() {
     let test = TestEnv::new();
     let settings = guard_file(&test);
-    let managed = managed_flag(&test);
     let regular = test.write("run/not-a-socket", "precious");
-    let refused = Serve::start(
+    let refused = Serve::owner(
         &test,
-        &[
-            "--no-discover",
-            "--settings",
-            &settings,
-            "--managed-settings",
-            &managed,
-            "--listen",
-            &format!("unix:{}", regular.display()),
-        ],
-        &[],
+        &settings,
+        &["--listen", &format!("unix:{}", regular.display())],
     )
     .err()
     .expect("a regular file is not replaced");
     assert!(refused.contains("not a socket"), "{refused}");
     assert_eq!(std::fs::read_to_string(&regular).unwrap(), "precious");
     let socket = test.root.join("run/hookhost.sock");
-    let mut served = Serve::start(
+    let mut served = Serve::owner(
         &test,
-        &[
-            "--no-discover",
-            "--settings",
-            &settings,
-            "--managed-settings",
-            &managed,
-            "--listen",
-            &format!("unix:{}", socket.display()),
-        ],
-        &[],
+        &settings,
+        &["--listen", &format!("unix:{}", socket.display())],
     )
     .unwrap();
     let meta = std::fs::symlink_metadata(&socket).unwrap();
@@ -1168,22 +1108,7 @@ async fn metrics_never_publish_credentials_in_hook_names() {
         ),
     );
     let settings = settings.display().to_string();
-    let managed = managed_flag(&test);
-    let served = Serve::start(
-        &test,
-        &[
-            "--no-discover",
-            "--settings",
-            &settings,
-            "--managed-settings",
-            &managed,
-            "--listen",
-            "127.0.0.1:0",
-            "--no-auth",
-        ],
-        &[],
-    )
-    .unwrap();
+    let served = Serve::owner(&test, &settings, &["--listen", "127.0.0.1:0", "--no-auth"]).unwrap();
     let http = client();
     let answer = http
         .post(served.url("/hooks"))
@@ -1247,20 +1172,7 @@ async fn the_documented_http_hook_reaches_serve_with_the_generated_token() {
     let test = TestEnv::new();
     let settings = guard_file(&test);
     let managed = managed_flag(&test);
-    let served = Serve::start(
-        &test,
-        &[
-            "--no-discover",
-            "--settings",
-            &settings,
-            "--managed-settings",
-            &managed,
-            "--listen",
-            "127.0.0.1:0",
-        ],
-        &[],
-    )
-    .unwrap();
+    let served = Serve::owner(&test, &settings, &["--listen", "127.0.0.1:0"]).unwrap();
     let token = std::fs::read_to_string(test.home.join(".config/hookhost/serve-token")).unwrap();
     // The client: a host running the README's `http` hook, the token from its environment.
     let client_settings = test.settings(

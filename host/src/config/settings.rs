@@ -635,11 +635,10 @@ fn expand_strings(value: Value, ctx: &FileContext) -> Value {
     }
 }
 
-/// A hook read from one `PreToolUse` entry `handler` of a trusted project file (tests of
-/// later stages).
+/// A trusted project file `settings.json` in `/proj` (tests).
 #[cfg(test)]
-pub(crate) fn test_spec(handler: Value) -> HookSpec {
-    let ctx = FileContext {
+fn test_ctx() -> FileContext {
+    FileContext {
         file: "settings.json".into(),
         layer: Layer::Project,
         base_dir: Some("/proj".into()),
@@ -647,10 +646,16 @@ pub(crate) fn test_spec(handler: Value) -> HookSpec {
         env: vec![],
         trusted: true,
         dialect: Dialect::claude(),
-    };
+    }
+}
+
+/// A hook read from one `PreToolUse` entry `handler` of a trusted project file (tests of
+/// later stages).
+#[cfg(test)]
+pub(crate) fn test_spec(handler: Value) -> HookSpec {
     let hooks = serde_json::json!({"PreToolUse": [{"hooks": [handler]}]});
     let (mut out, mut diags) = (Vec::new(), Vec::new());
-    read_hooks(&hooks, &ctx, &mut out, &mut diags);
+    read_hooks(&hooks, &test_ctx(), &mut out, &mut diags);
     out.pop()
         .unwrap_or_else(|| panic!("no hook read: {diags:?}"))
 }
@@ -661,15 +666,7 @@ mod tests {
     use serde_json::json;
 
     fn ctx() -> FileContext {
-        FileContext {
-            file: "settings.json".into(),
-            layer: Layer::Project,
-            base_dir: Some("/proj".into()),
-            vars: vec![("CLAUDE_PROJECT_DIR".into(), "/proj".into())],
-            env: vec![],
-            trusted: true,
-            dialect: Dialect::claude(),
-        }
+        test_ctx()
     }
 
     fn read(hooks: Value) -> (Vec<HookSpec>, Vec<Diagnostic>) {
