@@ -226,6 +226,11 @@ impl Engine {
                 if let Some(error) = executor.load_error() {
                     diagnostics.push(hook_error(&spec, &spec.display_name(), &error));
                 }
+                if let Some(warning) = executor.load_warning() {
+                    let mut diagnostic = hook_error(&spec, &spec.display_name(), &warning);
+                    diagnostic.severity = crate::config::Severity::Warning;
+                    diagnostics.push(diagnostic);
+                }
                 Prepared::new(next, spec, executor)
             })
             .collect();

@@ -79,6 +79,12 @@ pub trait Executor: Send + Sync {
         None
     }
 
+    /// What the executor changed about the hook's configuration at load (a limit capped),
+    /// reported as a warning.
+    fn load_warning(&self) -> Option<String> {
+        None
+    }
+
     /// Does the expensive part of loading now (compiling a Wasm component) instead of on
     /// first use, and says why it failed. `hookhost check` calls it for every hook.
     fn prepare(&self) -> BoxFuture<'_, Option<String>> {

@@ -58,7 +58,6 @@ mod paths;
 mod protocol;
 mod text;
 
-pub use admission::{Admission, UNTRUSTED};
 pub use config::{
     AllowedPath, CommandHandler, DEFAULT_MANAGED_PATH, Diagnostic, ExecutorKind, Handler, HookSpec,
     HttpHandler, HttpPolicy, Layer, LayerPolicy, LoadOptions, LoadedConfig, PromptHandler, RunMode,

@@ -209,7 +209,8 @@ fn data_folder_name(name: &str) -> String {
         .chars()
         .map(|c| if plain(c) { c } else { '-' })
         .collect();
-    let digest = crate::executor::wasm::cache::digest(name.as_bytes());
+    use sha2::Digest;
+    let digest = format!("{:x}", sha2::Sha256::digest(name.as_bytes()));
     format!("{kept}~{}", &digest[..16])
 }
 

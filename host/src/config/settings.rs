@@ -439,16 +439,7 @@ fn read_handler(
     }
     let handler = match kind.as_str() {
         "command" => Handler::Command(read_command(raw, ctx)?),
-        "wasm" => {
-            let wasm = read_wasm(raw, ctx)?;
-            let max = crate::executor::wasm::limits::MAX_MEMORY_MB;
-            if let Some(mb) = wasm.memory_mb.filter(|mb| *mb > max) {
-                warnings.push(format!(
-                    "`memoryMb` {mb} is over the limit; capped at {max} MiB"
-                ));
-            }
-            Handler::Wasm(wasm)
-        }
+        "wasm" => Handler::Wasm(read_wasm(raw, ctx)?),
         "http" => {
             let http: RawHttp = from_value(raw)?;
             let headers = http

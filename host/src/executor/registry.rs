@@ -137,6 +137,10 @@ impl Executor for InBackground {
         self.inner.load_error()
     }
 
+    fn load_warning(&self) -> Option<String> {
+        self.inner.load_warning()
+    }
+
     fn prepare(&self) -> BoxFuture<'_, Option<String>> {
         self.inner.prepare()
     }

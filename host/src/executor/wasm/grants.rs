@@ -18,7 +18,6 @@
 use std::os::unix::fs::MetadataExt;
 use std::path::{Component, Path, PathBuf};
 
-use super::limits::Preopen;
 use crate::config::AllowedPath;
 
 /// Folders no grant may contain or be inside of.
@@ -44,6 +43,19 @@ impl Protected {
             .find(|(dir, _)| dir.starts_with(grant) || grant.starts_with(dir))
             .map(|(dir, what)| (dir.as_path(), *what))
     }
+}
+
+/// A directory grant, resolved and checked when the hook loads.
+#[derive(Debug, Clone)]
+pub struct Preopen {
+    /// Host directory.
+    pub host: std::path::PathBuf,
+    /// Path the guest sees.
+    pub guest: String,
+    /// Read-write when true.
+    pub write: bool,
+    /// Device and inode of the directory when it was resolved.
+    pub identity: (u64, u64),
 }
 
 /// Resolves the grants of one hook, refusing any the rules above forbid.

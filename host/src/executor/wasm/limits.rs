@@ -6,6 +6,7 @@ use std::time::Duration;
 use wasmtime::ResourceLimiter;
 use wasmtime_wasi::{FsPerms, WasiCtx, WasiCtxBuilder};
 
+use super::grants::Preopen;
 use crate::config::WasmHandler;
 
 /// Fuel per call when the hook sets none (about a second of guest compute).
@@ -206,19 +207,6 @@ impl ResourceLimiter for Limiter {
     fn memories(&self) -> usize {
         MAX_MEMORIES as usize
     }
-}
-
-/// A directory grant, resolved and checked when the hook loads.
-#[derive(Debug, Clone)]
-pub struct Preopen {
-    /// Host directory.
-    pub host: std::path::PathBuf,
-    /// Path the guest sees.
-    pub guest: String,
-    /// Read-write when true.
-    pub write: bool,
-    /// Device and inode of the directory when it was resolved.
-    pub identity: (u64, u64),
 }
 
 /// Builds the WASI context of one call: the granted directories and environment

@@ -13,7 +13,7 @@ use wasmtime_wasi::p2::bindings::filesystem::types::{
     DirectoryEntryStream, ErrorCode, HostDescriptor,
 };
 
-use super::HostState;
+use super::host::HostState;
 use super::limits::{MAX_LISTED_BYTES, MAX_LISTED_ENTRIES};
 
 /// The WASI filesystem interface this wasmtime-wasi defines (older 0.2 imports resolve to

@@ -1,0 +1,91 @@
+//! The state of one call inside its store, and the version-neutral half of the host API
+//! (logging, configuration values, the budgeted input fetch); each WIT version's
+//! bindings call into it.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+use wasmtime::component::ResourceTable;
+use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
+use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
+
+use super::hook::HookShared;
+use super::limits::{self, Limiter};
+use super::listing;
+use crate::text::truncate;
+
+/// Per-call state inside the store.
+pub(crate) struct HostState {
+    /// The WASI context, built on the guest's first WASI call when the hook has no
+    /// grants (most policies never touch WASI).
+    pub(super) ctx: Option<WasiCtx>,
+    /// What the WASI context is built from when it is built late.
+    pub(super) wasi: LazyWasi,
+    pub(super) table: ResourceTable,
+    pub(super) limiter: Limiter,
+    pub(super) hook: Arc<HookShared>,
+    /// The call's input, for the 0.2.0 `input` interface.
+    pub(super) input: Arc<Value>,
+    pub(super) input_json: Arc<str>,
+    /// Bytes still allowed through the `input` interface.
+    pub(super) fetch_budget: usize,
+    pub(super) log_calls: usize,
+    pub(super) listing: listing::ListingBudget,
+}
+
+/// The parts of a WASI context without grants.
+pub(super) struct LazyWasi {
+    pub(super) env: Arc<[(String, String)]>,
+    pub(super) stdio: MemoryOutputPipe,
+}
+
+impl WasiView for HostState {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        let ctx = self
+            .ctx
+            .get_or_insert_with(|| limits::wasi_base(&self.wasi.env, &self.wasi.stdio).build());
+        WasiCtxView {
+            ctx,
+            table: &mut self.table,
+        }
+    }
+}
+
+impl HostState {
+    pub(super) fn log(&mut self, level: tracing::Level, message: &str) {
+        self.log_calls += 1;
+        if self.log_calls > limits::LOG_CALLS {
+            return;
+        }
+        let message = truncate(message, limits::LOG_MESSAGE_BYTES);
+        let hook = &self.hook.name;
+        match level {
+            tracing::Level::TRACE => tracing::trace!(hook = %hook, "{message}"),
+            tracing::Level::DEBUG => tracing::debug!(hook = %hook, "{message}"),
+            tracing::Level::INFO => tracing::info!(hook = %hook, "{message}"),
+            tracing::Level::WARN => tracing::warn!(hook = %hook, "{message}"),
+            tracing::Level::ERROR => tracing::error!(hook = %hook, "{message}"),
+        }
+    }
+
+    pub(super) fn config(&self, key: &str) -> Option<String> {
+        self.hook.config.get(key).map(Value::to_string)
+    }
+
+    /// Charges `text` to the fetch budget and hands it over.
+    pub(super) fn fetch(&mut self, text: Option<String>) -> wasmtime::Result<Option<String>> {
+        let len = text.as_ref().map_or(0, String::len);
+        match self.fetch_budget.checked_sub(len) {
+            Some(left) => {
+                self.fetch_budget = left;
+                Ok(text)
+            }
+            None => Err(wasmtime::Error::msg(InputFetchLimit)),
+        }
+    }
+}
+
+/// The guest fetched more input than [`super::INPUT_FETCH_FACTOR`] allows.
+#[derive(Debug, thiserror::Error)]
+#[error("input fetch limit exceeded")]
+pub(super) struct InputFetchLimit;

@@ -1,0 +1,191 @@
+//! Loading a component: file checks (regular file, size cap, read without blocking),
+//! the pin, compile or cache, import and WIT-version check, resource needs, and
+//! pre-instantiation.
+
+use std::io::Read;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use wasmtime::Engine;
+use wasmtime::component::Component;
+
+use super::load_error::LoadError;
+use super::runtime::{WasmRuntime, slot_weight};
+use super::wit::{Pre, WIT_VERSIONS, WitTarget, v0_1, v0_2};
+use super::{cache, limits};
+
+/// Where a hook's component comes from.
+#[derive(Clone)]
+pub(super) enum Source {
+    File(PathBuf),
+    Bytes(Arc<[u8]>),
+}
+
+/// A component ready to instantiate, and the pool slots one call takes.
+pub(super) struct Ready {
+    pub(super) pre: Pre,
+    pub(super) weight: u32,
+    /// SHA-256 of the component bytes.
+    pub(super) digest: String,
+}
+
+/// Load-time check of a component path without opening it (opening a FIFO blocks): it
+/// must be a regular file within the size cap.
+pub(super) fn check_component_file(path: &Path, max_bytes: u64) -> Result<(), LoadError> {
+    let meta = std::fs::metadata(path).map_err(|err| read_error(path, err))?;
+    if !meta.is_file() {
+        return Err(LoadError::NotRegularFile {
+            path: path.to_path_buf(),
+        });
+    }
+    if meta.len() > max_bytes {
+        return Err(too_large(path, meta.len(), max_bytes));
+    }
+    Ok(())
+}
+
+fn read_error(path: &Path, err: std::io::Error) -> LoadError {
+    LoadError::Read {
+        path: path.to_path_buf(),
+        source: Arc::new(err),
+    }
+}
+
+fn too_large(path: &Path, size: u64, limit: u64) -> LoadError {
+    LoadError::TooLarge {
+        what: path.display().to_string(),
+        size,
+        limit,
+    }
+}
+
+/// Reads a component: opened non-blocking (a FIFO swapped in after the check cannot
+/// hang), checked again on the open file, and read no further than the cap.
+fn read_component(path: &Path, max_bytes: u64) -> Result<Vec<u8>, LoadError> {
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::fcntl::OFlag::O_NONBLOCK.bits())
+        .open(path)
+        .map_err(|err| read_error(path, err))?;
+    let meta = file.metadata().map_err(|err| read_error(path, err))?;
+    if !meta.is_file() {
+        return Err(LoadError::NotRegularFile {
+            path: path.to_path_buf(),
+        });
+    }
+    let mut bytes = Vec::with_capacity(meta.len().min(max_bytes) as usize);
+    file.take(max_bytes + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|err| read_error(path, err))?;
+    if bytes.len() as u64 > max_bytes {
+        return Err(too_large(path, bytes.len() as u64, max_bytes));
+    }
+    Ok(bytes)
+}
+
+/// Refuses a component that declares more memories or tables than a call may have (or
+/// whose needs cannot be known), and returns the pool slots one call takes.
+fn check_resources(component: &Component) -> Result<u32, LoadError> {
+    let needs = component
+        .resources_required()
+        .ok_or(LoadError::UncheckableResources)?;
+    let over = |count: u32, what: &'static str, limit: u32| {
+        (count > limit).then_some(LoadError::TooManyResources { count, what, limit })
+    };
+    if let Some(err) = over(needs.num_memories, "linear memories", limits::MAX_MEMORIES)
+        .or_else(|| over(needs.num_tables, "tables", limits::MAX_TABLES))
+    {
+        return Err(err);
+    }
+    Ok(slot_weight(needs.num_memories, needs.num_tables))
+}
+
+/// Imports a hook may have: WASI p2 without HTTP, and the hookhost host API of a
+/// supported version. Anything else is refused before the component ever runs.
+///
+/// `wasi:sockets` links (CPython and other language runtimes import it whether or not
+/// the hook uses the network) but grants nothing: every context denies TCP, UDP and
+/// name lookups ([`limits::wasi_base`]), so creating or connecting a socket fails with
+/// `access-denied`.
+const ALLOWED_IMPORTS: &[&str] = &[
+    "wasi:cli/",
+    "wasi:io/",
+    "wasi:clocks/",
+    "wasi:filesystem/",
+    "wasi:random/",
+    "wasi:sockets/",
+];
+
+/// Checks every import and returns the WIT version the component targets (all its
+/// `hookhost:hooks` imports must name the same supported version).
+fn check_imports(engine: &Engine, component: &Component) -> Result<WitTarget, LoadError> {
+    let mut target = None;
+    for (name, _) in component.component_type().imports(engine) {
+        if let Some(rest) = name.strip_prefix("hookhost:hooks/") {
+            let version = rest.split_once('@').map(|(_, v)| v).unwrap_or("");
+            let this = match version {
+                "0.1.0" => WitTarget::V0_1,
+                "0.2.0" => WitTarget::V0_2,
+                _ => {
+                    return Err(LoadError::WitVersion {
+                        found: version.to_string(),
+                        supported: WIT_VERSIONS.join(", @"),
+                        import: name.to_string(),
+                    });
+                }
+            };
+            if target.is_some_and(|seen| seen != this) {
+                return Err(LoadError::WitVersionMix(name.to_string()));
+            }
+            target = Some(this);
+            continue;
+        }
+        if !ALLOWED_IMPORTS
+            .iter()
+            .any(|prefix| name.starts_with(prefix))
+        {
+            return Err(LoadError::Import(name.to_string()));
+        }
+    }
+    // A component that imports nothing of hookhost's (its export uses no named type)
+    // can only be checked against the newest world.
+    Ok(target.unwrap_or(WitTarget::V0_2))
+}
+
+impl WasmRuntime {
+    /// Reads, compiles (or loads from cache), checks and pre-instantiates a component.
+    /// Blocking.
+    pub(super) fn prepare(&self, source: &Source, pin: Option<&str>) -> Result<Ready, LoadError> {
+        let bytes = match source {
+            Source::File(path) => read_component(path, self.max_component_bytes)?,
+            Source::Bytes(bytes) => bytes.to_vec(),
+        };
+        let digest = cache::digest(&bytes);
+        if let Some(expected) = pin
+            && expected != digest
+        {
+            return Err(LoadError::DigestMismatch {
+                expected: expected.to_string(),
+                actual: digest,
+            });
+        }
+        let component = self.cache.load(&bytes, &digest)?;
+        let version = check_imports(&self.engine, &component)?;
+        let weight = check_resources(&component)?;
+        let pre = self
+            .linker
+            .instantiate_pre(&component)
+            .map_err(|err| LoadError::Link(format!("{err:#}")))?;
+        let world = |err: wasmtime::Error| LoadError::World(format!("{err:#}"));
+        let pre = match version {
+            WitTarget::V0_1 => Pre::V0_1(v0_1::HookPre::new(pre).map_err(world)?),
+            WitTarget::V0_2 => Pre::V0_2(v0_2::HookPre::new(pre).map_err(world)?),
+        };
+        Ok(Ready {
+            pre,
+            weight: weight.min(self.slot_count),
+            digest,
+        })
+    }
+}

@@ -1,0 +1,326 @@
+//! The shared Wasm runtime of one hookhost engine: the wasmtime `Engine` (pooling
+//! allocator, fuel, epoch interruption), the linker, the component cache, the epoch
+//! ticker, the call slots, and the compile worker.
+
+use std::io::Read;
+use std::sync::Arc;
+
+use serde_json::Value;
+use tokio::sync::{OnceCell, Semaphore};
+use wasmtime::component::{HasSelf, Linker};
+use wasmtime::{Config, Enabled, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
+
+use super::cache::{self, CacheStats, ComponentCache};
+use super::grants::{self, Protected};
+use super::hook::{HookShared, WasmHook};
+use super::host::HostState;
+use super::limits::{self, HookLimits};
+use super::load::{Source, check_component_file};
+use super::load_error::LoadError;
+use super::ticker::Ticker;
+use super::wit::{v0_1, v0_2};
+use super::{DEFAULT_MAX_COMPONENT_BYTES, WasmError, WasmOptions, listing};
+use crate::config::WasmHandler;
+use crate::executor::Executor;
+
+/// The shared Wasm runtime of one hookhost engine.
+pub struct WasmRuntime {
+    pub(super) engine: Engine,
+    pub(super) linker: Linker<HostState>,
+    pub(super) cache: ComponentCache,
+    _ticker: Ticker,
+    pub(super) slots: Arc<Semaphore>,
+    pub(super) slot_count: u32,
+    pooling: bool,
+    protected: Protected,
+    pub(super) max_component_bytes: u64,
+}
+
+/// The engine configuration; `pool` sizes the pooling allocator, `None` allocates on
+/// demand (the fallback where the pool's address space cannot be reserved).
+fn engine_config(pool_instances: Option<u32>) -> Config {
+    let mut config = Config::new();
+    config
+        .consume_fuel(true)
+        .epoch_interruption(true)
+        .concurrency_support(false)
+        .max_wasm_stack(1 << 20)
+        .async_stack_size(2 << 20)
+        .memory_init_cow(true);
+    if let Some(instances) = pool_instances {
+        config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool_config(instances)));
+    }
+    config
+}
+
+/// One pool slot is one component instance with one linear memory, a few tables and up
+/// to [`limits::MAX_CORE_INSTANCES`] core instances (a counter only, no memory). A
+/// component that needs more memories or tables takes several slots per call (see
+/// [`slot_weight`]), so it cannot use up what other hooks were promised.
+fn pool_config(instances: u32) -> PoolingAllocationConfig {
+    let mut pool = PoolingAllocationConfig::default();
+    pool.total_component_instances(instances)
+        .total_core_instances(instances.saturating_mul(limits::MAX_CORE_INSTANCES as u32))
+        .total_memories(instances)
+        .total_tables(instances.saturating_mul(limits::TABLES_PER_SLOT))
+        .total_stacks(instances)
+        // Ceilings above hookhost's own caps, so that `check_resources` (which works the
+        // same with the on-demand allocator) is what refuses a component, by name.
+        .max_memories_per_component(limits::MAX_MEMORIES * 4)
+        .max_tables_per_component(limits::MAX_TABLES * 4)
+        .max_memories_per_module(limits::MAX_MEMORIES)
+        .max_tables_per_module(limits::MAX_TABLES)
+        .max_memory_size(limits::max_linear_memory_bytes())
+        // Reset used pages in place instead of unmapping them: no page faults on the next
+        // instantiation and no TLB shootdowns when a store is dropped. PAGEMAP_SCAN
+        // (Linux 6.7+) limits the reset to the pages a call actually touched.
+        .linear_memory_keep_resident(16 << 20)
+        .table_keep_resident(1 << 20)
+        .async_stack_keep_resident(1 << 20)
+        .pagemap_scan(Enabled::Auto);
+    pool
+}
+
+/// Pool slots one call of a component takes: one per linear memory, one per
+/// [`limits::TABLES_PER_SLOT`] tables.
+pub(super) fn slot_weight(memories: u32, tables: u32) -> u32 {
+    memories
+        .max(tables.div_ceil(limits::TABLES_PER_SLOT))
+        .max(1)
+}
+
+/// Raises the soft open-files limit to the hard one and returns the soft limit now in
+/// force (each Wasm call may hold up to [`limits::MAX_RESOURCES`] descriptors).
+fn descriptor_limit() -> u64 {
+    use nix::sys::resource::{Resource, getrlimit, setrlimit};
+    match getrlimit(Resource::RLIMIT_NOFILE) {
+        Ok((soft, hard)) if soft < hard => match setrlimit(Resource::RLIMIT_NOFILE, hard, hard) {
+            Ok(()) => hard,
+            Err(_) => soft,
+        },
+        Ok((soft, _)) => soft,
+        Err(_) => 1024,
+    }
+}
+
+impl WasmRuntime {
+    /// Creates the runtime: engine, linker (WASI p2 + hookhost host API), cache and epoch
+    /// ticker. Raises the process's soft open-files limit to its hard limit, and sizes
+    /// the concurrent-call slots so every call's descriptor cap fits in what is left
+    /// after a reserve for the rest of the process.
+    pub fn new(options: WasmOptions) -> Result<Self, WasmError> {
+        let instances = options.max_instances.max(1);
+        let (engine, pooling) = match Engine::new(&engine_config(Some(instances))) {
+            Ok(engine) => (engine, true),
+            Err(err) => {
+                tracing::warn!(
+                    "pooling allocator unavailable ({err:#}); allocating Wasm instances on demand"
+                );
+                let engine =
+                    Engine::new(&engine_config(None)).map_err(|e| WasmError(format!("{e:#}")))?;
+                (engine, false)
+            }
+        };
+        let mut linker = Linker::new(&engine);
+        wasmtime_wasi::p2::add_to_linker_async(&mut linker)
+            .map_err(|e| WasmError(format!("{e:#}")))?;
+        v0_1::Hook::add_to_linker::<HostState, HasSelf<HostState>>(&mut linker, |state| state)
+            .map_err(|e| WasmError(format!("{e:#}")))?;
+        v0_2::Hook::add_to_linker::<HostState, HasSelf<HostState>>(&mut linker, |state| state)
+            .map_err(|e| WasmError(format!("{e:#}")))?;
+        listing::install(&mut linker).map_err(|e| WasmError(format!("{e:#}")))?;
+        let ticker = Ticker::start(&engine)
+            .map_err(|e| WasmError(format!("cannot start the epoch thread: {e}")))?;
+        let by_descriptors =
+            descriptor_limit().saturating_sub(limits::FD_RESERVE) / limits::MAX_RESOURCES as u64;
+        let slot_count = instances
+            .min(u32::try_from(by_descriptors).unwrap_or(u32::MAX))
+            .max(1);
+        let mut protected = Protected::default();
+        for dir in [&options.cache_dir, &cache::default_dir()]
+            .into_iter()
+            .flatten()
+        {
+            protected.add(dir, "the Wasm artifact cache");
+        }
+        for dir in [&options.config_dir, &cache::default_config_dir()]
+            .into_iter()
+            .flatten()
+        {
+            protected.add(dir, "hookhost's configuration folder");
+        }
+        Ok(Self {
+            cache: ComponentCache::new(
+                engine.clone(),
+                options.cache_dir,
+                options.config_dir,
+                cache::CompileLimits {
+                    timeout: options.compile_timeout,
+                    worker: options.compile_worker,
+                    memory_bytes: options.compile_memory_bytes,
+                },
+            ),
+            engine,
+            linker,
+            _ticker: ticker,
+            slots: Arc::new(Semaphore::new(slot_count as usize)),
+            slot_count,
+            pooling,
+            protected,
+            max_component_bytes: options.max_component_bytes,
+        })
+    }
+
+    /// Whether instances come from the pooling allocator (false after the on-demand
+    /// fallback).
+    pub fn uses_pooling(&self) -> bool {
+        self.pooling
+    }
+
+    /// Component cache counters.
+    pub fn cache_stats(&self) -> CacheStats {
+        self.cache.stats()
+    }
+
+    /// An executor for a configured hook. Only cheap checks run now (the file is a
+    /// regular file within the size cap, the grants are acceptable); the component is
+    /// read and compiled on first use, or by [`Executor::prepare`].
+    pub fn executor(self: &Arc<Self>, handler: &WasmHandler, name: &str) -> Arc<dyn Executor> {
+        let source = check_component_file(&handler.component, self.max_component_bytes)
+            .map(|()| Source::File(handler.component.clone()));
+        Arc::new(self.hook(source, handler, name))
+    }
+
+    /// An executor for component bytes (session hooks).
+    pub fn executor_from_bytes(
+        self: &Arc<Self>,
+        bytes: &[u8],
+        handler: &WasmHandler,
+        name: &str,
+    ) -> Arc<dyn Executor> {
+        let source = if bytes.len() as u64 > self.max_component_bytes {
+            Err(LoadError::TooLarge {
+                what: "given as bytes".into(),
+                size: bytes.len() as u64,
+                limit: self.max_component_bytes,
+            })
+        } else {
+            Ok(Source::Bytes(bytes.into()))
+        };
+        Arc::new(self.hook(source, handler, name))
+    }
+
+    fn hook(
+        self: &Arc<Self>,
+        source: Result<Source, LoadError>,
+        handler: &WasmHandler,
+        name: &str,
+    ) -> WasmHook {
+        let setup = source.and_then(|source| {
+            grants::resolve(&handler.allowed_paths, &self.protected)
+                .map(|preopens| (source, preopens))
+                .map_err(LoadError::Grant)
+        });
+        let env = handler
+            .env
+            .iter()
+            .filter_map(|name| std::env::var(name).ok().map(|value| (name.clone(), value)))
+            .collect();
+        let config = match &handler.config {
+            Value::Null => Value::Object(Default::default()),
+            other => other.clone(),
+        };
+        WasmHook {
+            runtime: self.clone(),
+            setup,
+            ready: OnceCell::new(),
+            limits: HookLimits::for_handler(handler),
+            fail_closed: handler.fail_closed,
+            pin: handler.sha256.clone(),
+            env,
+            warning: handler
+                .memory_mb
+                .filter(|mb| *mb > limits::MAX_MEMORY_MB)
+                .map(|mb| {
+                    format!(
+                        "`memoryMb` {mb} is over the limit; capped at {} MiB",
+                        limits::MAX_MEMORY_MB
+                    )
+                }),
+            shared: Arc::new(HookShared {
+                name: name.to_string(),
+                config_json: config.to_string(),
+                config,
+            }),
+        }
+    }
+}
+
+/// The compile worker (`hookhost __compile-worker`): reads a component on stdin, limits
+/// its own address space to `memory_bytes`, compiles it with the engine configuration
+/// every runtime uses, and writes the artifact to stdout. Returns the exit code.
+pub fn compile_worker_main(memory_bytes: u64) -> i32 {
+    use nix::sys::resource::{Resource, setrlimit};
+    use std::io::Write;
+    let mut bytes = Vec::new();
+    if let Err(err) = std::io::stdin()
+        .take(DEFAULT_MAX_COMPONENT_BYTES.max(1 << 30))
+        .read_to_end(&mut bytes)
+    {
+        eprintln!("cannot read the component: {err}");
+        return 1;
+    }
+    if let Err(err) = setrlimit(Resource::RLIMIT_AS, memory_bytes, memory_bytes) {
+        eprintln!("cannot limit the compile worker's memory: {err}");
+        return 1;
+    }
+    // On-demand allocation: the compiled code is the same as with the pool (the
+    // allocation strategy is not part of the compatibility hash; a unit test checks).
+    let engine = match Engine::new(&engine_config(None)) {
+        Ok(engine) => engine,
+        Err(err) => {
+            eprintln!("cannot configure wasmtime: {err:#}");
+            return 1;
+        }
+    };
+    match engine.precompile_component(&bytes) {
+        Ok(artifact) => match std::io::stdout().lock().write_all(&artifact) {
+            Ok(()) => 0,
+            Err(err) => {
+                eprintln!("cannot write the artifact: {err}");
+                1
+            }
+        },
+        Err(err) => {
+            eprintln!("not a valid component: {err:#}");
+            1
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::hash::{Hash, Hasher};
+
+    fn compat(engine: &Engine) -> u64 {
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        engine.precompile_compatibility_hash().hash(&mut hasher);
+        hasher.finish()
+    }
+
+    #[test]
+    fn pooled_and_on_demand_engines_share_compiled_artifacts() {
+        let pooled = Engine::new(&engine_config(Some(4))).unwrap();
+        let on_demand = Engine::new(&engine_config(None)).unwrap();
+        assert_eq!(compat(&pooled), compat(&on_demand));
+    }
+
+    #[test]
+    fn slot_weight_counts_memories_and_tables() {
+        assert_eq!(slot_weight(0, 0), 1);
+        assert_eq!(slot_weight(1, 3), 1);
+        assert_eq!(slot_weight(3, 1), 3);
+        assert_eq!(slot_weight(1, 9), 3);
+    }
+}

@@ -1,0 +1,128 @@
+//! The `hookhost:hooks` WIT packages this host runs, one file per version
+//! ([`v0_1`], frozen, an adapter; [`v0_2`], the core). A released package is frozen
+//! (`wit/CHECKSUMS`), so old guests keep working.
+
+pub mod v0_1;
+pub mod v0_2;
+
+use serde_json::Value;
+
+use super::host::HostState;
+
+/// Every WIT package version this host runs, oldest first.
+pub const WIT_VERSIONS: &[&str] = &["0.1.0", "0.2.0"];
+
+/// The newest WIT package version (what the guest SDK builds against).
+pub const WIT_VERSION: &str = "0.2.0";
+
+/// One call's input record, in the version the component targets.
+pub(super) enum CallInput {
+    V0_1(v0_1::HookInput),
+    V0_2(v0_2::HookInput),
+}
+
+/// A pre-instantiated component of one WIT version.
+pub(super) enum Pre {
+    V0_1(v0_1::HookPre<HostState>),
+    V0_2(v0_2::HookPre<HostState>),
+}
+
+/// The WIT version a component targets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum WitTarget {
+    V0_1,
+    V0_2,
+}
+
+/// Bytes the WIT input record for `input` on `event` carries into a guest (what the
+/// Wasm input limit counts). Public for the fuzz targets.
+pub fn input_record_size(event: &str, input: &Value) -> usize {
+    let raw = input.to_string();
+    let event = crate::event::Event::new(event);
+    let record = v0_2::hook_input(&event, input);
+    let base = v0_2::input_size(&record);
+    v0_1::input_size(base, &v0_1::hook_input(record, input, &raw))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::Event;
+    use crate::output::PermissionDecision;
+    use serde_json::json;
+
+    fn answer() -> v0_2::HookAnswer {
+        v0_1::answer_into_v0_2(v0_1::HookAnswer {
+            decision: v0_1::Decision::Deny,
+            reason: Some("no".into()),
+            additional_context: None,
+            system_message: None,
+            updated_input: None,
+            updated_tool_output: None,
+            watch_paths: Vec::new(),
+            stop: false,
+            stop_reason: None,
+            initial_user_message: None,
+            retry: None,
+        })
+    }
+
+    #[test]
+    fn a_0_1_answer_converts_like_the_same_0_2_answer() {
+        let event = Event::new("PreToolUse");
+        let out = v0_2::hook_output(answer(), event.spec()).unwrap();
+        assert_eq!(out.permission_decision, Some(PermissionDecision::Deny));
+        assert_eq!(out.permission_decision_reason.as_deref(), Some("no"));
+        assert!(!out.suppress_output && out.updated_permissions.is_empty());
+    }
+
+    #[test]
+    fn new_answer_fields_reach_the_output() {
+        let event = Event::new("PermissionRequest");
+        let mut new = answer();
+        new.updated_permissions = vec![r#"{"type":"setMode","mode":"plan"}"#.into()];
+        new.interrupt = true;
+        new.session_title = Some("t".into());
+        new.suppress_output = true;
+        new.worktree_path = Some("/w".into());
+        let out = v0_2::hook_output(new, event.spec()).unwrap();
+        assert_eq!(
+            out.updated_permissions,
+            vec![json!({"type": "setMode", "mode": "plan"})]
+        );
+        assert!(out.interrupt && out.suppress_output);
+        assert_eq!(out.session_title.as_deref(), Some("t"));
+        assert_eq!(out.worktree_path.as_deref(), Some("/w"));
+    }
+
+    #[test]
+    fn permission_updates_must_be_json_objects() {
+        let event = Event::new("PermissionRequest");
+        for bad in ["[1]", "not json", "\"text\""] {
+            let mut new = answer();
+            new.updated_permissions = vec![bad.into()];
+            let err = v0_2::hook_output(new, event.spec()).unwrap_err();
+            assert!(err.contains("updated-permissions"), "{err}");
+        }
+    }
+
+    #[test]
+    fn the_0_2_record_leaves_the_raw_input_out() {
+        let event = Event::new("PreToolUse");
+        let input = json!({"tool_name": "Bash", "tool_input": {"command": "ls"}, "cwd": "/p"});
+        let small = v0_2::hook_input(&event, &input);
+        let raw = input.to_string();
+        let wide = v0_1::hook_input(small.clone(), &input, &raw);
+        assert_eq!(wide.raw, raw);
+        assert_eq!(wide.tool_input.as_deref(), Some(r#"{"command":"ls"}"#));
+        let base = v0_2::input_size(&small);
+        assert_eq!(
+            v0_1::input_size(base, &wide),
+            base + r#"{"command":"ls"}"#.len() + raw.len()
+        );
+        assert_eq!(
+            small.tool_input_fields,
+            vec![("command".into(), "ls".into())]
+        );
+    }
+}
