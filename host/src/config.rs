@@ -369,7 +369,7 @@ pub(crate) fn redacted_url(url: &str) -> String {
 #[derive(Debug, Clone)]
 pub struct HookSpec {
     /// The event it is configured for.
-    pub event: crate::event::Event,
+    pub event: crate::dialect::Event,
     /// Compiled L2 matcher.
     pub matcher: Matcher,
     /// The matcher as written.

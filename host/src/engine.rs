@@ -24,8 +24,8 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::config::{self, Diagnostic, ExecutorKind, HookSpec, Layer, LoadOptions, LoadedConfig};
+use crate::dialect::Event;
 use crate::dialect::{Dialect, Listing};
-use crate::event::Event;
 use crate::executor::prompt::LlmOptions;
 use crate::executor::registry::{self, Shared};
 use crate::executor::wasm::{WasmOptions, WasmRuntime};

@@ -6,12 +6,7 @@
 //! An [`Event`] is a name plus its catalog entry. Hosts may fire events hookhost does
 //! not know: those get [`EventSpec::custom`], the permissive entry.
 
-use std::fmt;
-use std::ops::Deref;
-use std::sync::Arc;
 use std::time::Duration;
-
-use crate::dialect::{Dialect, MatcherSyntax, ModeRule};
 
 /// A set of answer fields, used for field scoping (an answer field only counts on the
 /// events that honour it).
@@ -473,7 +468,7 @@ impl EventSpec {
 }
 
 /// The entry of events hookhost does not know.
-static CUSTOM: EventSpec = EventSpec {
+pub(crate) static CUSTOM: EventSpec = EventSpec {
     name: "",
     matcher_field: Some("tool_name"),
     can_block: true,
@@ -495,127 +490,27 @@ static CUSTOM: EventSpec = EventSpec {
     mode: ModeRule::Free,
 };
 
-/// An event as fired: its name (as the host wrote it) and its catalog entry. Derefs to
-/// the [`EventSpec`], so `event.can_block` reads the catalog. Cheap to clone.
-#[derive(Clone)]
-pub struct Event {
-    name: Arc<str>,
-    spec: &'static EventSpec,
-    dialect: &'static Dialect,
+/// How a matcher is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MatcherSyntax {
+    /// Claude Code: exact names, `a|b`, `Tool(args)`, else a regular expression.
+    #[default]
+    Claude,
+    /// A glob over the value (`mcp__*`, `*Edit`, `Bash`), alternatives split on `|`.
+    Glob,
 }
 
-impl Event {
-    /// The Claude Code event called `name`: its catalog entry, or the custom entry.
-    pub fn new(name: &str) -> Event {
-        Dialect::claude().event(name)
-    }
-
-    /// The event `name` of `dialect`, with its entry in the dialect's catalog (`None`:
-    /// the custom entry).
-    pub(crate) fn in_dialect(
-        name: &str,
-        spec: Option<&'static EventSpec>,
-        dialect: &'static Dialect,
-    ) -> Event {
-        match spec {
-            Some(spec) => Event {
-                name: Arc::from(spec.name),
-                spec,
-                dialect,
-            },
-            None => Event {
-                name: Arc::from(name),
-                spec: &CUSTOM,
-                dialect,
-            },
-        }
-    }
-
-    /// The dialect the event is fired in.
-    pub fn dialect(&self) -> &'static Dialect {
-        self.dialect
-    }
-
-    /// The catalog name Wasm guests see (the event's own name when it is custom).
-    pub fn catalog_name(&self) -> &str {
-        if self.spec.known {
-            self.spec.catalog_name
-        } else {
-            &self.name
-        }
-    }
-
-    /// The event name.
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-
-    /// The name, shared.
-    pub fn shared_name(&self) -> Arc<str> {
-        self.name.clone()
-    }
-
-    /// The catalog entry.
-    pub fn spec(&self) -> &'static EventSpec {
-        self.spec
-    }
-}
-
-impl Deref for Event {
-    type Target = EventSpec;
-    fn deref(&self) -> &EventSpec {
-        self.spec
-    }
-}
-
-impl From<&str> for Event {
-    fn from(name: &str) -> Self {
-        Event::new(name)
-    }
-}
-
-impl PartialEq for Event {
-    fn eq(&self, other: &Event) -> bool {
-        self.name == other.name
-    }
-}
-
-impl Eq for Event {}
-
-impl std::hash::Hash for Event {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        self.name.hash(state)
-    }
-}
-
-impl PartialEq<str> for Event {
-    fn eq(&self, other: &str) -> bool {
-        &*self.name == other
-    }
-}
-
-impl PartialEq<&str> for Event {
-    fn eq(&self, other: &&str) -> bool {
-        &*self.name == *other
-    }
-}
-
-impl fmt::Debug for Event {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Event({:?})", &*self.name)
-    }
-}
-
-impl fmt::Display for Event {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.name)
-    }
-}
-
-impl serde::Serialize for Event {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&self.name)
-    }
+/// Whether a hook of an event may run in the background.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ModeRule {
+    /// `async` is allowed.
+    #[default]
+    Free,
+    /// `async` is refused at load (the hook is skipped with a warning): the event waits
+    /// for every hook (hygge `pre_*`).
+    SyncOnly,
+    /// Every hook runs in the background, whatever it declares (hygge `post_message`).
+    AlwaysAsync,
 }
 
 #[cfg(test)]
@@ -663,7 +558,7 @@ mod tests {
     fn unknown_events_are_custom() {
         let spec = EventSpec::for_name("MyHostEvent");
         assert!(!spec.known && spec.can_block);
-        let event = Event::new("MyHostEvent");
+        let event = crate::dialect::Event::new("MyHostEvent");
         assert_eq!(event.name(), "MyHostEvent");
         assert!(event == "MyHostEvent" && !event.known);
     }

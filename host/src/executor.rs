@@ -21,7 +21,8 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::task::JoinHandle;
 
-use crate::event::{Event, EventSpec};
+use crate::dialect::Event;
+use crate::event::EventSpec;
 use crate::outcome::{HookResult, HookStatus};
 
 /// A boxed future, as returned by [`Executor::execute`].

@@ -65,16 +65,16 @@ pub use config::{
     detect, load,
 };
 pub use dialect::{
-    AGENT_SDK, AnswerForm, CLAUDE, Chain, DecisionRule, Dialect, DialectId, Discovery, EVVA,
-    EventRule, GEN, HYGGE, Layering, Listing, MatcherSyntax, ModeRule, Order, SEQUENTIAL_GROUP,
-    StopRule, TimeoutZero,
+    AGENT_SDK, AnswerForm, CLAUDE, Chain, DecisionRule, Dialect, DialectId, Discovery, EVVA, Event,
+    EventRule, GEN, HYGGE, Layering, Listing, Order, SEQUENTIAL_GROUP, StopRule, TimeoutZero,
 };
 pub use engine::{
     ASYNC_DRAIN, ActiveHook, DEFAULT_STOP_BLOCK_CAP, Engine, EngineError, EngineOptions, HookInfo,
     SessionHookId,
 };
 pub use event::{
-    BlockForm, CATALOG, Event, EventSpec, Exit2, Fields, Handlers, MatcherValue, PromptEffect,
+    BlockForm, CATALOG, EventSpec, Exit2, Fields, Handlers, MatcherSyntax, MatcherValue, ModeRule,
+    PromptEffect,
 };
 pub use executor::AsyncNotice;
 pub use executor::prompt::{LlmOptions, Provider};

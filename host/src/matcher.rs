@@ -203,7 +203,7 @@ impl Matcher {
         if text.is_empty() || text == "*" {
             return Ok(Matcher::Any);
         }
-        if spec.matcher_syntax == crate::dialect::MatcherSyntax::Glob {
+        if spec.matcher_syntax == crate::event::MatcherSyntax::Glob {
             return compile_glob(text);
         }
         let exact_alphabet = |c: char| {

@@ -16,8 +16,9 @@
 
 use std::time::Duration;
 
+use crate::dialect::Event;
 use crate::dialect::{DecisionRule, StopRule};
-use crate::event::{BlockForm, Event, Fields};
+use crate::event::{BlockForm, Fields};
 use crate::outcome::{HookOutcome, HookReport, HookResult, HookStatus, IgnoredField, millis};
 use crate::output::{HookOutput, PermissionDecision};
 use crate::protocol;

@@ -5,8 +5,10 @@
 pub mod action;
 pub mod fields;
 pub mod parse;
+pub mod read;
 pub mod render;
 
 pub use fields::scope;
-pub use parse::{MAX_LIST_ENTRIES, async_timeout, is_async_marker, looks_like_json, parse_answer};
+pub use parse::{async_timeout, is_async_marker, looks_like_json, parse_answer};
+pub use read::MAX_LIST_ENTRIES;
 pub use render::ClaudeAnswer;

@@ -498,7 +498,7 @@ pub fn load(options: &LoadOptions) -> LoadedConfig {
     {
         // Only hooks that will run replace the user's: an untrusted repository's hooks
         // (skipped, or sandboxed) never take the user's guards away.
-        let overridden: HashSet<crate::event::Event> = hooks
+        let overridden: HashSet<crate::dialect::Event> = hooks
             .iter()
             .filter(|h| matches!(h.layer, Layer::Project | Layer::Local) && h.trusted)
             .map(|h| h.event.clone())

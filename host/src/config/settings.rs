@@ -16,7 +16,8 @@ use super::{
     RunMode, Severity, Shell, WasmHandler,
 };
 use crate::condition::Rule;
-use crate::dialect::{Dialect, ModeRule, TimeoutZero};
+use crate::dialect::{Dialect, TimeoutZero};
+use crate::event::ModeRule;
 use crate::event::{EventSpec, Handlers};
 use crate::matcher::Matcher;
 

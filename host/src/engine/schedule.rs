@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use super::{ActiveHook, Engine, Prepared, select};
+use crate::dialect::Event;
 use crate::dialect::{Chain, SEQUENTIAL_GROUP};
-use crate::event::Event;
 use crate::executor::{AsyncNotice, HookCall};
 use crate::merge::Ran;
 use crate::outcome::{HookResult, HookStatus};

@@ -11,7 +11,8 @@ use super::Prepared;
 use super::sessions::SessionTable;
 use crate::condition::RuleContext;
 use crate::config::HookSpec;
-use crate::event::{Event, EventSpec};
+use crate::dialect::Event;
+use crate::event::EventSpec;
 
 /// Remembers which `once` hooks already ran in which session.
 #[derive(Default)]

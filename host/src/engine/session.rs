@@ -6,7 +6,7 @@ use std::sync::atomic::Ordering;
 
 use super::{Engine, EngineError, Prepared};
 use crate::config::{Handler, HookSpec, Layer, WasmHandler};
-use crate::event::Event;
+use crate::dialect::Event;
 use crate::executor::{Executor, registry};
 use crate::matcher::Matcher;
 

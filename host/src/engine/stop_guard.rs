@@ -7,8 +7,8 @@ use std::sync::Mutex;
 use serde_json::Value;
 
 use super::sessions::SessionTable;
+use crate::dialect::Event;
 use crate::dialect::StopRule;
-use crate::event::Event;
 use crate::outcome::HookOutcome;
 
 /// Consecutive blocks per session.

@@ -21,7 +21,7 @@ use serde_json::Value;
 use super::{BoxFuture, Executor, HookCall};
 use crate::condition::wildcard;
 use crate::config::{HttpHandler, HttpPolicy};
-use crate::event::Event;
+use crate::dialect::Event;
 use crate::outcome::HookResult;
 use crate::output::HookOutput;
 use crate::protocol::parse_answer;

@@ -15,7 +15,7 @@
 
 use serde_json::{Map, Value};
 
-use super::parse::{OutputError, kind, opt_string};
+use super::read::{OutputError, kind, opt_string};
 use crate::output::HookOutput;
 
 /// Parses a hygge `Action` (event scoping happens in the merge).

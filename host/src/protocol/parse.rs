@@ -9,83 +9,17 @@ use super::fields::{
     WATCH_PATHS, WORKTREE_PATH, key,
 };
 use crate::dialect::AnswerForm;
-use crate::event::{BlockForm, Event};
+use crate::dialect::Event;
+use crate::event::BlockForm;
 use crate::output::{HookOutput, PermissionDecision};
 
-/// Why an answer could not be parsed.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("invalid hook answer: {0}")]
-pub struct OutputError(pub String);
+use super::read::{OutputError, kind, opt_bool, opt_string, string_list};
 
 /// Whether stdout should be read as JSON: after leading white space it starts with `{`
 /// and ends with `}`.
 pub fn looks_like_json(text: &str) -> bool {
     let trimmed = text.trim();
     trimmed.starts_with('{') && trimmed.ends_with('}')
-}
-
-pub(super) fn opt_string(
-    map: &Map<String, Value>,
-    key: &str,
-) -> Result<Option<String>, OutputError> {
-    match map.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(other) => Err(OutputError(format!(
-            "`{key}` must be a string, found {}",
-            kind(other)
-        ))),
-    }
-}
-
-fn opt_bool(map: &Map<String, Value>, key: &str) -> Result<Option<bool>, OutputError> {
-    match map.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::Bool(b)) => Ok(Some(*b)),
-        Some(other) => Err(OutputError(format!(
-            "`{key}` must be a boolean, found {}",
-            kind(other)
-        ))),
-    }
-}
-
-/// Most entries an answer's list field (`watchPaths`) may hold, whatever the executor;
-/// a longer list makes the answer invalid (a failure naming the cap).
-pub const MAX_LIST_ENTRIES: usize = 1024;
-
-fn string_list(map: &Map<String, Value>, key: &str) -> Result<Vec<String>, OutputError> {
-    match map.get(key) {
-        None | Some(Value::Null) => Ok(Vec::new()),
-        Some(Value::Array(items)) if items.len() > MAX_LIST_ENTRIES => Err(OutputError(format!(
-            "`{key}` has {} entries, more than the limit of {MAX_LIST_ENTRIES}",
-            items.len()
-        ))),
-        Some(Value::Array(items)) => items
-            .iter()
-            .map(|item| match item {
-                Value::String(s) => Ok(s.clone()),
-                other => Err(OutputError(format!(
-                    "`{key}` must hold strings, found {}",
-                    kind(other)
-                ))),
-            })
-            .collect(),
-        Some(other) => Err(OutputError(format!(
-            "`{key}` must be an array, found {}",
-            kind(other)
-        ))),
-    }
-}
-
-pub(super) fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 /// Parses a Claude Code hook answer (the JSON object a command prints or an HTTP hook
@@ -260,7 +194,7 @@ pub fn is_async_marker(line: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::event::Event;
+    use crate::dialect::Event;
     use serde_json::json;
 
     #[test]

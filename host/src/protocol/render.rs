@@ -9,7 +9,8 @@ use super::fields::{
     RETRY, SESSION_TITLE, SYSTEM_MESSAGE, UPDATED_INPUT, UPDATED_PERMISSIONS, UPDATED_TOOL_OUTPUT,
     WATCH_PATHS, key,
 };
-use crate::event::{BlockForm, Event, Fields};
+use crate::dialect::Event;
+use crate::event::{BlockForm, Fields};
 use crate::outcome::HookOutcome;
 use crate::output::PermissionDecision;
 

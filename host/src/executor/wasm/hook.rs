@@ -12,23 +12,17 @@ use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 
 use super::INPUT_FETCH_FACTOR;
 use super::grants::{self, Preopen};
-use super::host::{HostState, InputFetchLimit, LazyWasi};
+use super::host::{HookShared, HostState, InputFetchLimit, LazyWasi};
 use super::limits::{self, HookLimits, Limiter};
-use super::load::{Ready, Source};
+use super::load::{Ready, Source, check_component_file};
 use super::load_error::LoadError;
 use super::runtime::WasmRuntime;
 use super::wit::{CallInput, Pre, v0_1, v0_2};
+use crate::config::WasmHandler;
 use crate::event::EventSpec;
 use crate::executor::{BoxFuture, Executor, HookCall};
 use crate::outcome::{HookResult, HookStatus};
 use crate::text::truncate;
-
-/// What every call of one hook shares.
-pub(crate) struct HookShared {
-    pub(super) name: String,
-    pub(super) config: Value,
-    pub(super) config_json: String,
-}
 
 /// One configured Wasm hook.
 pub(super) struct WasmHook {
@@ -45,6 +39,81 @@ pub(super) struct WasmHook {
     pub(super) shared: Arc<HookShared>,
     /// A configured limit over the cap (reported at load).
     pub(super) warning: Option<String>,
+}
+
+impl WasmRuntime {
+    /// An executor for a configured hook. Only cheap checks run now (the file is a
+    /// regular file within the size cap, the grants are acceptable); the component is
+    /// read and compiled on first use, or by [`Executor::prepare`].
+    pub fn executor(self: &Arc<Self>, handler: &WasmHandler, name: &str) -> Arc<dyn Executor> {
+        let source = check_component_file(&handler.component, self.max_component_bytes)
+            .map(|()| Source::File(handler.component.clone()));
+        Arc::new(self.hook(source, handler, name))
+    }
+
+    /// An executor for component bytes (session hooks).
+    pub fn executor_from_bytes(
+        self: &Arc<Self>,
+        bytes: &[u8],
+        handler: &WasmHandler,
+        name: &str,
+    ) -> Arc<dyn Executor> {
+        let source = if bytes.len() as u64 > self.max_component_bytes {
+            Err(LoadError::TooLarge {
+                what: "given as bytes".into(),
+                size: bytes.len() as u64,
+                limit: self.max_component_bytes,
+            })
+        } else {
+            Ok(Source::Bytes(bytes.into()))
+        };
+        Arc::new(self.hook(source, handler, name))
+    }
+
+    pub(super) fn hook(
+        self: &Arc<Self>,
+        source: Result<Source, LoadError>,
+        handler: &WasmHandler,
+        name: &str,
+    ) -> WasmHook {
+        let setup = source.and_then(|source| {
+            grants::resolve(&handler.allowed_paths, &self.protected)
+                .map(|preopens| (source, preopens))
+                .map_err(LoadError::Grant)
+        });
+        let env = handler
+            .env
+            .iter()
+            .filter_map(|name| std::env::var(name).ok().map(|value| (name.clone(), value)))
+            .collect();
+        let config = match &handler.config {
+            Value::Null => Value::Object(Default::default()),
+            other => other.clone(),
+        };
+        WasmHook {
+            runtime: self.clone(),
+            setup,
+            ready: OnceCell::new(),
+            limits: HookLimits::for_handler(handler),
+            fail_closed: handler.fail_closed,
+            pin: handler.sha256.clone(),
+            env,
+            warning: handler
+                .memory_mb
+                .filter(|mb| *mb > limits::MAX_MEMORY_MB)
+                .map(|mb| {
+                    format!(
+                        "`memoryMb` {mb} is over the limit; capped at {} MiB",
+                        limits::MAX_MEMORY_MB
+                    )
+                }),
+            shared: Arc::new(HookShared {
+                name: name.to_string(),
+                config_json: config.to_string(),
+                config,
+            }),
+        }
+    }
 }
 
 /// How a call failed.

@@ -9,9 +9,7 @@ use wasmtime::component::ResourceTable;
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
-use super::hook::HookShared;
-use super::limits::{self, Limiter};
-use super::listing;
+use super::limits::{self, Limiter, ListingBudget};
 use crate::text::truncate;
 
 /// Per-call state inside the store.
@@ -30,7 +28,7 @@ pub(crate) struct HostState {
     /// Bytes still allowed through the `input` interface.
     pub(super) fetch_budget: usize,
     pub(super) log_calls: usize,
-    pub(super) listing: listing::ListingBudget,
+    pub(super) listing: ListingBudget,
 }
 
 /// The parts of a WASI context without grants.
@@ -89,3 +87,10 @@ impl HostState {
 #[derive(Debug, thiserror::Error)]
 #[error("input fetch limit exceeded")]
 pub(super) struct InputFetchLimit;
+
+/// What every call of one hook shares.
+pub(crate) struct HookShared {
+    pub(super) name: String,
+    pub(super) config: Value,
+    pub(super) config_json: String,
+}

@@ -258,6 +258,31 @@ pub fn wasi_context(
     Ok(builder.build())
 }
 
+/// What one call has listed so far.
+#[derive(Debug, Default)]
+pub struct ListingBudget {
+    entries: usize,
+    bytes: usize,
+    /// Set when a listing was refused, so a failure can name the limit.
+    pub exceeded: bool,
+}
+
+impl ListingBudget {
+    /// Charges a listing of `entries` entries and `bytes` name bytes; false when it
+    /// does not fit (nothing is charged then).
+    pub(super) fn charge(&mut self, entries: usize, bytes: usize) -> bool {
+        let entries = self.entries.saturating_add(entries);
+        let bytes = self.bytes.saturating_add(bytes);
+        if entries > MAX_LISTED_ENTRIES || bytes > MAX_LISTED_BYTES {
+            self.exceeded = true;
+            return false;
+        }
+        self.entries = entries;
+        self.bytes = bytes;
+        true
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

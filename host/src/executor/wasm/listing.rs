@@ -20,31 +20,6 @@ use super::limits::{MAX_LISTED_BYTES, MAX_LISTED_ENTRIES};
 /// it by semver).
 const FILESYSTEM_TYPES: &str = "wasi:filesystem/types@0.2.12";
 
-/// What one call has listed so far.
-#[derive(Debug, Default)]
-pub struct ListingBudget {
-    entries: usize,
-    bytes: usize,
-    /// Set when a listing was refused, so a failure can name the limit.
-    pub exceeded: bool,
-}
-
-impl ListingBudget {
-    /// Charges a listing of `entries` entries and `bytes` name bytes; false when it
-    /// does not fit (nothing is charged then).
-    fn charge(&mut self, entries: usize, bytes: usize) -> bool {
-        let entries = self.entries.saturating_add(entries);
-        let bytes = self.bytes.saturating_add(bytes);
-        if entries > MAX_LISTED_ENTRIES || bytes > MAX_LISTED_BYTES {
-            self.exceeded = true;
-            return false;
-        }
-        self.entries = entries;
-        self.bytes = bytes;
-        true
-    }
-}
-
 /// Replaces `descriptor.read-directory` in `linker` with the budgeted version.
 pub fn install(linker: &mut Linker<HostState>) -> wasmtime::Result<()> {
     linker.allow_shadowing(true);
@@ -112,6 +87,7 @@ fn count(dir: &std::fs::File) -> nix::Result<(usize, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::executor::wasm::limits::ListingBudget;
 
     #[test]
     fn the_budget_covers_every_listing_of_a_call() {

@@ -5,23 +5,17 @@
 use std::io::Read;
 use std::sync::Arc;
 
-use serde_json::Value;
-use tokio::sync::{OnceCell, Semaphore};
+use tokio::sync::Semaphore;
 use wasmtime::component::{HasSelf, Linker};
 use wasmtime::{Config, Enabled, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
 
 use super::cache::{self, CacheStats, ComponentCache};
-use super::grants::{self, Protected};
-use super::hook::{HookShared, WasmHook};
+use super::grants::Protected;
 use super::host::HostState;
-use super::limits::{self, HookLimits};
-use super::load::{Source, check_component_file};
-use super::load_error::LoadError;
+use super::limits;
 use super::ticker::Ticker;
 use super::wit::{v0_1, v0_2};
 use super::{DEFAULT_MAX_COMPONENT_BYTES, WasmError, WasmOptions, listing};
-use crate::config::WasmHandler;
-use crate::executor::Executor;
 
 /// The shared Wasm runtime of one hookhost engine.
 pub struct WasmRuntime {
@@ -32,7 +26,7 @@ pub struct WasmRuntime {
     pub(super) slots: Arc<Semaphore>,
     pub(super) slot_count: u32,
     pooling: bool,
-    protected: Protected,
+    pub(super) protected: Protected,
     pub(super) max_component_bytes: u64,
 }
 
@@ -180,79 +174,6 @@ impl WasmRuntime {
     /// Component cache counters.
     pub fn cache_stats(&self) -> CacheStats {
         self.cache.stats()
-    }
-
-    /// An executor for a configured hook. Only cheap checks run now (the file is a
-    /// regular file within the size cap, the grants are acceptable); the component is
-    /// read and compiled on first use, or by [`Executor::prepare`].
-    pub fn executor(self: &Arc<Self>, handler: &WasmHandler, name: &str) -> Arc<dyn Executor> {
-        let source = check_component_file(&handler.component, self.max_component_bytes)
-            .map(|()| Source::File(handler.component.clone()));
-        Arc::new(self.hook(source, handler, name))
-    }
-
-    /// An executor for component bytes (session hooks).
-    pub fn executor_from_bytes(
-        self: &Arc<Self>,
-        bytes: &[u8],
-        handler: &WasmHandler,
-        name: &str,
-    ) -> Arc<dyn Executor> {
-        let source = if bytes.len() as u64 > self.max_component_bytes {
-            Err(LoadError::TooLarge {
-                what: "given as bytes".into(),
-                size: bytes.len() as u64,
-                limit: self.max_component_bytes,
-            })
-        } else {
-            Ok(Source::Bytes(bytes.into()))
-        };
-        Arc::new(self.hook(source, handler, name))
-    }
-
-    fn hook(
-        self: &Arc<Self>,
-        source: Result<Source, LoadError>,
-        handler: &WasmHandler,
-        name: &str,
-    ) -> WasmHook {
-        let setup = source.and_then(|source| {
-            grants::resolve(&handler.allowed_paths, &self.protected)
-                .map(|preopens| (source, preopens))
-                .map_err(LoadError::Grant)
-        });
-        let env = handler
-            .env
-            .iter()
-            .filter_map(|name| std::env::var(name).ok().map(|value| (name.clone(), value)))
-            .collect();
-        let config = match &handler.config {
-            Value::Null => Value::Object(Default::default()),
-            other => other.clone(),
-        };
-        WasmHook {
-            runtime: self.clone(),
-            setup,
-            ready: OnceCell::new(),
-            limits: HookLimits::for_handler(handler),
-            fail_closed: handler.fail_closed,
-            pin: handler.sha256.clone(),
-            env,
-            warning: handler
-                .memory_mb
-                .filter(|mb| *mb > limits::MAX_MEMORY_MB)
-                .map(|mb| {
-                    format!(
-                        "`memoryMb` {mb} is over the limit; capped at {} MiB",
-                        limits::MAX_MEMORY_MB
-                    )
-                }),
-            shared: Arc::new(HookShared {
-                name: name.to_string(),
-                config_json: config.to_string(),
-                config,
-            }),
-        }
     }
 }
 

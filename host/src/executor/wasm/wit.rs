@@ -38,7 +38,7 @@ pub(super) enum WitTarget {
 /// Wasm input limit counts). Public for the fuzz targets.
 pub fn input_record_size(event: &str, input: &Value) -> usize {
     let raw = input.to_string();
-    let event = crate::event::Event::new(event);
+    let event = crate::dialect::Event::new(event);
     let record = v0_2::hook_input(&event, input);
     let base = v0_2::input_size(&record);
     v0_1::input_size(base, &v0_1::hook_input(record, input, &raw))
@@ -47,7 +47,7 @@ pub fn input_record_size(event: &str, input: &Value) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::event::Event;
+    use crate::dialect::Event;
     use crate::output::PermissionDecision;
     use serde_json::json;
 

@@ -6,7 +6,8 @@
 use serde_json::Value;
 
 use super::super::host::HostState;
-use crate::event::{Event, EventSpec, Fields};
+use crate::dialect::Event;
+use crate::event::{EventSpec, Fields};
 use crate::output::{HookOutput, PermissionDecision};
 use crate::protocol::MAX_LIST_ENTRIES;
 
