@@ -13,7 +13,7 @@ use anyhow::Context;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use hookhost::{
-    DialectId, Engine, EngineOptions, LayerPolicy, LoadOptions, Severity, Trust, TrustStore,
+    DialectId, Engine, EngineOptions, Layering, LoadOptions, Severity, Trust, TrustStore,
 };
 
 /// Why `hookhost` could not do what it was asked: the one error type of the CLI, and
@@ -106,10 +106,12 @@ enum Format {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Policy {
-    /// Hooks of every layer run.
+    /// Hooks of every layer run, user before project.
     Additive,
     /// Project hooks for an event replace the user's.
     ProjectReplacesUser,
+    /// Hooks of every layer run, project before user.
+    ProjectFirst,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -135,9 +137,10 @@ struct ConfigArgs {
     /// bypassed from the command line.
     #[arg(long)]
     no_discover: bool,
-    /// How settings layers combine.
-    #[arg(long, value_enum, default_value = "additive")]
-    policy: Policy,
+    /// How user and project hooks combine (default: the dialect's own rule; claude:
+    /// additive).
+    #[arg(long, value_enum)]
+    policy: Option<Policy>,
     /// Directory for precompiled Wasm artifacts.
     #[arg(long, value_name = "DIR")]
     cache_dir: Option<PathBuf>,
@@ -233,10 +236,11 @@ impl ConfigArgs {
             managed_path: Some(self.managed_settings.clone()),
             settings: self.settings.clone(),
             plugins: self.plugins.clone(),
-            policy: match self.policy {
-                Policy::Additive => LayerPolicy::Additive,
-                Policy::ProjectReplacesUser => LayerPolicy::ProjectReplacesUser,
-            },
+            layering: self.policy.map(|policy| match policy {
+                Policy::Additive => Layering::Additive,
+                Policy::ProjectReplacesUser => Layering::ProjectReplacesUser,
+                Policy::ProjectFirst => Layering::ProjectFirst,
+            }),
             dialect: self.dialect,
             evva_home: env_dir("EVVA_HOME"),
             xdg_config_home: env_dir("XDG_CONFIG_HOME"),

@@ -23,7 +23,7 @@ use crate::condition::Rule;
 use crate::matcher::Matcher;
 
 pub use grant_policy::WasmGrantPolicy;
-pub use layer::{DEFAULT_MANAGED_PATH, LayerPolicy, LoadOptions, detect, load};
+pub use layer::{DEFAULT_MANAGED_PATH, LoadOptions, detect, load};
 pub use trust::{Trust, TrustError, TrustStore, TrustedBy};
 
 /// How serious a diagnostic is.

@@ -23,21 +23,60 @@ use std::sync::Arc;
 
 use crate::event::{CATALOG, CUSTOM, EventSpec, Fields, MatcherSyntax, ModeRule};
 
-/// Where a dialect's configuration files live.
+mod agent_sdk;
+mod claude;
+mod evva;
+mod gen_engine;
+mod hygge;
+
+pub use agent_sdk::AGENT_SDK;
+pub use claude::CLAUDE;
+pub use evva::EVVA;
+pub use gen_engine::GEN;
+pub use hygge::HYGGE;
+
+/// Which layer a discovered configuration file belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Discovery {
-    /// `~/.claude/settings.json`, `<project>/.claude/settings.json` and
-    /// `settings.local.json`.
-    Claude,
-    /// `~/.gen/settings.json` and `<project>/.gen/settings.json`.
-    Gen,
-    /// `<project>/.evva/settings.json` and `<evvaHome>/settings.json` (`$EVVA_HOME`, else
-    /// `~/.evva`).
-    Evva,
-    /// `hooks.toml` in `~/.agents/`, `$XDG_CONFIG_HOME/hygge/` (else `~/.config/hygge/`),
-    /// and `.agents/` and `.hygge/` of the project root found by walking up from the
-    /// project directory.
-    Hygge,
+pub enum FileLayer {
+    /// The user's own file.
+    User,
+    /// The project's shared file (comes with the repository).
+    Project,
+    /// The project's local file (`settings.local.json`).
+    Local,
+}
+
+/// The folder a configuration file's path is relative to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Root {
+    /// The home folder.
+    Home,
+    /// The project directory.
+    Project,
+    /// `$XDG_CONFIG_HOME`, else `<home>/.config`.
+    XdgConfig,
+    /// evva's `evvaHome`: `$EVVA_HOME`, else `<home>/.evva`.
+    EvvaHome,
+    /// The project root found by walking up from the project directory (stopping below
+    /// the home folder): the nearest folder holding one of the dialect's `WalkUp` files;
+    /// the project directory itself when none does (hygge).
+    WalkUp,
+}
+
+/// One configuration file a dialect reads: its layer, the folder it is relative to and
+/// its path there. The loader and `serve`'s watcher both read this table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConfigFile {
+    /// Its layer.
+    pub layer: FileLayer,
+    /// What `path` is relative to.
+    pub root: Root,
+    /// The path below the root.
+    pub path: &'static str,
+}
+
+const fn file(layer: FileLayer, root: Root, path: &'static str) -> ConfigFile {
+    ConfigFile { layer, root, path }
 }
 
 /// How the hooks of the user and project layers combine.
@@ -126,6 +165,15 @@ pub enum Listing {
     ConfigOrder,
     /// One line per hook name (first seen wins), sorted by name (hygge's `All()`).
     ByName,
+}
+
+/// What becomes of identical hooks configured in several settings files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Duplicates {
+    /// They run once: the copy from the layer of strongest authority (Claude Code).
+    RunOnce,
+    /// Every registration runs (hygge).
+    RunEach,
 }
 
 /// A dialect's event: its name, the catalog event it maps onto, and how it differs.
@@ -243,8 +291,8 @@ pub struct Dialect {
     pub id: DialectId,
     /// Its name.
     pub name: &'static str,
-    /// Where its files live.
-    pub discovery: Discovery,
+    /// Its configuration files besides managed and `--settings` files, in reading order.
+    pub discovery: &'static [ConfigFile],
     /// How user and project hooks combine.
     pub layering: Layering,
     /// The handler `type` of an entry that names none (`None`: `type` is required).
@@ -274,168 +322,13 @@ pub struct Dialect {
     pub hook_name_field: Option<&'static str>,
     /// How listings show hooks.
     pub listing: Listing,
+    /// What becomes of identical hooks from several settings files.
+    pub duplicates: Duplicates,
     /// How matchers are written.
     pub matcher: MatcherSyntax,
     /// The dialect's events; `None`: the whole catalog under its own names.
     pub events: Option<&'static [EventRule]>,
 }
-
-/// Claude Code (the default).
-pub const CLAUDE: Dialect = Dialect {
-    id: DialectId::Claude,
-    name: "claude",
-    discovery: Discovery::Claude,
-    layering: Layering::Additive,
-    type_default: None,
-    timeout_zero: TimeoutZero::Invalid,
-    http_async_default: false,
-    async_any_executor: false,
-    answer: AnswerForm::Claude,
-    deny_reason_cap: usize::MAX,
-    order: Order::Concurrent,
-    decision: DecisionRule::MostRestrictive,
-    continue_false_blocks: false,
-    stop: StopRule::Capped,
-    event_field: "hook_event_name",
-    hook_name_field: None,
-    listing: Listing::ConfigOrder,
-    matcher: MatcherSyntax::Claude,
-    events: None,
-};
-
-/// The Go hook engine (gen-hook-engine.txt): `.gen/` settings, project replaces user per
-/// event, `type` defaults to `command`, `async` on any executor, and "if any hook sets
-/// ShouldBlock=true, remaining hooks are skipped".
-pub const GEN: Dialect = Dialect {
-    id: DialectId::Gen,
-    name: "gen",
-    discovery: Discovery::Gen,
-    layering: Layering::ProjectReplacesUser,
-    type_default: Some("command"),
-    async_any_executor: true,
-    order: Order::InOrder(Chain {
-        feed_forward: false,
-        stop_on_block: true,
-        stop_on_continue_false: false,
-    }),
-    ..CLAUDE
-};
-
-const HYGGE_EVENTS: &[EventRule] = &[
-    alias("pre_tool", "PreToolUse", ModeRule::SyncOnly),
-    // Post hooks cannot deny: the tool already ran; only modify counts.
-    removing(
-        alias("post_tool", "PostToolUse", ModeRule::Free),
-        Fields::BLOCK,
-    ),
-    adding(
-        alias("pre_message", "UserPromptSubmit", ModeRule::SyncOnly),
-        Fields::UPDATED_MESSAGE.with(Fields::SYSTEM_PROMPT_APPEND),
-    ),
-    adding(
-        removing(
-            alias("post_message", "Stop", ModeRule::AlwaysAsync),
-            Fields::BLOCK,
-        ),
-        Fields::UPDATED_MESSAGE,
-    ),
-];
-
-/// hygge's `hooks.toml` (hygge-hooks.txt): four events, allow/deny/modify actions, any
-/// non-zero exit denies, pre hooks in order stopping at the first deny with
-/// modifications fed forward, async only on post events.
-pub const HYGGE: Dialect = Dialect {
-    id: DialectId::Hygge,
-    name: "hygge",
-    discovery: Discovery::Hygge,
-    type_default: Some("command"),
-    timeout_zero: TimeoutZero::Unlimited,
-    async_any_executor: true,
-    answer: AnswerForm::HyggeAction,
-    deny_reason_cap: 1024,
-    order: Order::InOrder(Chain {
-        feed_forward: true,
-        stop_on_block: true,
-        stop_on_continue_false: false,
-    }),
-    event_field: "event",
-    hook_name_field: Some("hook_name"),
-    listing: Listing::ByName,
-    events: Some(HYGGE_EVENTS),
-    ..CLAUDE
-};
-
-const EVVA_EVENTS: &[EventRule] = &[
-    same("SessionStart"),
-    same("UserPromptSubmit"),
-    same("PreToolUse"),
-    // "PostToolUse is non-blocking — it can only append additionalContext."
-    removing(
-        same("PostToolUse"),
-        Fields::BLOCK.with(Fields::UPDATED_TOOL_OUTPUT),
-    ),
-    same("Stop"),
-    // "Notification: stdout ignored."
-    removing(same("Notification"), Fields::ALL),
-];
-
-/// evva (evva-hooks.txt): `.evva/settings.json`, project hooks first and able to stop
-/// the user's with `continue: false`, HTTP hooks in the background by default,
-/// `timeout: 0` = the event default, a Stop block honoured once.
-pub const EVVA: Dialect = Dialect {
-    id: DialectId::Evva,
-    name: "evva",
-    discovery: Discovery::Evva,
-    layering: Layering::ProjectFirst,
-    timeout_zero: TimeoutZero::EventDefault,
-    http_async_default: true,
-    order: Order::InOrder(Chain {
-        feed_forward: true,
-        stop_on_block: false,
-        stop_on_continue_false: true,
-    }),
-    continue_false_blocks: true,
-    stop: StopRule::Once,
-    matcher: MatcherSyntax::Glob,
-    events: Some(EVVA_EVENTS),
-    ..CLAUDE
-};
-
-const AGENT_SDK_EVENTS: &[EventRule] = &[
-    same("PreToolUse"),
-    same("PostToolUse"),
-    same("PostToolUseFailure"),
-    adding(same("Notification"), Fields::ADDITIONAL_CONTEXT),
-    same("UserPromptSubmit"),
-    same("SessionStart"),
-    same("SessionEnd"),
-    same("Stop"),
-    same("SubagentStart"),
-    same("SubagentStop"),
-    same("PreCompact"),
-    same("PermissionRequest"),
-    same("Setup"),
-    same("TeammateIdle"),
-    same("TaskCompleted"),
-];
-
-/// The Agent SDK hook spec (agent-sdk-hooks-spec.txt): glob matchers, hooks in order,
-/// `continue: false` stops the rest, the first PreToolUse decider wins (none: ask), Stop
-/// continues on `continue: true`.
-pub const AGENT_SDK: Dialect = Dialect {
-    id: DialectId::AgentSdk,
-    name: "agent-sdk",
-    order: Order::InOrder(Chain {
-        feed_forward: false,
-        stop_on_block: false,
-        stop_on_continue_false: true,
-    }),
-    decision: DecisionRule::FirstDecider,
-    stop: StopRule::ContinueTrue,
-    matcher: MatcherSyntax::Glob,
-    events: Some(AGENT_SDK_EVENTS),
-    ..CLAUDE
-};
 
 /// The chain rules of a Claude Code `sequential` group.
 pub const SEQUENTIAL_GROUP: Chain = Chain {

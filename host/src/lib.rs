@@ -60,13 +60,12 @@ mod text;
 
 pub use config::{
     AllowedPath, CommandHandler, DEFAULT_MANAGED_PATH, Diagnostic, ExecutorKind, Handler, HookSpec,
-    HttpHandler, HttpPolicy, Layer, LayerPolicy, LoadOptions, LoadedConfig, PromptHandler, RunMode,
-    Severity, Shell, Trust, TrustError, TrustStore, TrustedBy, WasmGrantPolicy, WasmHandler,
-    detect, load,
+    HttpHandler, HttpPolicy, Layer, LoadOptions, LoadedConfig, PromptHandler, RunMode, Severity,
+    Shell, Trust, TrustError, TrustStore, TrustedBy, WasmGrantPolicy, WasmHandler, detect, load,
 };
 pub use dialect::{
-    AGENT_SDK, AnswerForm, CLAUDE, Chain, DecisionRule, Dialect, DialectId, Discovery, EVVA, Event,
-    EventRule, GEN, HYGGE, Layering, Listing, Order, SEQUENTIAL_GROUP, StopRule, TimeoutZero,
+    AGENT_SDK, AnswerForm, CLAUDE, Chain, DecisionRule, Dialect, DialectId, EVVA, Event, EventRule,
+    GEN, HYGGE, Layering, Listing, Order, SEQUENTIAL_GROUP, StopRule, TimeoutZero,
 };
 pub use engine::{
     ASYNC_DRAIN, ActiveHook, DEFAULT_STOP_BLOCK_CAP, Engine, EngineError, EngineOptions, HookInfo,

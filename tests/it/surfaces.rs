@@ -546,9 +546,10 @@ async fn serve_fails_closed_on_oversize_slow_malformed_and_overload() {
     .unwrap();
     let http = client();
     let url = served.url("/hooks");
-    // Oversize: a Write over the cap.
+    // Oversize: an input far over the cap. The deny must reach a client that is still
+    // writing its body (an early answer and a reset connection would read as "proceed").
     let mut big = rm_input(&test);
-    big["tool_input"]["command"] = json!("x".repeat(10_000));
+    big["tool_input"]["command"] = json!("x".repeat(3 << 20));
     let response = http.post(&url).json(&big).send().await.unwrap();
     assert_eq!(response.status(), 200);
     let reason = deny_reason(&response.json().await.unwrap());

@@ -625,41 +625,56 @@ async fn authorize(State(server): State<Arc<Server>>, request: Request, next: Ne
     next.run(request).await
 }
 
-/// Reads a request body: at most `--max-body` bytes (one more tells oversize), within
-/// `--body-timeout`; no call slot is held meanwhile. On failure, what arrived so far
-/// comes back with it (to find the event in).
+/// Reads a request body: at most `--max-body` bytes are kept (one more tells oversize),
+/// all within `--body-timeout`; no call slot is held meanwhile. The rest of an oversize
+/// body is read and dropped (up to [`DRAIN_CAP`]), so the answer — a deny under a
+/// failClosed guard — reaches a client still writing, instead of a reset connection it
+/// would read as "proceed". On failure, what was kept comes back with it (to find the
+/// event in).
 async fn read_body(server: &Server, request: Request) -> Result<Vec<u8>, (Failure, Vec<u8>)> {
     use http_body_util::BodyExt;
     let limit = server.limits.max_body;
+    let oversize = Failure::Oversize { limit };
     let declared = request
         .headers()
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
-    if declared.is_some_and(|len| len > limit as u64) {
-        return Err((Failure::Oversize { limit }, Vec::new()));
+    if declared.is_some_and(|len| len > DRAIN_CAP as u64) {
+        return Err((oversize, Vec::new()));
     }
     let mut body = request.into_body();
     let mut bytes = Vec::new();
+    let mut seen = 0usize;
     let read = async {
         while let Some(frame) = body.frame().await {
             let Ok(frame) = frame else { break };
             if let Some(data) = frame.data_ref() {
+                seen = seen.saturating_add(data.len());
                 let room = (limit + 1).saturating_sub(bytes.len());
                 bytes.extend_from_slice(&data[..data.len().min(room)]);
-                if bytes.len() > limit {
-                    return Err(Failure::Oversize { limit });
+                if seen > DRAIN_CAP {
+                    break;
                 }
             }
         }
-        Ok(())
     };
-    match tokio::time::timeout(server.body_timeout, read).await {
-        Ok(Ok(())) => Ok(bytes),
-        Ok(Err(failure)) => Err((failure, bytes)),
-        Err(_) => Err((Failure::SlowBody(server.body_timeout), bytes)),
+    if tokio::time::timeout(server.body_timeout, read)
+        .await
+        .is_err()
+    {
+        bytes.truncate(limit);
+        return Err((Failure::SlowBody(server.body_timeout), bytes));
     }
+    if bytes.len() > limit {
+        bytes.truncate(limit);
+        return Err((oversize, bytes));
+    }
+    Ok(bytes)
 }
+
+/// The most of an oversize body `serve` reads (and drops) so its answer can be delivered.
+const DRAIN_CAP: usize = 64 << 20;
 
 /// The HTTP status of a failure no failClosed hook guards.
 fn failure_response(failure: &Failure) -> Response {
@@ -811,15 +826,9 @@ fn watch(server: &Arc<Server>) -> anyhow::Result<notify::RecommendedWatcher> {
             folders.extend(path.parent().map(Path::to_path_buf));
         }
     }
-    if let Some(project) = &options.project_dir {
-        for sub in [".claude", ".gen", ".evva", ".hygge", ".agents"] {
-            folders.push(project.join(sub));
-        }
-    }
-    if let Some(home) = &options.home {
-        for sub in [".claude", ".gen", ".evva", ".agents", ".config/hygge"] {
-            folders.push(home.join(sub));
-        }
+    // Every dialect's configuration folders, from the dialects' own discovery tables.
+    for file in options.candidate_files() {
+        folders.extend(file.parent().map(Path::to_path_buf));
     }
     folders.sort();
     folders.dedup();

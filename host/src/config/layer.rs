@@ -3,7 +3,7 @@
 //! Layers, in configuration order: managed ▸ user ▸ project ▸ local ▸ `--settings` ▸
 //! plugins. Hooks of every layer merge additively (identical handlers from several
 //! settings files run once, the copy of the strongest authority kept; a plugin's copy
-//! stays separate). [`LayerPolicy::ProjectReplacesUser`]
+//! stays separate). [`Layering::ProjectReplacesUser`]
 //! is the stricter alternative: where the project (or local) layer configures an event,
 //! the user layer's hooks for that event are dropped.
 //!
@@ -23,17 +23,7 @@ use super::plugin::{read_json, read_plugin_in};
 use super::settings::{FileContext, read_hooks};
 use super::trust::{self, Trust, TrustedBy};
 use super::{Diagnostic, HookSpec, HttpPolicy, Layer, LoadedConfig, Severity};
-use crate::dialect::{Dialect, DialectId, Discovery, Layering};
-
-/// How layers combine.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum LayerPolicy {
-    /// Every layer's hooks run (Claude Code behaviour).
-    #[default]
-    Additive,
-    /// Project/local hooks for an event replace the user's hooks for that event.
-    ProjectReplacesUser,
-}
+use crate::dialect::{Dialect, DialectId, Duplicates, FileLayer, Layering, Root};
 
 /// Where to find configuration.
 #[derive(Debug, Clone, Default)]
@@ -49,8 +39,9 @@ pub struct LoadOptions {
     pub settings: Vec<String>,
     /// Plugin bundle directories.
     pub plugins: Vec<PathBuf>,
-    /// How layers combine.
-    pub policy: LayerPolicy,
+    /// How user and project hooks combine; `None`: the dialect's own
+    /// [`Dialect::layering`].
+    pub layering: Option<Layering>,
     /// Whether the project's own settings may run unsandboxed hooks.
     pub trust: Trust,
     /// hookhost's configuration folder (trust store); default `<home>/.config/hookhost`.
@@ -194,71 +185,68 @@ fn gather(options: &LoadOptions, dialect: &Dialect, diags: &mut Vec<Diagnostic>)
     sources
 }
 
-/// The files a dialect reads besides managed and `--settings` files, in its order.
+/// The files a dialect reads besides managed and `--settings` files, in its order (its
+/// [`Dialect::discovery`] table resolved against `options`).
 fn dialect_files(options: &LoadOptions, dialect: &Dialect) -> Vec<(Layer, PathBuf)> {
     let home = options.home.as_deref();
     let project = options.project_dir.as_deref();
-    let mut files = Vec::new();
-    match dialect.discovery {
-        Discovery::Claude => {
-            if let Some(home) = home {
-                files.push((Layer::User, home.join(".claude/settings.json")));
-            }
-            if let Some(dir) = project {
-                files.push((Layer::Project, dir.join(".claude/settings.json")));
-                files.push((Layer::Local, dir.join(".claude/settings.local.json")));
-            }
-        }
-        Discovery::Gen => {
-            if let Some(user) = home.map(|h| h.join(".gen")) {
-                files.push((Layer::User, user.join("settings.json")));
-            }
-            if let Some(dir) = project {
-                files.push((Layer::Project, dir.join(".gen/settings.json")));
-            }
-        }
-        Discovery::Evva => {
-            if let Some(dir) = project {
-                files.push((Layer::Project, dir.join(".evva/settings.json")));
-            }
-            if let Some(user) = options
-                .evva_home
-                .clone()
-                .or_else(|| home.map(|h| h.join(".evva")))
-            {
-                files.push((Layer::User, user.join("settings.json")));
-            }
-        }
-        Discovery::Hygge => {
-            if let Some(home) = home {
-                files.push((Layer::User, home.join(".agents/hooks.toml")));
-            }
-            if let Some(xdg) = options
-                .xdg_config_home
-                .clone()
-                .or_else(|| home.map(|h| h.join(".config")))
-            {
-                files.push((Layer::User, xdg.join("hygge/hooks.toml")));
-            }
-            if let Some(root) = project.map(|dir| hygge_project_root(dir, home)) {
-                files.push((Layer::Project, root.join(".agents/hooks.toml")));
-                files.push((Layer::Project, root.join(".hygge/hooks.toml")));
-            }
-        }
-    }
-    files
+    let walk_up = project.map(|dir| walk_up_root(dir, home, dialect));
+    dialect
+        .discovery
+        .iter()
+        .filter_map(|file| {
+            let root = match file.root {
+                Root::Home => home.map(Path::to_path_buf),
+                Root::Project => project.map(Path::to_path_buf),
+                Root::XdgConfig => options
+                    .xdg_config_home
+                    .clone()
+                    .or_else(|| home.map(|h| h.join(".config"))),
+                Root::EvvaHome => options
+                    .evva_home
+                    .clone()
+                    .or_else(|| home.map(|h| h.join(".evva"))),
+                Root::WalkUp => walk_up.clone(),
+            }?;
+            let layer = match file.layer {
+                FileLayer::User => Layer::User,
+                FileLayer::Project => Layer::Project,
+                FileLayer::Local => Layer::Local,
+            };
+            Some((layer, root.join(file.path)))
+        })
+        .collect()
 }
 
-/// hygge's project root: the nearest folder at or above `start` (below the home folder,
-/// whose `.agents/` is the user layer) holding `.hygge/hooks.toml` or
-/// `.agents/hooks.toml`; `start` itself when there is none.
-fn hygge_project_root(start: &Path, home: Option<&Path>) -> PathBuf {
+impl LoadOptions {
+    /// Every file any dialect could read for these options (what `serve` watches): each
+    /// dialect's discovery table resolved, managed and `--settings` files aside.
+    pub fn candidate_files(&self) -> Vec<PathBuf> {
+        DialectId::ALL
+            .iter()
+            .flat_map(|id| dialect_files(self, id.dialect()))
+            .map(|(_, file)| file)
+            .collect()
+    }
+}
+
+/// The project root of a dialect whose project files are found by walking up: the
+/// nearest folder at or above `start` (below the home folder, whose files are the user
+/// layer) holding one of its [`Root::WalkUp`] files; `start` itself when there is none.
+fn walk_up_root(start: &Path, home: Option<&Path>, dialect: &Dialect) -> PathBuf {
+    let markers: Vec<&str> = dialect
+        .discovery
+        .iter()
+        .filter(|file| file.root == Root::WalkUp)
+        .map(|file| file.path)
+        .collect();
+    if markers.is_empty() {
+        return start.to_path_buf();
+    }
     start
         .ancestors()
         .take_while(|dir| Some(*dir) != home)
-        .find(|dir| {
-            dir.join(".hygge/hooks.toml").is_file() || dir.join(".agents/hooks.toml").is_file()
-        })
+        .find(|dir| markers.iter().any(|marker| dir.join(marker).is_file()))
         .unwrap_or(start)
         .to_path_buf()
 }
@@ -478,7 +466,8 @@ pub fn load(options: &LoadOptions) -> LoadedConfig {
             &mut diags,
         );
     }
-    if dialect.layering == Layering::ProjectFirst {
+    let layering = options.layering.unwrap_or(dialect.layering);
+    if layering == Layering::ProjectFirst {
         // Stable: managed first, then the project's hooks, then the user's, then the rest.
         hooks.sort_by_key(|hook| match hook.layer {
             Layer::Managed => 0,
@@ -487,15 +476,11 @@ pub fn load(options: &LoadOptions) -> LoadedConfig {
             _ => 3,
         });
     }
-    let mut hooks = if dialect.listing == crate::dialect::Listing::ByName {
-        // hygge runs every registration, duplicates included.
-        hooks
-    } else {
-        dedup(hooks)
+    let mut hooks = match dialect.duplicates {
+        Duplicates::RunEach => hooks,
+        Duplicates::RunOnce => dedup(hooks),
     };
-    if options.policy == LayerPolicy::ProjectReplacesUser
-        || dialect.layering == Layering::ProjectReplacesUser
-    {
+    if layering == Layering::ProjectReplacesUser {
         // Only hooks that will run replace the user's: an untrusted repository's hooks
         // (skipped, or sandboxed) never take the user's guards away.
         let overridden: HashSet<crate::dialect::Event> = hooks
@@ -859,7 +844,7 @@ mod tests {
         write(&t.home.join(".claude/settings.json"), hook("user"));
         write(&t.project.join(".claude/settings.json"), hook("project"));
         let mut opts = options(&t);
-        opts.policy = LayerPolicy::ProjectReplacesUser;
+        opts.layering = Some(Layering::ProjectReplacesUser);
         assert_eq!(commands(&load(&opts)), vec!["project"]);
     }
 
