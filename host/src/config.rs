@@ -6,11 +6,15 @@
 //! merges the layers (managed ▸ user ▸ project ▸ local ▸ `--settings` ▸ plugins), and
 //! [`plugin`] reads bundles. Only resolved types reach the engine.
 
+mod discover;
 pub mod grant_policy;
 pub mod hygge;
 pub mod layer;
+mod options;
+mod owners;
 pub mod plugin;
 pub mod settings;
+mod source;
 pub mod trust;
 
 use std::fmt;
@@ -22,8 +26,10 @@ use serde_json::Value;
 use crate::condition::Rule;
 use crate::matcher::Matcher;
 
+pub use discover::detect;
 pub use grant_policy::WasmGrantPolicy;
-pub use layer::{DEFAULT_MANAGED_PATH, LoadOptions, detect, load};
+pub use layer::load;
+pub use options::{DEFAULT_MANAGED_PATH, LoadOptions};
 pub use trust::{Trust, TrustError, TrustStore, TrustedBy};
 
 /// How serious a diagnostic is.

@@ -210,6 +210,16 @@ pub fn lookup(project: &Path, home: Option<&Path>, config_dir: Option<&Path>) ->
         .map(|dir| TrustedBy::ClaudeCode(dir.to_path_buf()))
 }
 
+/// The folder trust covers: the trusted entry (trust store, Claude Code's dialog) and
+/// below; `None` when the caller trusted the workspace for this run (the workspace as
+/// its dialect finds it, hygge's walked-up root included) or the gate is off.
+pub(crate) fn trust_root(trusted_by: Option<&TrustedBy>) -> Option<PathBuf> {
+    match trusted_by? {
+        TrustedBy::Store(dir) | TrustedBy::ClaudeCode(dir) => Some(dir.clone()),
+        TrustedBy::Caller | TrustedBy::GateOff => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,83 @@
+//! Reloads: SIGHUP and a watch on every configuration file and component.
+
+use super::*;
+
+/// Reloads on SIGHUP.
+pub(super) fn spawn_sighup(server: &Arc<Server>) -> anyhow::Result<()> {
+    let mut hangup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())
+        .context("cannot watch SIGHUP")?;
+    let server = server.clone();
+    tokio::spawn(async move {
+        while hangup.recv().await.is_some() {
+            server.reload("SIGHUP").await;
+        }
+    });
+    Ok(())
+}
+
+/// Names a change to which is a configuration change.
+pub(super) fn is_config_file(path: &Path) -> bool {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    matches!(
+        name,
+        "settings.json" | "settings.local.json" | "hooks.json" | "hooks.toml" | "plugin.json"
+    ) || path
+        .extension()
+        .is_some_and(|ext| ext == "wasm" || ext == "json" || ext == "toml")
+}
+
+/// Watches the configuration's files, folders and components; a change reloads (after a
+/// short quiet period, so an editor's burst of writes is one reload).
+pub(super) fn watch(server: &Arc<Server>) -> anyhow::Result<notify::RecommendedWatcher> {
+    use notify::{RecursiveMode, Watcher};
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<PathBuf>();
+    let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+        if let Ok(event) = event
+            && !event.kind.is_access()
+        {
+            for path in event.paths {
+                if is_config_file(&path) {
+                    let _ = tx.send(path);
+                }
+            }
+        }
+    })
+    .context("cannot create the file watcher")?;
+    let options = server.config.load_options()?;
+    let mut folders: Vec<PathBuf> = Vec::new();
+    for file in server.engine().source_files() {
+        folders.extend(file.parent().map(Path::to_path_buf));
+    }
+    for setting in &options.settings {
+        let path = Path::new(setting);
+        if path.is_absolute() || path.exists() {
+            folders.extend(path.parent().map(Path::to_path_buf));
+        }
+    }
+    // Every dialect's configuration folders, from the dialects' own discovery tables.
+    for file in options.candidate_files() {
+        folders.extend(file.parent().map(Path::to_path_buf));
+    }
+    folders.sort();
+    folders.dedup();
+    for folder in folders.iter().filter(|f| f.is_dir()) {
+        watcher
+            .watch(folder, RecursiveMode::NonRecursive)
+            .with_context(|| format!("cannot watch {}", folder.display()))?;
+    }
+    for plugin in options.plugins.iter().filter(|p| p.is_dir()) {
+        watcher
+            .watch(plugin, RecursiveMode::Recursive)
+            .with_context(|| format!("cannot watch {}", plugin.display()))?;
+    }
+    let server = server.clone();
+    tokio::spawn(async move {
+        while let Some(first) = rx.recv().await {
+            // Quiet period: take every change of the burst.
+            tokio::time::sleep(Duration::from_millis(150)).await;
+            while rx.try_recv().is_ok() {}
+            server.reload(&format!("{} changed", first.display())).await;
+        }
+    });
+    Ok(watcher)
+}

@@ -1,0 +1,291 @@
+//! The owners' word: which layers' keys count (managed ▸ `--settings` ▸ user), workspace
+//! trust and how far it reaches, the flags that switch hooks off, the Wasm grant bounds,
+//! owners' guards a dialect cannot run, and de-duplication that keeps the most trusted
+//! copy.
+
+use serde_json::Value;
+
+use super::grant_policy::WasmGrantPolicy;
+use super::options::{LoadOptions, config_dir};
+use super::source::Source;
+use super::trust::{self, Trust, TrustedBy};
+use super::{Diagnostic, HookSpec, Layer, Severity};
+use crate::dialect::Dialect;
+
+/// The effective boolean of `key`, by precedence: managed > `--settings` > local >
+/// project > user. Returns the value and whether it came from managed settings.
+pub(super) fn effective_flag(sources: &[Source], key: &str) -> Option<(bool, bool)> {
+    let rank = |layer: &Layer| match layer {
+        Layer::Managed => 0,
+        Layer::Settings => 1,
+        Layer::Local => 2,
+        Layer::Project => 3,
+        _ => 4,
+    };
+    let mut found: Option<(usize, bool, bool)> = None;
+    for source in sources {
+        let Some(value) = source.value.as_ref().and_then(|v| v.get(key)) else {
+            continue;
+        };
+        let flag = value.as_bool().unwrap_or(true);
+        let r = rank(&source.layer);
+        if found.is_none_or(|(best, _, _)| r < best) {
+            found = Some((r, flag, source.layer == Layer::Managed));
+        }
+    }
+    found.map(|(_, flag, managed)| (flag, managed))
+}
+
+pub(super) fn merge_list<'a>(
+    sources: impl Iterator<Item = &'a Source>,
+    key: &str,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Vec<String>> {
+    let mut merged: Option<Vec<String>> = None;
+    for source in sources {
+        let Some(value) = source.value.as_ref().and_then(|v| v.get(key)) else {
+            continue;
+        };
+        let list = merged.get_or_insert_with(Vec::new);
+        match value.as_array() {
+            Some(items) => list.extend(items.iter().filter_map(Value::as_str).map(str::to_string)),
+            None => diags.push(Diagnostic {
+                severity: Severity::Error,
+                file: source.label.clone(),
+                location: key.to_string(),
+                message: "must be an array of strings; treated as empty".into(),
+            }),
+        }
+    }
+    merged
+}
+
+/// The owners' `failClosed` hooks on events `dialect` does not have (reported as load
+/// errors by the reader): one line each, naming file and event.
+pub(super) fn lost_guards(sources: &[Source], dialect: &'static Dialect) -> Vec<String> {
+    let mut lost = Vec::new();
+    if dialect.events.is_none() {
+        return lost;
+    }
+    for source in sources.iter().filter(|s| s.layer.is_owner() && !s.toml) {
+        let Some(Value::Object(events)) = source.value.as_ref().and_then(|v| v.get("hooks")) else {
+            continue;
+        };
+        for (event, groups) in events {
+            if dialect.lookup(event).is_some() {
+                continue;
+            }
+            let fail_closed = groups
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|group| group.get("hooks")?.as_array())
+                .flatten()
+                .any(|entry| entry.get("failClosed") == Some(&Value::Bool(true)));
+            if fail_closed {
+                lost.push(format!(
+                    "{}: a failClosed hook for `{event}` cannot run: the engine reads the {} dialect, which has no such event",
+                    source.label, dialect.name
+                ));
+            }
+        }
+    }
+    lost
+}
+
+/// In an untrusted workspace the project and local files contribute their `hooks` only
+/// (of which only Wasm hooks run): every other key — `disableAllHooks`,
+/// `allowedHttpHookUrls`, … — is dropped, with a warning, so a cloned repository cannot
+/// switch off or widen the user's policy.
+pub(super) fn keep_only_hooks_of_untrusted(source: &mut Source, diags: &mut Vec<Diagnostic>) {
+    let Some(Value::Object(map)) = &mut source.value else {
+        return;
+    };
+    let ignored: Vec<String> = map.keys().filter(|k| *k != "hooks").cloned().collect();
+    if ignored.is_empty() {
+        return;
+    }
+    map.retain(|key, _| key == "hooks");
+    diags.push(Diagnostic {
+        severity: Severity::Warning,
+        file: source.label.clone(),
+        location: String::new(),
+        message: format!(
+            "workspace is not trusted: settings {} ignored",
+            ignored
+                .iter()
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    });
+}
+
+/// Whether the project's settings are trusted, and why (`None`: untrusted).
+pub(super) fn workspace_trust(options: &LoadOptions, sources: &[Source]) -> Option<TrustedBy> {
+    let gate = owner_values(sources, "requireWorkspaceTrust", true)
+        .into_iter()
+        .find_map(|(_, value)| value.as_bool())
+        .unwrap_or(true);
+    if !gate {
+        return Some(TrustedBy::GateOff);
+    }
+    match options.trust {
+        Trust::Trusted => Some(TrustedBy::Caller),
+        Trust::Untrusted => None,
+        Trust::Discover => {
+            let project = options.project_dir.as_deref()?;
+            trust::lookup(
+                project,
+                options.home.as_deref(),
+                config_dir(options).as_deref(),
+            )
+        }
+    }
+}
+
+/// The owners' Wasm grant bounds, from managed, user and `--settings` layers.
+pub(super) fn grant_policy(
+    sources: &[Source],
+    options: &LoadOptions,
+    diags: &mut Vec<Diagnostic>,
+) -> WasmGrantPolicy {
+    let mut policy = WasmGrantPolicy {
+        require_pinned: owner_values(sources, "requirePinnedWasm", true)
+            .into_iter()
+            .any(|(_, value)| value.as_bool() == Some(true)),
+        ..WasmGrantPolicy::default()
+    };
+    let problem = |source: &Source, key: &str, message: String| Diagnostic {
+        severity: Severity::Error,
+        file: source.label.clone(),
+        location: key.to_string(),
+        message,
+    };
+    for (source, value) in owner_values(sources, "wasmHookAllowedPaths", false) {
+        for message in policy.add_paths(
+            value,
+            options.project_dir.as_deref(),
+            options.home.as_deref(),
+        ) {
+            diags.push(problem(source, "wasmHookAllowedPaths", message));
+        }
+    }
+    for (source, value) in owner_values(sources, "wasmHookAllowedEnvVars", false) {
+        if let Some(message) = policy.add_env_vars(value) {
+            diags.push(problem(source, "wasmHookAllowedEnvVars", message));
+        }
+    }
+    policy
+}
+
+/// `key` in the owners' layers (managed, `--settings`, user: in that order of
+/// precedence), or only in managed settings when `managed_only`.
+pub(super) fn owner_values<'a>(
+    sources: &'a [Source],
+    key: &str,
+    managed_only: bool,
+) -> Vec<(&'a Source, &'a Value)> {
+    let rank = |layer: &Layer| {
+        let counts = if managed_only {
+            *layer == Layer::Managed
+        } else {
+            layer.is_owner()
+        };
+        counts.then(|| layer.authority())
+    };
+    let mut found: Vec<(u8, &Source, &Value)> = sources
+        .iter()
+        .filter_map(|source| {
+            let value = source.value.as_ref()?.get(key)?;
+            Some((rank(&source.layer)?, source, value))
+        })
+        .collect();
+    found.sort_by_key(|(rank, _, _)| *rank);
+    found.into_iter().map(|(_, s, v)| (s, v)).collect()
+}
+
+/// The boolean `key` as the machine's owners set it: honoured only in managed, user and
+/// `--settings` layers (precedence managed > `--settings` > user), so a repository
+/// cannot switch a safeguard off.
+pub(super) fn owner_flag(sources: &[Source], key: &str) -> Option<bool> {
+    owner_values(sources, key, false)
+        .into_iter()
+        .find_map(|(_, value)| value.as_bool())
+}
+
+pub(super) fn apply_policy(
+    sources: &[Source],
+    hooks: &mut Vec<HookSpec>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let note = |message: &str| Diagnostic {
+        severity: Severity::Warning,
+        file: "settings".into(),
+        location: String::new(),
+        message: message.to_string(),
+    };
+    if let Some((true, managed)) = effective_flag(sources, "disableAllHooks") {
+        if managed {
+            hooks.clear();
+            diags.push(note(
+                "disableAllHooks in managed settings: every hook is off",
+            ));
+        } else {
+            hooks.retain(|h| h.layer == Layer::Managed);
+            diags.push(note("disableAllHooks: only managed hooks run"));
+        }
+        return;
+    }
+    let managed_only = sources
+        .iter()
+        .filter(|s| s.layer == Layer::Managed)
+        .filter_map(|s| s.value.as_ref()?.get("allowManagedHooksOnly"))
+        .any(|v| v.as_bool() != Some(false));
+    if managed_only {
+        hooks.retain(|h| h.layer == Layer::Managed);
+        diags.push(note("allowManagedHooksOnly: only managed hooks run"));
+    }
+}
+
+/// Drops identical handlers configured in several settings files. Of equal hooks the
+/// copy from the layer of strongest authority stays (a trusted copy before an untrusted
+/// one), in its own place: a repository that repeats an owner's guard verbatim cannot
+/// replace it with a copy that is then skipped as untrusted. Plugin hooks are never
+/// merged with each other or with settings hooks.
+pub(super) fn dedup(hooks: Vec<HookSpec>) -> Vec<HookSpec> {
+    use std::collections::HashMap;
+    let key = |hook: &HookSpec| {
+        let owner = match &hook.layer {
+            Layer::Plugin(name) => format!("plugin:{name}"),
+            _ => "settings".to_string(),
+        };
+        format!(
+            "{owner}\u{1}{}\u{1}{:?}\u{1}{:?}\u{1}{:?}\u{1}{:?}",
+            hook.event,
+            hook.matcher_text,
+            hook.condition.as_ref().map(|c| c.as_str().to_string()),
+            hook.handler,
+            hook.sequential
+        )
+    };
+    let rank = |hook: &HookSpec| (hook.layer.authority(), !hook.trusted);
+    // The index of the copy that stays, per key.
+    let mut keep: HashMap<String, usize> = HashMap::new();
+    let keys: Vec<String> = hooks.iter().map(key).collect();
+    for (index, hook) in hooks.iter().enumerate() {
+        keep.entry(keys[index].clone())
+            .and_modify(|kept| {
+                if rank(hook) < rank(&hooks[*kept]) {
+                    *kept = index;
+                }
+            })
+            .or_insert(index);
+    }
+    hooks
+        .into_iter()
+        .enumerate()
+        .filter(|(index, _)| keep.get(&keys[*index]) == Some(index))
+        .map(|(_, hook)| hook)
+        .collect()
+}

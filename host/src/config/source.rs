@@ -1,0 +1,78 @@
+//! One configuration file as read: its layer, label, JSON (or `hooks.toml`) value and base
+//! folder; files are read as regular files only, without blocking, size-capped.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::plugin::read_json;
+use super::{Diagnostic, Layer, Severity};
+
+pub(super) struct Source {
+    pub(super) layer: Layer,
+    pub(super) label: String,
+    pub(super) value: Option<Value>,
+    pub(super) base_dir: Option<PathBuf>,
+    /// A hygge `hooks.toml` (else a settings JSON file).
+    pub(super) toml: bool,
+}
+
+pub(super) fn read_source(
+    path: &Path,
+    layer: Layer,
+    base_dir: Option<PathBuf>,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Source> {
+    if !path.exists() {
+        return None;
+    }
+    let label = path.display().to_string();
+    if path.extension().is_some_and(|ext| ext == "toml") {
+        let value = crate::files::read_config_text(path)
+            .map_err(|err| format!("cannot read: {err}"))
+            .and_then(|text| {
+                super::hygge::parse_toml(&text).map_err(|e| format!("invalid TOML: {e}"))
+            });
+        return Some(Source {
+            layer,
+            value: value
+                .map_err(|message| {
+                    diags.push(file_error(&label, &format!("{message}; file skipped")))
+                })
+                .ok(),
+            label,
+            base_dir,
+            toml: true,
+        });
+    }
+    let value = match read_json(path) {
+        Ok(value @ Value::Object(_)) => Some(value),
+        Ok(_) => {
+            diags.push(file_error(
+                &label,
+                "settings must be a JSON object; file skipped",
+            ));
+            None
+        }
+        Err(message) => {
+            diags.push(file_error(&label, &format!("{message}; file skipped")));
+            None
+        }
+    };
+    Some(Source {
+        layer,
+        label,
+        value,
+        base_dir,
+        toml: false,
+    })
+}
+
+pub(super) fn file_error(file: &str, message: &str) -> Diagnostic {
+    Diagnostic {
+        severity: Severity::Error,
+        file: file.to_string(),
+        location: String::new(),
+        message: message.to_string(),
+    }
+}
