@@ -165,6 +165,9 @@ pub struct EventSpec {
     /// Whether any failure of a hook fails the event (WorktreeCreate: a non-zero exit, an
     /// HTTP error status or a refused connection fails the creation).
     pub failure_blocks: bool,
+    /// Whether a hook that did not finish (stopped by its timeout or another limit:
+    /// `cancelled`) blocks the event (PreModelSwitch: "a timeout also blocks").
+    pub timeout_blocks: bool,
     /// What a command's exit code 2 does.
     pub exit2: Exit2,
     /// How a block is written in a Claude Code answer.
@@ -210,6 +213,7 @@ const fn spec(
         },
         narrow_matcher: false,
         failure_blocks: false,
+        timeout_blocks: false,
         exit2: if can_block {
             Exit2::Blocks
         } else {
@@ -228,6 +232,11 @@ const fn on_file_name(mut s: EventSpec) -> EventSpec {
     if let Some(field) = s.matcher_field {
         s.matcher_value = MatcherValue::FileName(field);
     }
+    s
+}
+
+const fn timeout_blocks(mut s: EventSpec) -> EventSpec {
+    s.timeout_blocks = true;
     s
 }
 
@@ -406,14 +415,14 @@ pub const CATALOG: &[EventSpec] = &[
         Fields::BLOCK.with(Fields::CUSTOM_INSTRUCTIONS),
     )),
     spec("PostCompact", Some("trigger"), Fields::NONE),
-    json_block(timeout(
+    timeout_blocks(json_block(timeout(
         spec(
             "PreModelSwitch",
             Some("to_model"),
             BASE.with(Fields::BLOCK).with(Fields::PERMISSION_DECISION),
         ),
         30,
-    )),
+    ))),
     plain(timeout(
         spec("PostModelSwitch", Some("to_model"), CONTEXT),
         30,
@@ -481,6 +490,7 @@ pub(crate) static CUSTOM: EventSpec = EventSpec {
     matcher_value: MatcherValue::Field("tool_name"),
     narrow_matcher: false,
     failure_blocks: false,
+    timeout_blocks: false,
     exit2: Exit2::Blocks,
     block_form: BlockForm::ExitCode,
     prompt_effect: PromptEffect::None,

@@ -229,6 +229,7 @@ impl Engine {
         let key = self.inner.next_call.fetch_add(1, Ordering::Relaxed);
         self.track(key, hook, &call);
         let failure_blocks = call.event.failure_blocks;
+        let call_timeout_blocks = call.event.timeout_blocks;
         let result = hook.executor.execute(call).await;
         self.inner
             .active
@@ -245,6 +246,13 @@ impl Engine {
                 format!("failClosed hook {} failed: {error}", hook.name),
                 error,
             ),
+            // Events a hook that did not finish blocks (PreModelSwitch).
+            Some(error) if call_timeout_blocks && result.status == HookStatus::Cancelled => {
+                HookResult::failed_closed(
+                    format!("hook {} did not finish ({error}); blocking", hook.name),
+                    error,
+                )
+            }
             // Events where any failure fails the event (WorktreeCreate).
             Some(error) if failure_blocks && result.status == HookStatus::NonBlockingError => {
                 HookResult::failed_closed(error.clone(), error)

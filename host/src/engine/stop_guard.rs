@@ -30,14 +30,16 @@ impl StopGuard {
         self.blocks.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Marks `input` with `stop_hook_active: true` when an earlier stop of the session
-    /// was blocked (unless the host already set the field).
+    /// Gives `input` its `stop_hook_active` boolean (unless the host already set it):
+    /// `true` when an earlier stop of the session was blocked, else `false` — the hook
+    /// reads a boolean either way.
     pub(crate) fn mark_input(&self, event: &Event, session: &str, input: &mut Value) {
-        if !event.stop_guard || self.blocks().get(session).copied().unwrap_or(0) == 0 {
+        if !event.stop_guard {
             return;
         }
+        let active = self.blocks().get(session).copied().unwrap_or(0) > 0;
         if let Some(map) = input.as_object_mut() {
-            map.entry("stop_hook_active").or_insert(Value::Bool(true));
+            map.entry("stop_hook_active").or_insert(Value::Bool(active));
         }
     }
 
