@@ -116,4 +116,15 @@ impl HookOutput {
     pub fn blocks(&self) -> bool {
         self.block || self.permission_decision == Some(PermissionDecision::Deny)
     }
+
+    /// Whether the answer blocks on an event that honours `fields`: a block or a deny the
+    /// event ignores (hygge `post_tool`: the tool already ran) blocks nothing — nor stops
+    /// a chain.
+    pub fn blocks_where(&self, fields: crate::event::Fields) -> bool {
+        use crate::event::Fields;
+        let deny = self.permission_decision == Some(PermissionDecision::Deny);
+        (self.block && fields.contains(Fields::BLOCK))
+            || (deny
+                && (fields.contains(Fields::PERMISSION_DECISION) || fields.contains(Fields::BLOCK)))
+    }
 }

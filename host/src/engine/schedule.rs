@@ -147,7 +147,7 @@ impl Engine {
             let duration = started.elapsed();
             if chained {
                 let output = &result.output;
-                if chain.stop_on_block && output.blocks() {
+                if chain.stop_on_block && output.blocks_where(run.event.fields) {
                     stopped_by = Some(format!("{} blocked", hook.name));
                 } else if chain.stop_on_continue_false && output.continue_ == Some(false) {
                     stopped_by = Some(format!("{} answered continue: false", hook.name));
