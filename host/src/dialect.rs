@@ -167,6 +167,24 @@ pub enum Listing {
     ByName,
 }
 
+/// A dialect's own scoping of answer fields, applied to every event of its catalog and
+/// to its custom events.
+#[derive(Debug, Clone, Copy)]
+pub struct FieldScope {
+    /// Fields honoured on every event (gen: `ShouldBlock`, `BlockReason` and
+    /// `AdditionalContext` are "any event"; exit code 2 then blocks everywhere).
+    pub everywhere: Fields,
+    /// Fields honoured only on the events listed with them (gen: `PermissionDecision`
+    /// on PreToolUse only).
+    pub only_on: &'static [(Fields, &'static [&'static str])],
+}
+
+/// The catalog's own scoping.
+pub const CATALOG_SCOPE: FieldScope = FieldScope {
+    everywhere: Fields::NONE,
+    only_on: &[],
+};
+
 /// What becomes of identical hooks configured in several settings files.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Duplicates {
@@ -328,6 +346,8 @@ pub struct Dialect {
     pub matcher: MatcherSyntax,
     /// The dialect's events; `None`: the whole catalog under its own names.
     pub events: Option<&'static [EventRule]>,
+    /// How the dialect scopes answer fields differently from the catalog.
+    pub scope: FieldScope,
 }
 
 /// The chain rules of a Claude Code `sequential` group.
@@ -340,6 +360,8 @@ pub const SEQUENTIAL_GROUP: Chain = Chain {
 static DIALECTS: [Dialect; 5] = [CLAUDE, GEN, HYGGE, EVVA, AGENT_SDK];
 
 static CATALOGS: [OnceLock<Vec<EventSpec>>; 5] = [const { OnceLock::new() }; 5];
+
+static CUSTOMS: [OnceLock<EventSpec>; 5] = [const { OnceLock::new() }; 5];
 
 impl Dialect {
     /// The default dialect.
@@ -380,7 +402,24 @@ impl Dialect {
 
     fn adjust(&self, mut spec: EventSpec) -> EventSpec {
         spec.matcher_syntax = self.matcher;
+        let mut fields = spec.fields.with(self.scope.everywhere);
+        for (only, events) in self.scope.only_on {
+            if !events.contains(&spec.name) {
+                fields = Fields::from_bits(fields.bits() & !only.bits());
+            }
+        }
+        spec.fields = fields;
+        if self.scope.everywhere.contains(Fields::BLOCK) && !spec.can_block {
+            spec.can_block = true;
+            spec.exit2 = crate::event::Exit2::Blocks;
+        }
         spec
+    }
+
+    /// The entry of events this dialect does not know: the permissive custom entry under
+    /// the dialect's own scoping.
+    pub(crate) fn custom(&'static self) -> &'static EventSpec {
+        CUSTOMS[self.id as usize].get_or_init(|| self.adjust(CUSTOM))
     }
 
     /// The catalog entry of `name` in this dialect, if it names one of its events.
@@ -439,7 +478,7 @@ impl Event {
             },
             None => Event {
                 name: Arc::from(name),
-                spec: &CUSTOM,
+                spec: dialect.custom(),
                 dialect,
             },
         }

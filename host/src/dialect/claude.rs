@@ -33,4 +33,5 @@ pub const CLAUDE: Dialect = Dialect {
     duplicates: Duplicates::RunOnce,
     matcher: MatcherSyntax::Claude,
     events: None,
+    scope: CATALOG_SCOPE,
 };

@@ -16,6 +16,12 @@ pub const GEN: Dialect = Dialect {
     layering: Layering::ProjectReplacesUser,
     type_default: Some("command"),
     async_any_executor: true,
+    // "ShouldBlock | any event", "BlockReason | any event", "AdditionalContext | any
+    // event", "PermissionDecision | PreToolUse".
+    scope: FieldScope {
+        everywhere: Fields::BLOCK.with(Fields::ADDITIONAL_CONTEXT),
+        only_on: &[(Fields::PERMISSION_DECISION, &["PreToolUse"])],
+    },
     order: Order::InOrder(Chain {
         feed_forward: false,
         stop_on_block: true,
