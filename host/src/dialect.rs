@@ -171,9 +171,11 @@ pub enum Listing {
 /// to its custom events.
 #[derive(Debug, Clone, Copy)]
 pub struct FieldScope {
-    /// Fields honoured on every event (gen: `ShouldBlock`, `BlockReason` and
-    /// `AdditionalContext` are "any event"; exit code 2 then blocks everywhere).
+    /// Fields honoured on every event (gen: `AdditionalContext` is "any event").
     pub everywhere: Fields,
+    /// Fields honoured on the events listed with them besides the catalog's (gen:
+    /// `ShouldBlock` on every event its caller waits for; exit code 2 then blocks there).
+    pub also_on: &'static [(Fields, &'static [&'static str])],
     /// Fields honoured only on the events listed with them (gen: `PermissionDecision`
     /// on PreToolUse only).
     pub only_on: &'static [(Fields, &'static [&'static str])],
@@ -182,6 +184,7 @@ pub struct FieldScope {
 /// The catalog's own scoping.
 pub const CATALOG_SCOPE: FieldScope = FieldScope {
     everywhere: Fields::NONE,
+    also_on: &[],
     only_on: &[],
 };
 
@@ -403,13 +406,18 @@ impl Dialect {
     fn adjust(&self, mut spec: EventSpec) -> EventSpec {
         spec.matcher_syntax = self.matcher;
         let mut fields = spec.fields.with(self.scope.everywhere);
+        for (also, events) in self.scope.also_on {
+            if events.contains(&spec.name) {
+                fields = fields.with(*also);
+            }
+        }
         for (only, events) in self.scope.only_on {
             if !events.contains(&spec.name) {
                 fields = Fields::from_bits(fields.bits() & !only.bits());
             }
         }
         spec.fields = fields;
-        if self.scope.everywhere.contains(Fields::BLOCK) && !spec.can_block {
+        if fields.contains(Fields::BLOCK) && !spec.can_block {
             spec.can_block = true;
             spec.exit2 = crate::event::Exit2::Blocks;
         }

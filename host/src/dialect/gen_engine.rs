@@ -3,6 +3,23 @@
 
 use super::*;
 
+/// The Sync column of gen-hook-engine.txt's execution table: the caller waits for these
+/// events' hooks (and their `ShouldBlock`).
+const SYNC_EVENTS: &[&str] = &[
+    "PreToolUse",
+    "PermissionRequest",
+    "UserPromptSubmit",
+    "PreCompact",
+    "SessionStart",
+    "PostCompact",
+    "SessionEnd",
+    "FileChanged",
+    "CwdChanged",
+    "InstructionsLoaded",
+    "TaskCreated",
+    "TaskCompleted",
+];
+
 /// The Go hook engine (gen-hook-engine.txt): `.gen/` settings, project replaces user per
 /// event, `type` defaults to `command`, `async` on any executor, and "if any hook sets
 /// ShouldBlock=true, remaining hooks are skipped".
@@ -17,9 +34,11 @@ pub const GEN: Dialect = Dialect {
     type_default: Some("command"),
     async_any_executor: true,
     // "ShouldBlock | any event", "BlockReason | any event", "AdditionalContext | any
-    // event", "PermissionDecision | PreToolUse".
+    // event", "PermissionDecision | PreToolUse". A block means something where the
+    // caller waits: on the Sync column's events (custom events block as everywhere).
     scope: FieldScope {
-        everywhere: Fields::BLOCK.with(Fields::ADDITIONAL_CONTEXT),
+        everywhere: Fields::ADDITIONAL_CONTEXT,
+        also_on: &[(Fields::BLOCK, SYNC_EVENTS)],
         only_on: &[(Fields::PERMISSION_DECISION, &["PreToolUse"])],
     },
     order: Order::InOrder(Chain {
