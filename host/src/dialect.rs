@@ -235,6 +235,12 @@ const fn removing(mut rule: EventRule, fields: Fields) -> EventRule {
     rule
 }
 
+/// The rule without a matcher: its hooks run whatever their matcher says.
+const fn unmatched(mut rule: EventRule) -> EventRule {
+    rule.no_matcher = true;
+    rule
+}
+
 const fn alias(name: &'static str, catalog: &'static str, mode: ModeRule) -> EventRule {
     EventRule {
         name,

@@ -3,8 +3,10 @@
 
 use super::*;
 
+// "Matcher is empty for events that don't carry a tool name (SessionStart, Stop,
+// Notification) — those run unconditionally."
 const EVVA_EVENTS: &[EventRule] = &[
-    same("SessionStart"),
+    unmatched(same("SessionStart")),
     same("UserPromptSubmit"),
     same("PreToolUse"),
     // "PostToolUse is non-blocking — it can only append additionalContext."
@@ -12,9 +14,9 @@ const EVVA_EVENTS: &[EventRule] = &[
         same("PostToolUse"),
         Fields::BLOCK.with(Fields::UPDATED_TOOL_OUTPUT),
     ),
-    same("Stop"),
+    unmatched(same("Stop")),
     // "Notification: stdout ignored."
-    removing(same("Notification"), Fields::ALL),
+    unmatched(removing(same("Notification"), Fields::ALL)),
 ];
 
 /// evva (evva-hooks.txt): `.evva/settings.json`, project hooks first and able to stop
