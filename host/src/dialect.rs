@@ -181,6 +181,19 @@ pub struct FieldScope {
     pub only_on: &'static [(Fields, &'static [&'static str])],
 }
 
+/// The input a dialect's hooks receive: the dialect owns its shape.
+#[derive(Debug, Clone, Copy)]
+pub struct InputShape {
+    /// The field naming the agent's working directory, always present: the host's value,
+    /// else the project directory (claude `cwd`, hygge `pwd`).
+    pub cwd: &'static str,
+    /// Fields filled with these values when the host leaves them out (besides
+    /// `session_id` and the working directory).
+    pub defaults: &'static [(&'static str, &'static str)],
+    /// The only fields a hook receives (`None`: every field the host sent).
+    pub only: Option<&'static [&'static str]>,
+}
+
 /// The catalog's own scoping.
 pub const CATALOG_SCOPE: FieldScope = FieldScope {
     everywhere: Fields::NONE,
@@ -357,6 +370,8 @@ pub struct Dialect {
     pub events: Option<&'static [EventRule]>,
     /// How the dialect scopes answer fields differently from the catalog.
     pub scope: FieldScope,
+    /// The shape of the input its hooks receive.
+    pub input: InputShape,
 }
 
 /// The chain rules of a Claude Code `sequential` group.

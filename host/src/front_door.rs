@@ -173,21 +173,30 @@ impl Engine {
         Answer::Outcome(Box::new(crate::merge::failed_closed(&event, &reason)))
     }
 
-    /// The common fields a host may leave out. `cwd` defaults to the project directory
-    /// (else hookhost's own working directory).
+    /// The common fields a host may leave out, as the dialect shapes its input: the
+    /// session id, the working directory (the host's `cwd` under the dialect's name, else
+    /// the project directory, else hookhost's own), and the dialect's defaults.
     fn fill_common(&self, map: &mut Map<String, Value>, session: &str) {
+        let shape = &self.dialect().input;
         map.entry("session_id").or_insert(json!(session));
-        map.entry("transcript_path").or_insert(json!(""));
-        if !map.contains_key("cwd") {
-            let cwd = self
-                .project_dir()
-                .map(Path::to_path_buf)
-                .or_else(|| std::env::current_dir().ok());
+        if !map.contains_key(shape.cwd) {
+            let cwd = map
+                .get("cwd")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+                .or_else(|| self.project_dir().map(|dir| dir.display().to_string()))
+                .or_else(|| {
+                    std::env::current_dir()
+                        .ok()
+                        .map(|dir| dir.display().to_string())
+                });
             if let Some(cwd) = cwd {
-                map.insert("cwd".into(), json!(cwd.display().to_string()));
+                map.insert(shape.cwd.into(), json!(cwd));
             }
         }
-        map.entry("permission_mode").or_insert(json!("default"));
+        for (field, value) in shape.defaults {
+            map.entry(*field).or_insert(json!(value));
+        }
     }
 
     /// A failure when the input's `cwd` is not the project directory or below it.

@@ -20,7 +20,7 @@
 //! recursively, arrays element by element with the same length). `absent` lists files a
 //! hook must not have created (a hook the chain stopped); `files` gives text a file must
 //! contain after the fire. `{{root}}` and `{{guest:NAME}}` are expanded in every file and
-//! in `input` and `expect`.
+//! in `input`, `expect` and `files`.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -187,8 +187,8 @@ impl Case {
             }
             for (file, text) in fire["files"].as_object().into_iter().flatten() {
                 let content = std::fs::read_to_string(root.join(file)).unwrap_or_default();
-                let text = text.as_str().unwrap();
-                if !content.contains(text) {
+                let text = expand(text.as_str().unwrap(), root);
+                if !content.contains(&text) {
                     found.push(format!("{file} lacks {text:?}: {content:?}"));
                 }
             }

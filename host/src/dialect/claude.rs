@@ -34,4 +34,9 @@ pub const CLAUDE: Dialect = Dialect {
     matcher: MatcherSyntax::Claude,
     events: None,
     scope: CATALOG_SCOPE,
+    input: InputShape {
+        cwd: "cwd",
+        defaults: &[("transcript_path", ""), ("permission_mode", "default")],
+        only: None,
+    },
 };

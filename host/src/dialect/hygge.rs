@@ -48,6 +48,22 @@ pub const HYGGE: Dialect = Dialect {
     event_field: "event",
     hook_name_field: Some("hook_name"),
     listing: Listing::ByName,
+    // hygge's `Input`: these fields and nothing else; `pwd` has no omitempty.
+    input: InputShape {
+        cwd: "pwd",
+        defaults: &[],
+        only: Some(&[
+            "event",
+            "session_id",
+            "hook_name",
+            "pwd",
+            "tool_name",
+            "tool_input",
+            "tool_result",
+            "message",
+            "mode_name",
+        ]),
+    },
     duplicates: Duplicates::RunEach,
     events: Some(HYGGE_EVENTS),
     ..CLAUDE

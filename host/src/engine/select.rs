@@ -56,10 +56,15 @@ pub(crate) fn normalise_input(event: &Event, input: Value) -> Value {
             map
         }
     };
+    let dialect = event.dialect();
     map.insert(
-        event.dialect().event_field.into(),
+        dialect.event_field.into(),
         Value::String(event.name().to_string()),
     );
+    if let Some(only) = dialect.input.only {
+        // The dialect owns the input shape: nothing else reaches its hooks.
+        map.retain(|key, _| only.contains(&key.as_str()));
+    }
     Value::Object(map)
 }
 
