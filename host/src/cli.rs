@@ -253,10 +253,24 @@ impl ConfigArgs {
 
     /// The engine for one `hookhost fire`: a pool of a few instance slots (a one-shot
     /// fire needs no more; creating and unmapping 256 slots' guard pages costs ~2 ms).
-    fn one_shot_engine(&self) -> Result<Engine, CliError> {
+    /// With a session id, per-session state (`once`, Stop re-entry) is kept across
+    /// processes in the state folder.
+    fn one_shot_engine(&self, session_given: bool) -> Result<Engine, CliError> {
         let mut options = EngineOptions::default();
         options.wasm.max_instances = ONE_SHOT_INSTANCES;
+        if session_given {
+            options.session_state_dir = self.state_dir();
+        }
         self.engine_with(options)
+    }
+
+    /// `<home>/.local/state/hookhost/sessions` with `--home`, else the user's.
+    fn state_dir(&self) -> Option<PathBuf> {
+        let base = match &self.home {
+            Some(home) => Some(home.join(".local").join("state").join("hookhost")),
+            None => hookhost::state_dir(),
+        };
+        base.map(|dir| dir.join("sessions"))
     }
 
     fn engine_with(&self, mut options: EngineOptions) -> Result<Engine, CliError> {
@@ -374,6 +388,13 @@ fn read_input(args: &FireArgs) -> anyhow::Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// Whether `needle` occurs in `haystack`.
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack
+        .windows(needle.len())
+        .any(|window| window == needle)
+}
+
 /// Prints `outcome` in the chosen format and returns the exit code.
 fn print_outcome(format: Format, outcome: &hookhost::HookOutcome) -> CliResult {
     match format {
@@ -402,7 +423,10 @@ fn print_outcome(format: Format, outcome: &hookhost::HookOutcome) -> CliResult {
 /// `hookhost fire`: a thin adapter over the front door ([`hookhost::Engine::answer`]).
 async fn fire(args: FireArgs) -> CliResult {
     let bytes = read_input(&args)?;
-    let engine = args.config.one_shot_engine()?;
+    // A session id given (flag or input) names state worth keeping across processes;
+    // without one there is no session to remember.
+    let session_given = args.session_id.is_some() || contains(&bytes, b"\"session_id\"");
+    let engine = args.config.one_shot_engine(session_given)?;
     for diagnostic in engine.diagnostics() {
         eprintln!("hookhost: {diagnostic}");
     }

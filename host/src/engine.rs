@@ -12,6 +12,7 @@ mod revalidate;
 mod schedule;
 mod select;
 mod session;
+mod session_store;
 mod sessions;
 mod stop_guard;
 
@@ -85,6 +86,10 @@ pub struct EngineOptions {
     /// Audit log file (`--audit-log`); `hookAuditLog` in managed or user settings is
     /// used when unset.
     pub audit_log: Option<std::path::PathBuf>,
+    /// A private folder where per-session state (`once` hooks that ran, consecutive Stop
+    /// blocks) outlives the process — for hosts that run one process per event
+    /// (`hookhost fire`). `None`: kept in memory, as a long-running engine does.
+    pub session_state_dir: Option<std::path::PathBuf>,
 }
 
 impl Default for EngineOptions {
@@ -98,6 +103,7 @@ impl Default for EngineOptions {
             wasm: WasmOptions::default(),
             llm: LlmOptions::from_env(),
             audit_log: None,
+            session_state_dir: None,
         }
     }
 }
@@ -217,6 +223,27 @@ impl Engine {
         .map_err(EngineError::Http)?;
         let mut next = 0;
         let mut diagnostics = config.diagnostics;
+        let session_store = options.session_state_dir.as_deref().and_then(|dir| {
+            let scope = config
+                .project_dir
+                .as_deref()
+                .map(|dir| dir.display().to_string())
+                .unwrap_or_default();
+            match session_store::SessionStore::open(dir, &scope) {
+                Ok(store) => Some(Arc::new(store)),
+                Err(err) => {
+                    diagnostics.push(Diagnostic {
+                        severity: crate::config::Severity::Warning,
+                        file: dir.display().to_string(),
+                        location: String::new(),
+                        message: format!(
+                            "session state kept in memory only (`once`, Stop re-entry): {err}"
+                        ),
+                    });
+                    None
+                }
+            }
+        });
         let hooks = config
             .hooks
             .into_iter()
@@ -240,8 +267,8 @@ impl Engine {
                 session_hooks: RwLock::new(Vec::new()),
                 next_id: AtomicU64::new(next + 1),
                 diagnostics,
-                once: OnceTracker::default(),
-                stop_guard: StopGuard::new(options.stop_block_cap),
+                once: OnceTracker::with_store(session_store.clone()),
+                stop_guard: StopGuard::new(options.stop_block_cap).with_store(session_store),
                 active: Mutex::new(HashMap::new()),
                 next_call: AtomicU64::new(0),
                 background: Background::default(),

@@ -85,7 +85,7 @@ pub use input::{InputError, parse as parse_input, sniff_event};
 pub use merge::failed_closed;
 pub use outcome::{Counts, HookOutcome, HookReport, HookStatus, IgnoredField};
 pub use output::{HookOutput, PermissionDecision};
-pub use paths::{config_dir, env_dir, home};
+pub use paths::{config_dir, env_dir, home, state_dir};
 pub use protocol::ClaudeAnswer;
 
 /// Parsers and limits exposed for the fuzz targets and property tests (`host/fuzz`,

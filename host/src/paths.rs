@@ -27,6 +27,14 @@ pub fn config_dir() -> Option<PathBuf> {
         .map(|base| base.join("hookhost"))
 }
 
+/// hookhost's state folder (per-session state of one-shot `fire` processes):
+/// `$XDG_STATE_HOME/hookhost`, else `$HOME/.local/state/hookhost`.
+pub fn state_dir() -> Option<PathBuf> {
+    env_dir("XDG_STATE_HOME")
+        .or_else(|| home().map(|home| home.join(".local").join("state")))
+        .map(|base| base.join("hookhost"))
+}
+
 /// The Wasm artifact cache: `$XDG_CACHE_HOME/hookhost/wasm`, else
 /// `$HOME/.cache/hookhost/wasm`.
 pub fn cache_dir() -> Option<PathBuf> {

@@ -3,11 +3,12 @@
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use serde_json::{Map, Value};
 
 use super::Prepared;
+use super::session_store::SessionStore;
 use super::sessions::SessionTable;
 use crate::condition::RuleContext;
 use crate::config::HookSpec;
@@ -18,6 +19,49 @@ use crate::event::EventSpec;
 #[derive(Default)]
 pub(crate) struct OnceTracker {
     done: Mutex<SessionTable<HashSet<u64>>>,
+    /// Where the record outlives the process (one-shot `fire`), if anywhere.
+    store: Option<Arc<SessionStore>>,
+}
+
+impl OnceTracker {
+    /// A tracker keeping its record in `store` as well (across processes).
+    pub(crate) fn with_store(store: Option<Arc<SessionStore>>) -> Self {
+        Self {
+            done: Mutex::default(),
+            store,
+        }
+    }
+
+    /// Whether `hook` may run in `session` now (its first time), recording that it did.
+    fn claim(&self, session: &str, hook: &Prepared) -> bool {
+        if let Some(store) = &self.store
+            && !session.is_empty()
+            && hook.spec.layer != crate::config::Layer::Session
+        {
+            let key = stable_key(&hook.spec);
+            let claimed = store.update(session, |state| {
+                let first = !state.once.contains(&key);
+                if first {
+                    state.once.push(key.clone());
+                }
+                first
+            });
+            match claimed {
+                Ok(first) => return first,
+                Err(err) => tracing::warn!("session state not kept across processes: {err}"),
+            }
+        }
+        let mut done = self.done.lock().unwrap_or_else(|e| e.into_inner());
+        done.entry(session).insert(hook.id)
+    }
+}
+
+/// A configured hook's identity across processes: its file, place and handler.
+fn stable_key(spec: &HookSpec) -> String {
+    use sha2::Digest;
+    let text = format!("{}\u{1}{}\u{1}{:?}", spec.file, spec.location, spec.handler);
+    let digest = format!("{:x}", sha2::Sha256::digest(text.as_bytes()));
+    digest[..24].to_string()
 }
 
 /// The hooks among `hooks` that fire for `event` with `input`, in configuration order;
@@ -38,9 +82,7 @@ pub(crate) fn select<'a>(
         .cloned()
         .collect();
     if selected.iter().any(|h| h.spec.once) {
-        let mut done = once.done.lock().unwrap_or_else(|e| e.into_inner());
-        selected
-            .retain(|h| !h.spec.once || ran.contains(&h.id) || done.entry(session).insert(h.id));
+        selected.retain(|h| !h.spec.once || ran.contains(&h.id) || once.claim(session, h));
     }
     selected
 }

@@ -6,6 +6,9 @@ use std::sync::Mutex;
 
 use serde_json::Value;
 
+use std::sync::Arc;
+
+use super::session_store::SessionStore;
 use super::sessions::SessionTable;
 use crate::dialect::Event;
 use crate::dialect::StopRule;
@@ -15,6 +18,8 @@ use crate::outcome::HookOutcome;
 pub(crate) struct StopGuard {
     cap: u32,
     blocks: Mutex<SessionTable<u32>>,
+    /// Where counts outlive the process (one-shot `fire`), if anywhere.
+    store: Option<Arc<SessionStore>>,
 }
 
 impl StopGuard {
@@ -23,6 +28,43 @@ impl StopGuard {
         Self {
             cap,
             blocks: Mutex::new(SessionTable::default()),
+            store: None,
+        }
+    }
+
+    /// The guard keeping its counts in `store` as well (across processes).
+    pub(crate) fn with_store(mut self, store: Option<Arc<SessionStore>>) -> Self {
+        self.store = store;
+        self
+    }
+
+    fn count(&self, session: &str) -> u32 {
+        match &self.store {
+            Some(store) if !session.is_empty() => store.read(session).stop_blocks,
+            _ => self.blocks().get(session).copied().unwrap_or(0),
+        }
+    }
+
+    /// Changes the session's count (in the store when there is one; in memory when the
+    /// store cannot be written).
+    fn change(&self, session: &str, mut change: impl FnMut(&mut u32)) {
+        if let Some(store) = &self.store
+            && !session.is_empty()
+        {
+            match store.update(session, |state| change(&mut state.stop_blocks)) {
+                Ok(()) => return,
+                Err(err) => tracing::warn!("session state not kept across processes: {err}"),
+            }
+        }
+        self.change_in_memory(session, change);
+    }
+
+    fn change_in_memory(&self, session: &str, mut change: impl FnMut(&mut u32)) {
+        let mut blocks = self.blocks();
+        let count = blocks.entry(session);
+        change(count);
+        if *count == 0 {
+            blocks.remove(session);
         }
     }
 
@@ -37,7 +79,7 @@ impl StopGuard {
         if !event.stop_guard {
             return;
         }
-        let active = self.blocks().get(session).copied().unwrap_or(0) > 0;
+        let active = self.count(session) > 0;
         if let Some(map) = input.as_object_mut() {
             map.entry("stop_hook_active").or_insert(Value::Bool(active));
         }
@@ -58,7 +100,7 @@ impl StopGuard {
         if event.dialect().stop == StopRule::Once && reentry && outcome.should_block {
             // evva: on the re-entry pass the hooks are consulted, their block is not
             // honoured. Read from the input, so it holds across processes too.
-            self.blocks().remove(session);
+            self.change(session, |count| *count = 0);
             outcome.should_block = false;
             outcome.block_reason = None;
             add_note(
@@ -67,16 +109,20 @@ impl StopGuard {
             );
             return outcome;
         }
-        let mut blocks = self.blocks();
         if !outcome.should_block {
-            blocks.remove(session);
+            self.change(session, |count| *count = 0);
             return outcome;
         }
-        let count = blocks.entry(session);
-        *count += 1;
         let cap = self.cap;
-        if cap > 0 && *count > cap {
-            blocks.remove(session);
+        let mut over = false;
+        self.change(session, |count| {
+            *count += 1;
+            if cap > 0 && *count > cap {
+                *count = 0;
+                over = true;
+            }
+        });
+        if over {
             outcome.should_block = false;
             let note = format!(
                 "stop hooks blocked {cap} consecutive times; the engine let the stop through (cap {cap})"
