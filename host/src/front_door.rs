@@ -202,12 +202,28 @@ impl Engine {
     /// A failure when the input's `cwd` is not the project directory or below it.
     fn foreign_project(&self, map: &Map<String, Value>) -> Option<Failure> {
         let project = self.project_dir()?;
-        let cwd = map.get("cwd").and_then(Value::as_str)?;
-        (!within(Path::new(cwd), project)).then(|| Failure::ForeignProject {
-            cwd: cwd.to_string(),
-            project: project.to_path_buf(),
-        })
+        // The working directory under either name: the dialect's (hygge `pwd`) or Claude
+        // Code's — a request cannot slip past under the other one.
+        let field = self.dialect().input.cwd;
+        for name in [field, "cwd"] {
+            if let Some(failure) = map
+                .get(name)
+                .and_then(Value::as_str)
+                .and_then(|cwd| outside(cwd, project))
+            {
+                return Some(failure);
+            }
+        }
+        None
     }
+}
+
+/// The failure of a working directory `cwd` outside `project`.
+fn outside(cwd: &str, project: &Path) -> Option<Failure> {
+    (!within(Path::new(cwd), project)).then(|| Failure::ForeignProject {
+        cwd: cwd.to_string(),
+        project: project.to_path_buf(),
+    })
 }
 
 /// Whether `path` is `root` or below it, judged on the words of the path (`..` climbs,

@@ -1224,3 +1224,29 @@ async fn the_documented_http_hook_reaches_serve_with_the_generated_token() {
         without.stderr
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hygge_request_naming_another_project_under_pwd_is_refused() {
+    let test = TestEnv::new();
+    test.write(
+        "project/.hygge/hooks.toml",
+        "[[hooks]]\nname = \"x\"\ncommand = \"cat >/dev/null\"\nevents = [\"pre_tool\"]\n",
+    );
+    let served = Serve::discovering(
+        &test,
+        &["--dialect", "hygge", "--listen", "127.0.0.1:0", "--no-auth"],
+    )
+    .unwrap();
+    let elsewhere = test.root.join("elsewhere").display().to_string();
+    for field in ["pwd", "cwd"] {
+        let input = json!({"event": "pre_tool", "session_id": "s", field: elsewhere,
+                           "tool_name": "Bash", "tool_input": {"command": "ls"}});
+        let response = client()
+            .post(served.url("/v1/fire"))
+            .json(&input)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 403, "{field}");
+    }
+}
