@@ -19,6 +19,9 @@ cargo build --quiet -p hookhost
 hookhost="$root/target/debug/hookhost"
 
 cd "$demo/project"
+# Each run is one fresh session: `--session-id demo` keeps per-session state (`once`,
+# consecutive Stop blocks) across the fire processes below, in ../home/.local/state.
+rm -rf ../home/.local/state
 "$hookhost" check --settings ../settings.json --plugin ../plugin --project-dir . --home ../home
 for input in ../events/*.json; do
   name="$(basename "$input" .json)"
