@@ -1250,3 +1250,30 @@ async fn a_hygge_request_naming_another_project_under_pwd_is_refused() {
         assert_eq!(response.status(), 403, "{field}");
     }
 }
+
+#[test]
+fn a_token_file_planted_by_another_user_is_refused() {
+    let test = TestEnv::new();
+    let token = test.write("token", "0123456789abcdef0123\n");
+    std::fs::set_permissions(&token, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    // Planting a file as another user needs privileges; where the test runs without them
+    // the attack cannot be staged and there is nothing to check.
+    if nix::unistd::chown(&token, Some(nix::unistd::Uid::from_raw(65534)), None).is_err() {
+        eprintln!("not privileged: cannot stage a file owned by another user");
+        return;
+    }
+    let settings = guard_file(&test);
+    let refused = Serve::owner(
+        &test,
+        &settings,
+        &[
+            "--listen",
+            "127.0.0.1:0",
+            "--token-file",
+            token.to_str().unwrap(),
+        ],
+    )
+    .err()
+    .expect("refused");
+    assert!(refused.contains("owned by another user"), "{refused}");
+}

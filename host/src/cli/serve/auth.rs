@@ -9,7 +9,14 @@ pub(super) fn read_token(path: &Path) -> anyhow::Result<Vec<u8>> {
     use std::os::unix::fs::PermissionsExt;
     let file = hookhost::open_regular(path, 4096)
         .with_context(|| format!("cannot read --token-file {}", path.display()))?;
-    let mode = file.metadata()?.permissions().mode();
+    let meta = file.metadata()?;
+    let mode = meta.permissions().mode();
+    // Someone else's file (planted in a folder others can write) is not our secret.
+    anyhow::ensure!(
+        std::os::unix::fs::MetadataExt::uid(&meta) == nix::unistd::geteuid().as_raw(),
+        "--token-file {}: owned by another user; refusing a token someone else chose",
+        path.display()
+    );
     anyhow::ensure!(
         mode & 0o077 == 0,
         "--token-file {}: readable by others (mode {:o}); make it private: chmod 600",
