@@ -79,7 +79,7 @@ pub use executor::AsyncNotice;
 pub use executor::prompt::{LlmOptions, Provider};
 pub use executor::wasm::cache::CacheStats;
 pub use executor::wasm::{WIT_VERSION, WasmOptions, compile_worker_main};
-pub use files::{create_private_dir, open_private_append, open_regular};
+pub use files::{create_private_dir, open_regular};
 pub use front_door::{Answer, Failure, Request, RequestLimits};
 pub use input::{InputError, parse as parse_input, sniff_event};
 pub use merge::failed_closed;
