@@ -314,7 +314,16 @@ pub fn main() -> ExitCode {
         )
         .with_writer(std::io::stderr)
         .try_init();
-    let cli = Cli::parse();
+    // A bad flag must never exit 2: a host such as Claude Code reads exit 2 from a hook
+    // command as "block" and would hand the usage text to the model on every call.
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            let code = if err.use_stderr() { 64 } else { 0 };
+            let _ = err.print();
+            return ExitCode::from(code);
+        }
+    };
     if let Command::CompileWorker { memory_bytes } = cli.command {
         return ExitCode::from(hookhost::compile_worker_main(memory_bytes) as u8);
     }
@@ -423,6 +432,18 @@ fn print_outcome(format: Format, outcome: &hookhost::HookOutcome) -> CliResult {
 /// `hookhost fire`: a thin adapter over the front door ([`hookhost::Engine::answer`]).
 async fn fire(args: FireArgs) -> CliResult {
     let bytes = read_input(&args)?;
+    // Never recursive: a `hookhost fire` that hookhost itself started as a command hook
+    // (every hook process gets `HOOKHOST=1`) does not run the hooks again — the hookhost
+    // that started it is already running them.
+    if std::env::var_os("HOOKHOST").is_some_and(|value| value == "1") {
+        eprintln!("hookhost: started by a hook hookhost runs; not running hooks again");
+        let event = args
+            .event
+            .clone()
+            .or_else(|| hookhost::sniff_event(&bytes))
+            .unwrap_or_default();
+        return print_outcome(args.format, &hookhost::HookOutcome::empty(&event));
+    }
     // A session id given (flag or input) names state worth keeping across processes;
     // without one there is no session to remember.
     let session_given = args.session_id.is_some() || contains(&bytes, b"\"session_id\"");

@@ -1277,3 +1277,66 @@ fn a_token_file_planted_by_another_user_is_refused() {
     .expect("refused");
     assert!(refused.contains("owned by another user"), "{refused}");
 }
+
+// ---- the CLI as a hook command: its own problems never read as a block ----
+
+#[test]
+fn a_bad_flag_never_exits_2() {
+    let test = TestEnv::new();
+    for args in [
+        &["fire", "--bogus"][..],
+        &["fire", "--format", "claude", "--oops"][..],
+        &["fire", "--format", "nonsense"][..],
+        &["no-such-command"][..],
+    ] {
+        let run = hookhost(&test, &test.project, args, "{}", &[]);
+        assert_eq!(run.code, 64, "{args:?}: {}", run.stderr);
+    }
+    let help = hookhost(&test, &test.project, &["fire", "--help"], "", &[]);
+    assert_eq!(help.code, 0, "{}", help.stderr);
+}
+
+#[test]
+fn hookhost_run_as_its_own_hook_does_not_recurse() {
+    let test = TestEnv::new();
+    let counter = test.root.join("runs");
+    let settings = test.root.join("owner.json");
+    let managed = managed_flag(&test);
+    let again = format!(
+        "{CLI} fire --format claude --no-discover --settings {} --managed-settings {managed}",
+        settings.display()
+    );
+    std::fs::write(
+        &settings,
+        json!({"hooks": hooks("PreToolUse", None, vec![
+            json!({"type": "command", "command": format!("cat >/dev/null; echo run >> {}", counter.display())}),
+            json!({"type": "command", "command": again, "timeout": 10}),
+        ])})
+        .to_string(),
+    )
+    .unwrap();
+    let settings_text = settings.display().to_string();
+    let run = hookhost(
+        &test,
+        &test.project,
+        &[
+            "fire",
+            "--no-discover",
+            "--settings",
+            &settings_text,
+            "--managed-settings",
+            &managed,
+        ],
+        &rm_input(&test).to_string(),
+        &[],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let runs = std::fs::read_to_string(&counter).unwrap_or_default();
+    assert_eq!(
+        runs.lines().count(),
+        1,
+        "the hooks ran again inside their own hook"
+    );
+    let outcome = run.json();
+    assert_eq!(outcome["hooks"][1]["status"], json!("success"), "{outcome}");
+}
