@@ -397,6 +397,40 @@ fn read_input(args: &FireArgs) -> anyhow::Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// Whether a hookhost process (this same executable) is among this process's ancestors.
+/// Judged from the process tree, never from the environment: a project's settings can set
+/// any variable for hook processes, and a variable must not switch the guards off.
+/// Linux reads `/proc`; elsewhere nothing is known and hooks always run.
+fn started_by_hookhost() -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        let Ok(me) = std::fs::read_link("/proc/self/exe") else {
+            return false;
+        };
+        let parent_of = |pid: u32| -> Option<u32> {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            // `pid (comm) state ppid …`: the command name may hold spaces and parentheses.
+            let rest = &stat[stat.rfind(')')? + 1..];
+            rest.split_whitespace().nth(1)?.parse().ok()
+        };
+        let mut pid = std::process::id();
+        for _ in 0..32 {
+            match parent_of(pid) {
+                Some(parent) if parent > 1 => pid = parent,
+                _ => return false,
+            }
+            if std::fs::read_link(format!("/proc/{pid}/exe")).is_ok_and(|exe| exe == me) {
+                return true;
+            }
+        }
+        false
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        false
+    }
+}
+
 /// Whether `needle` occurs in `haystack`.
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     haystack
@@ -432,10 +466,9 @@ fn print_outcome(format: Format, outcome: &hookhost::HookOutcome) -> CliResult {
 /// `hookhost fire`: a thin adapter over the front door ([`hookhost::Engine::answer`]).
 async fn fire(args: FireArgs) -> CliResult {
     let bytes = read_input(&args)?;
-    // Never recursive: a `hookhost fire` that hookhost itself started as a command hook
-    // (every hook process gets `HOOKHOST=1`) does not run the hooks again — the hookhost
-    // that started it is already running them.
-    if std::env::var_os("HOOKHOST").is_some_and(|value| value == "1") {
+    // Never recursive: a `hookhost fire` that hookhost itself started (through a command
+    // hook) does not run the hooks again — the hookhost that started it already runs them.
+    if started_by_hookhost() {
         eprintln!("hookhost: started by a hook hookhost runs; not running hooks again");
         let event = args
             .event

@@ -1340,3 +1340,27 @@ fn hookhost_run_as_its_own_hook_does_not_recurse() {
     let outcome = run.json();
     assert_eq!(outcome["hooks"][1]["status"], json!("success"), "{outcome}");
 }
+
+#[test]
+fn hookhost_in_the_environment_does_not_switch_the_guards_off() {
+    // A project's Claude Code settings can set environment variables for every hook
+    // process (`"env": {...}`): a variable must not be what tells hookhost it is nested.
+    let test = TestEnv::new();
+    let settings = guard_file(&test);
+    let managed = managed_flag(&test);
+    let run = hookhost(
+        &test,
+        &test.project,
+        &[
+            "fire",
+            "--no-discover",
+            "--settings",
+            &settings,
+            "--managed-settings",
+            &managed,
+        ],
+        &rm_input(&test).to_string(),
+        &[("HOOKHOST", "1")],
+    );
+    assert!(blocked(&run), "{}\n{}", run.stdout, run.stderr);
+}
