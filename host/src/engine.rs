@@ -210,8 +210,38 @@ impl Engine {
     /// Builds an engine from already loaded configuration.
     pub fn from_config(
         config: LoadedConfig,
-        options: EngineOptions,
+        mut options: EngineOptions,
     ) -> Result<Engine, EngineError> {
+        let mut diagnostics = config.diagnostics;
+        let in_project = |dir: &Path| {
+            config
+                .project_dir
+                .as_deref()
+                .is_some_and(|project| crate::paths::inside(dir, project))
+        };
+        // Folders hookhost owns never live inside the project: an absolute variable
+        // pointing into a repository would let it plant session state, the artifact key
+        // or compiled artifacts.
+        for (dir, what) in [
+            (&mut options.session_state_dir, "session state folder"),
+            (&mut options.wasm.cache_dir, "Wasm artifact cache"),
+            (
+                &mut options.wasm.config_dir,
+                "configuration folder (artifact key)",
+            ),
+        ] {
+            if let Some(path) = dir.as_deref()
+                && in_project(path)
+            {
+                diagnostics.push(Diagnostic {
+                    severity: crate::config::Severity::Warning,
+                    file: path.display().to_string(),
+                    location: String::new(),
+                    message: format!("the {what} lies inside the project; not used"),
+                });
+                *dir = None;
+            }
+        }
         let audit_path = options.audit_log.clone().or(config.audit_log.clone());
         let shared = Shared::new(
             config.http_policy,
@@ -222,7 +252,6 @@ impl Engine {
         )
         .map_err(EngineError::Http)?;
         let mut next = 0;
-        let mut diagnostics = config.diagnostics;
         let session_store = options.session_state_dir.as_deref().and_then(|dir| {
             let scope = config
                 .project_dir

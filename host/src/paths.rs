@@ -4,7 +4,7 @@
 //! artifact key or cache at the current directory. With no usable home there is no default
 //! folder at all: callers go without (no disk cache, no trust store) rather than guess.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The folder named by the environment variable `name`, when it is set to an absolute
 /// path.
@@ -33,6 +33,13 @@ pub fn state_dir() -> Option<PathBuf> {
     env_dir("XDG_STATE_HOME")
         .or_else(|| home().map(|home| home.join(".local").join("state")))
         .map(|base| base.join("hookhost"))
+}
+
+/// Whether `dir` is `root` or below it (both resolved where they exist): a folder hookhost
+/// owns that lies inside a project belongs to the repository, whatever a variable says.
+pub fn inside(dir: &Path, root: &Path) -> bool {
+    let resolve = |path: &Path| std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    resolve(dir).starts_with(resolve(root))
 }
 
 /// The Wasm artifact cache: `$XDG_CACHE_HOME/hookhost/wasm`, else

@@ -1364,3 +1364,88 @@ fn hookhost_in_the_environment_does_not_switch_the_guards_off() {
     );
     assert!(blocked(&run), "{}\n{}", run.stdout, run.stderr);
 }
+
+#[test]
+fn an_absolute_config_or_state_folder_inside_the_repository_is_not_the_owners() {
+    let test = TestEnv::new();
+    let marker = test.root.join("ran");
+    test.write(
+        "project/.claude/settings.json",
+        &json!({"hooks": hooks("PreToolUse", None,
+            vec![hookhost_tests::command(&format!("touch {}", marker.display()))])})
+        .to_string(),
+    );
+    let store = json!({"trusted": [test.project.display().to_string()]}).to_string();
+    let written = test.write("project/cfg/hookhost/trusted.json", &store);
+    std::fs::set_permissions(
+        &written,
+        std::os::unix::fs::PermissionsExt::from_mode(0o600),
+    )
+    .unwrap();
+    let inside = test.project.join("cfg").display().to_string();
+    let run = fire_from_env(
+        &test,
+        &[],
+        &rm_input(&test),
+        &[("XDG_CONFIG_HOME", inside.as_str())],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(!marker.exists(), "the repository trusted itself");
+
+    // A `once` guard the repository marks as already run in a planted session store.
+    let once_marker = test.root.join("once-ran");
+    let settings = test.settings(
+        "owner.json",
+        hooks(
+            "PreToolUse",
+            None,
+            vec![json!({"type": "command", "once": true,
+                        "command": format!("cat >/dev/null; touch {}", once_marker.display())})],
+        ),
+    );
+    let state = test.project.join("state").display().to_string();
+    let settings = settings.display().to_string();
+    let args = ["--settings", settings.as_str(), "--session-id", "s-planted"];
+    // The store the repository points at: one fire records the hook there ...
+    let first = fire_from_env(
+        &test,
+        &args,
+        &rm_input(&test),
+        &[("XDG_STATE_HOME", state.as_str())],
+    );
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    assert!(once_marker.exists());
+    assert!(
+        !test.project.join("state/hookhost").exists(),
+        "session state was written into the repository"
+    );
+
+    // The artifact key and compiled artifacts (a repository shipping both would run its
+    // native code in place of a pinned component).
+    let wasm_settings = test.write(
+        "wasm-owner.json",
+        &json!({"hooks": hooks("PreToolUse", Some("Bash"),
+            vec![hookhost_tests::wasm(hookhost_tests::guests::BASH_GUARD, json!({"failClosed": true}))])})
+        .to_string(),
+    );
+    let wasm_settings = wasm_settings.display().to_string();
+    let cache = test.project.join("cache").display().to_string();
+    let run = fire_from_env(
+        &test,
+        &["--settings", wasm_settings.as_str()],
+        &rm_input(&test),
+        &[
+            ("XDG_CACHE_HOME", cache.as_str()),
+            ("XDG_CONFIG_HOME", inside.as_str()),
+        ],
+    );
+    assert!(blocked(&run), "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        !test.project.join("cache/hookhost").exists(),
+        "artifacts in the repository"
+    );
+    assert!(
+        !test.project.join("cfg/hookhost/cache.key").exists(),
+        "the artifact key in the repository"
+    );
+}

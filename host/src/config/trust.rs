@@ -189,7 +189,10 @@ fn canonical(dir: &Path) -> std::io::Result<PathBuf> {
 /// Whether `project` is trusted by the stores: hookhost's, then Claude Code's.
 pub fn lookup(project: &Path, home: Option<&Path>, config_dir: Option<&Path>) -> Option<TrustedBy> {
     let project = canonical(project).unwrap_or_else(|_| project.to_path_buf());
+    // A store inside the project is the repository's, not the owner's (an absolute
+    // `XDG_CONFIG_HOME` pointing into it): a repository never trusts itself.
     if let Some(dir) = config_dir
+        && !crate::paths::inside(dir, &project)
         && let Ok(list) = TrustStore::in_dir(dir).list()
         && let Some(entry) = list.into_iter().find(|entry| project.starts_with(entry))
     {
