@@ -415,23 +415,24 @@ async fn a_web_page_cannot_reach_serve() {
     assert!(ok.contains("\"deny\""), "{ok}");
 }
 
+/// Why `serve` with the guard and `--token-file token` refused to start.
+fn serve_refused_with_token(test: &TestEnv, token: &Path) -> String {
+    let settings = guard_file(test);
+    let token = token.display().to_string();
+    Serve::owner(
+        test,
+        &settings,
+        &["--listen", "127.0.0.1:0", "--token-file", &token],
+    )
+    .err()
+    .expect("serve refused to start")
+}
+
 #[test]
 fn a_token_file_others_can_read_is_refused() {
     let test = TestEnv::new();
     let token = test.write("token", "0123456789abcdef0123\n");
-    let settings = guard_file(&test);
-    let refused = Serve::owner(
-        &test,
-        &settings,
-        &[
-            "--listen",
-            "127.0.0.1:0",
-            "--token-file",
-            token.to_str().unwrap(),
-        ],
-    )
-    .err()
-    .expect("refused");
+    let refused = serve_refused_with_token(&test, &token);
     assert!(refused.contains("readable by others"), "{refused}");
 }
 
@@ -1262,19 +1263,7 @@ fn a_token_file_planted_by_another_user_is_refused() {
         eprintln!("not privileged: cannot stage a file owned by another user");
         return;
     }
-    let settings = guard_file(&test);
-    let refused = Serve::owner(
-        &test,
-        &settings,
-        &[
-            "--listen",
-            "127.0.0.1:0",
-            "--token-file",
-            token.to_str().unwrap(),
-        ],
-    )
-    .err()
-    .expect("refused");
+    let refused = serve_refused_with_token(&test, &token);
     assert!(refused.contains("owned by another user"), "{refused}");
 }
 

@@ -74,9 +74,12 @@ impl SessionStore {
         self.dir.join(&digest[..32])
     }
 
-    /// Reads the session's state (empty when it has none or it cannot be read).
+    /// Reads the session's state (empty when it has none or it cannot be read). No lock
+    /// and no write: files are replaced by rename, so a read sees one whole version.
     pub(crate) fn read(&self, session: &str) -> SessionState {
-        self.update(session, |state| state.clone())
+        crate::files::read_regular(&self.stem(session).with_extension("json"), MAX_FILE)
+            .ok()
+            .and_then(|bytes| serde_json::from_slice(&bytes).ok())
             .unwrap_or_default()
     }
 
