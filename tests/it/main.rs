@@ -1,5 +1,6 @@
 //! hookhost integration tests: real processes, real Wasm components, one binary.
 
+mod claude_code;
 mod cli;
 mod command;
 mod config;

@@ -3,6 +3,7 @@
 # target/toolchains/ (idempotent: a second run only checks):
 #   target/toolchains/js/node_modules/.bin/{componentize-js,rolldown,tsc,jco}  (npm registry)
 #   target/toolchains/py/bin/componentize-py                                  (PyPI, in a venv)
+#   target/toolchains/claude/node_modules/.bin/claude                         (npm registry: the Claude Code CLI)
 # Needs Node.js ≥ 18 with npm, and Python ≥ 3.10.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -19,6 +20,15 @@ if ! cmp -s "$here/package-lock.json" "$out/js/installed-lock.json" || [ ! -x "$
     cp "$here/package.json" "$here/package-lock.json" "$out/js/"
     (cd "$out/js" && npm install --no-audit --no-fund --loglevel=error)
     cp "$here/package-lock.json" "$out/js/installed-lock.json"
+fi
+
+# The real Claude Code CLI for tests/it/claude_code.rs (same stamp rule).
+mkdir -p "$out/claude"
+if ! cmp -s "$here/claude/package-lock.json" "$out/claude/installed-lock.json" || [ ! -x "$out/claude/node_modules/.bin/claude" ]; then
+    rm -f "$out/claude/installed-lock.json"
+    cp "$here/claude/package.json" "$here/claude/package-lock.json" "$out/claude/"
+    (cd "$out/claude" && npm install --no-audit --no-fund --loglevel=error)
+    cp "$here/claude/package-lock.json" "$out/claude/installed-lock.json"
 fi
 
 if ! cmp -s "$here/requirements.txt" "$out/py/requirements.txt" 2>/dev/null || [ ! -x "$out/py/bin/componentize-py" ]; then
