@@ -1,6 +1,8 @@
 //! The `hookhost` command line: `fire`, `check`, `list`, `trust`, `serve`, and the
 //! author tools `test` and `new`.
 
+mod claude;
+mod explain;
 mod fixtures;
 mod scaffold;
 mod serve;
@@ -13,7 +15,7 @@ use anyhow::Context;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use hookhost::{
-    DialectId, Engine, EngineOptions, Layering, LoadOptions, Severity, Trust, TrustStore,
+    DialectId, Engine, EngineOptions, FileSet, Layering, LoadOptions, Severity, Trust, TrustStore,
 };
 
 /// Why `hookhost` could not do what it was asked: the one error type of the CLI, and
@@ -81,6 +83,13 @@ enum Command {
     /// event, input, expected decision / reason / context) and print one line per case
     /// and a summary; exit 1 when any case fails.
     Test(fixtures::TestArgs),
+    /// hookhost behind Claude Code: `hook` (the command Claude Code runs), `install`,
+    /// `uninstall` and `status`.
+    #[command(subcommand)]
+    Claude(claude::ClaudeCommand),
+    /// For every configured hook: whether it runs for this input and, if not, why; then
+    /// each answer and how the merge decided.
+    Explain(explain::ExplainArgs),
     /// Create a hook project (Rust, TypeScript or Python): the smallest hook, one build
     /// command, a fixture for `hookhost test`, a README, and the guest SDK.
     New(scaffold::NewArgs),
@@ -129,9 +138,16 @@ struct ConfigArgs {
     /// Home directory (reads ~/.claude/settings.json). Defaults to $HOME.
     #[arg(long, value_name = "DIR")]
     home: Option<PathBuf>,
-    /// Managed settings file.
-    #[arg(long, value_name = "FILE", default_value = hookhost::DEFAULT_MANAGED_PATH)]
-    managed_settings: PathBuf,
+    /// Managed settings file (default /etc/claude-code/managed-settings.json; with
+    /// --own-files /etc/hookhost/hooks.json).
+    #[arg(long, value_name = "FILE")]
+    managed_settings: Option<PathBuf>,
+    /// Read hookhost's own hook files, which Claude Code never reads, instead of the
+    /// host's: /etc/hookhost/hooks.json, ~/.config/hookhost/hooks.json,
+    /// .hookhost/hooks.json and .hookhost/hooks.local.json (what `hookhost claude hook`
+    /// reads; give it to a `serve` that Claude Code's http entries call).
+    #[arg(long)]
+    own_files: bool,
     /// Skip ~/.claude and <project>/.claude discovery; read only --settings and --plugin.
     /// Managed settings (--managed-settings) are still read: managed policy cannot be
     /// bypassed from the command line.
@@ -156,6 +172,9 @@ struct ConfigArgs {
     /// which).
     #[arg(long, value_name = "NAME")]
     dialect: Option<DialectId>,
+    /// Extra `${NAME}` expansions from the host's environment (set by `claude hook`).
+    #[arg(skip)]
+    vars: Vec<(String, String)>,
 }
 
 #[derive(Debug, Args)]
@@ -198,6 +217,31 @@ struct FireArgs {
 }
 
 impl ConfigArgs {
+    /// hookhost's own hook files for `project` (what `hookhost claude hook` reads).
+    fn own(project: Option<PathBuf>) -> ConfigArgs {
+        ConfigArgs {
+            settings: Vec::new(),
+            plugins: Vec::new(),
+            project_dir: project,
+            home: None,
+            managed_settings: None,
+            own_files: true,
+            no_discover: false,
+            policy: None,
+            cache_dir: None,
+            trust_workspace: false,
+            audit_log: None,
+            dialect: None,
+            vars: Vec::new(),
+        }
+    }
+
+    /// The same with `home` as the home folder.
+    fn with_home(mut self, home: PathBuf) -> ConfigArgs {
+        self.home = Some(home);
+        self
+    }
+
     fn load_options(&self) -> anyhow::Result<LoadOptions> {
         let cwd = std::env::current_dir().context("cannot read the current directory")?;
         let absolute = |dir: &PathBuf| {
@@ -233,7 +277,7 @@ impl ConfigArgs {
             },
             home,
             project_dir,
-            managed_path: Some(self.managed_settings.clone()),
+            managed_path: self.managed_settings.clone(),
             settings: self.settings.clone(),
             plugins: self.plugins.clone(),
             layering: self.policy.map(|policy| match policy {
@@ -244,6 +288,12 @@ impl ConfigArgs {
             dialect: self.dialect,
             evva_home: env_dir("EVVA_HOME"),
             xdg_config_home: env_dir("XDG_CONFIG_HOME"),
+            files: if self.own_files {
+                FileSet::Own
+            } else {
+                FileSet::Dialect
+            },
+            vars: self.vars.clone(),
         })
     }
 
@@ -307,13 +357,6 @@ fn config_dir(home: Option<PathBuf>) -> Option<PathBuf> {
 /// The whole program: parses arguments, runs, and maps the result to the exit code
 /// (64 for usage errors and unreadable input, otherwise the command's own code).
 pub fn main() -> ExitCode {
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("HOOKHOST_LOG")
-                .unwrap_or_else(|_| "warn".into()),
-        )
-        .with_writer(std::io::stderr)
-        .try_init();
     // A bad flag must never exit 2: a host such as Claude Code reads exit 2 from a hook
     // command as "block" and would hand the usage text to the model on every call.
     let cli = match Cli::try_parse() {
@@ -324,13 +367,27 @@ pub fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    // Under Claude Code, stderr of a blocking answer goes to the model: `claude hook`
+    // logs nothing unless HOOKHOST_LOG asks. Colour only on a terminal.
+    let quiet = matches!(cli.command, Command::Claude(claude::ClaudeCommand::Hook));
+    use std::io::IsTerminal;
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("HOOKHOST_LOG")
+                .unwrap_or_else(|_| if quiet { "off" } else { "warn" }.into()),
+        )
+        .with_ansi(std::io::stderr().is_terminal())
+        .with_writer(std::io::stderr)
+        .try_init();
     if let Command::CompileWorker { memory_bytes } = cli.command {
         return ExitCode::from(hookhost::compile_worker_main(memory_bytes) as u8);
     }
     // A one-shot fire runs on the calling thread (starting worker threads costs more than
     // its hooks need); the long-running commands get the multi-thread runtime.
     let mut builder = match cli.command {
-        Command::Fire(_) => tokio::runtime::Builder::new_current_thread(),
+        Command::Fire(_) | Command::Claude(claude::ClaudeCommand::Hook) => {
+            tokio::runtime::Builder::new_current_thread()
+        }
         _ => tokio::runtime::Builder::new_multi_thread(),
     };
     let runtime = match builder.enable_all().build() {
@@ -365,6 +422,8 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::Serve(args) => serve::serve(args).await,
         Command::Test(args) => fixtures::run(args).await.map_err(CliError::Usage),
         Command::New(args) => scaffold::run(args).map_err(CliError::Usage),
+        Command::Claude(command) => claude::run(command).await,
+        Command::Explain(args) => explain::run(args).await,
         Command::CompileWorker { .. } => Err(CliError::Usage(anyhow::anyhow!(
             "__compile-worker runs only as hookhost's own child"
         ))),
@@ -375,11 +434,11 @@ pub async fn run(cli: Cli) -> CliResult {
 /// failClosed hook guards the event).
 const FIRE_MAX_INPUT: usize = 16 << 20;
 
-fn read_input(args: &FireArgs) -> anyhow::Result<Vec<u8>> {
+fn read_input(input: Option<&str>) -> anyhow::Result<Vec<u8>> {
     let mut bytes = Vec::new();
     // One byte more than the limit: the front door tells oversize from exactly full.
     let cap = FIRE_MAX_INPUT as u64 + 1;
-    match args.input.as_deref() {
+    match input {
         None | Some("-") => {
             std::io::stdin()
                 .take(cap)
@@ -465,7 +524,7 @@ fn print_outcome(format: Format, outcome: &hookhost::HookOutcome) -> CliResult {
 
 /// `hookhost fire`: a thin adapter over the front door ([`hookhost::Engine::answer`]).
 async fn fire(args: FireArgs) -> CliResult {
-    let bytes = read_input(&args)?;
+    let bytes = read_input(args.input.as_deref())?;
     // Never recursive: a `hookhost fire` that hookhost itself started (through a command
     // hook) does not run the hooks again — the hookhost that started it already runs them.
     if started_by_hookhost() {

@@ -29,7 +29,7 @@ use crate::matcher::Matcher;
 pub use discover::detect;
 pub use grant_policy::WasmGrantPolicy;
 pub use layer::load;
-pub use options::{DEFAULT_MANAGED_PATH, LoadOptions};
+pub use options::{DEFAULT_MANAGED_PATH, FileSet, LoadOptions, OWN_MANAGED_PATH};
 pub use trust::{Trust, TrustError, TrustStore, TrustedBy};
 
 /// How serious a diagnostic is.
@@ -479,6 +479,36 @@ pub struct LoadedConfig {
     /// The project's own files that were read (a repository's): their problems cost
     /// only their own hooks, never a reload of the owner's.
     pub repository_files: Vec<String>,
+    /// Hooks configured but left out at load (a duplicate, a policy switch, the
+    /// layering), each with why: what `hookhost explain` shows.
+    pub dropped: Vec<DroppedHook>,
+}
+
+/// A configured hook that was left out at load, and why.
+#[derive(Debug, Clone)]
+pub struct DroppedHook {
+    /// Its event.
+    pub event: String,
+    /// Its display name.
+    pub name: String,
+    /// Its file.
+    pub file: String,
+    /// Where in the file.
+    pub location: String,
+    /// Why it does not run.
+    pub why: String,
+}
+
+impl DroppedHook {
+    pub(crate) fn new(hook: &HookSpec, why: String) -> DroppedHook {
+        DroppedHook {
+            event: hook.event.to_string(),
+            name: hook.display_name(),
+            file: hook.file.clone(),
+            location: hook.location.clone(),
+            why,
+        }
+    }
 }
 
 impl LoadedConfig {

@@ -75,7 +75,7 @@ pub struct ConfigFile {
     pub path: &'static str,
 }
 
-const fn file(layer: FileLayer, root: Root, path: &'static str) -> ConfigFile {
+pub(crate) const fn file(layer: FileLayer, root: Root, path: &'static str) -> ConfigFile {
     ConfigFile { layer, root, path }
 }
 

@@ -8,6 +8,8 @@
 //! guard.
 
 mod audit;
+mod explain;
+pub use explain::HookVerdict;
 mod revalidate;
 mod schedule;
 mod select;
@@ -192,6 +194,8 @@ pub(crate) struct Inner {
     /// Owners' failClosed hooks that cannot run (see [`LoadedConfig::lost_guards`]).
     lost_guards: Vec<String>,
     repository_files: Vec<String>,
+    /// Hooks left out at load, with why (`explain`).
+    dropped: Vec<crate::config::DroppedHook>,
     pub(crate) shared: Shared,
 }
 
@@ -309,6 +313,7 @@ impl Engine {
                 dialect_detected_from: config.dialect_detected_from,
                 lost_guards: config.lost_guards,
                 repository_files: config.repository_files,
+                dropped: config.dropped,
                 shared,
             }),
         })

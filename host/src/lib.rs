@@ -59,9 +59,10 @@ mod protocol;
 mod text;
 
 pub use config::{
-    AllowedPath, CommandHandler, DEFAULT_MANAGED_PATH, Diagnostic, ExecutorKind, Handler, HookSpec,
-    HttpHandler, HttpPolicy, Layer, LoadOptions, LoadedConfig, PromptHandler, RunMode, Severity,
-    Shell, Trust, TrustError, TrustStore, TrustedBy, WasmGrantPolicy, WasmHandler, detect, load,
+    AllowedPath, CommandHandler, DEFAULT_MANAGED_PATH, Diagnostic, DroppedHook, ExecutorKind,
+    FileSet, Handler, HookSpec, HttpHandler, HttpPolicy, Layer, LoadOptions, LoadedConfig,
+    OWN_MANAGED_PATH, PromptHandler, RunMode, Severity, Shell, Trust, TrustError, TrustStore,
+    TrustedBy, WasmGrantPolicy, WasmHandler, detect, load,
 };
 pub use dialect::{
     AGENT_SDK, AnswerForm, CLAUDE, Chain, DecisionRule, Dialect, DialectId, EVVA, Event, EventRule,
@@ -69,7 +70,7 @@ pub use dialect::{
 };
 pub use engine::{
     ASYNC_DRAIN, ActiveHook, DEFAULT_STOP_BLOCK_CAP, Engine, EngineError, EngineOptions, HookInfo,
-    SessionHookId,
+    HookVerdict, SessionHookId,
 };
 pub use event::{
     BlockForm, CATALOG, EventSpec, Exit2, Fields, Handlers, MatcherSyntax, MatcherValue, ModeRule,
@@ -82,6 +83,7 @@ pub use executor::wasm::{WIT_VERSION, WasmOptions, compile_worker_main};
 pub use files::{create_private_dir, open_regular};
 pub use front_door::{Answer, Failure, Request, RequestLimits};
 pub use input::{InputError, parse as parse_input, sniff_event};
+pub use matcher::never_fires_in_claude_code;
 pub use merge::failed_closed;
 pub use outcome::{Counts, HookOutcome, HookReport, HookStatus, IgnoredField};
 pub use output::{HookOutput, PermissionDecision};

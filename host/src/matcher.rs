@@ -16,6 +16,10 @@
 //! [`MAX_BACKTRACKING_VALUE`] characters (a longer value counts as a match: the hook
 //! runs rather than being skipped).
 
+mod reach;
+
+pub use reach::never_fires_in_claude_code;
+
 use crate::condition::{Rule, RuleContext};
 use crate::event::EventSpec;
 

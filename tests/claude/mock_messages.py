@@ -1,9 +1,10 @@
 # A local mock of the Anthropic Messages API for tests/it/claude_code.rs: the first turn
-# asks for one Bash tool call (`rm -rf victim`), any turn that carries a tool_result ends
-# with "done". Streams SSE like the real API; every request is appended to the log file
-# (argv[1]); the bound port is printed on stdout.
+# asks for one Bash tool call (argv[2], default `rm -rf victim`), any turn that carries a
+# tool_result ends with "done". Streams SSE like the real API; every request is appended
+# to the log file (argv[1]); the bound port is printed on stdout.
 import json, sys, http.server, threading
 LOG = open(sys.argv[1], "a")
+COMMAND = sys.argv[2] if len(sys.argv) > 2 else "rm -rf victim"
 class H(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     def log_message(self, *a): pass
@@ -28,7 +29,7 @@ class H(http.server.BaseHTTPRequestHandler):
             stop = "end_turn"
         else:
             blocks = [("tool_use", {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {}},
-                       {"type": "input_json_delta", "partial_json": json.dumps({"command": "rm -rf victim", "description": "delete"})})]
+                       {"type": "input_json_delta", "partial_json": json.dumps({"command": COMMAND, "description": "delete"})})]
             stop = "tool_use"
         events = [("message_start", {"type": "message_start", "message": {"id": mid, "type": "message", "role": "assistant", "model": req.get("model", "m"), "content": [], "stop_reason": None, "stop_sequence": None, "usage": {"input_tokens": 10, "output_tokens": 1}}})]
         for i, (_, start, delta) in enumerate(blocks):
@@ -38,7 +39,7 @@ class H(http.server.BaseHTTPRequestHandler):
         events += [("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None}, "usage": {"output_tokens": 5}}),
                    ("message_stop", {"type": "message_stop"})]
         if not req.get("stream"):
-            content = [{"type": "text", "text": "done"}] if stop == "end_turn" else [{"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "rm -rf victim"}}]
+            content = [{"type": "text", "text": "done"}] if stop == "end_turn" else [{"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": COMMAND}}]
             body = json.dumps({"id": mid, "type": "message", "role": "assistant", "model": "m", "content": content, "stop_reason": stop, "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 1}}).encode()
             self.send_response(200); self.send_header("content-type", "application/json")
             self.send_header("content-length", str(len(body))); self.end_headers(); self.wfile.write(body); return

@@ -6,9 +6,20 @@
 use std::path::{Path, PathBuf};
 
 use super::Layer;
-use super::options::{DEFAULT_MANAGED_PATH, LoadOptions, config_dir};
+use super::options::{FileSet, LoadOptions, config_dir};
 use super::trust::{self, Trust, TrustedBy, trust_root};
-use crate::dialect::{Dialect, DialectId, FileLayer, Root};
+use crate::dialect::{ConfigFile, Dialect, DialectId, FileLayer, Root, file};
+
+/// hookhost's own hook files ([`FileSet::Own`]), managed file aside.
+const OWN_FILES: &[ConfigFile] = &[
+    file(FileLayer::User, Root::XdgConfig, "hookhost/hooks.json"),
+    file(FileLayer::Project, Root::Project, ".hookhost/hooks.json"),
+    file(
+        FileLayer::Local,
+        Root::Project,
+        ".hookhost/hooks.local.json",
+    ),
+];
 
 /// The files a dialect reads besides managed and `--settings` files, in its order (its
 /// [`Dialect::discovery`] table resolved against `options`).
@@ -16,8 +27,11 @@ pub(super) fn dialect_files(options: &LoadOptions, dialect: &Dialect) -> Vec<(La
     let home = options.home.as_deref();
     let project = options.project_dir.as_deref();
     let walk_up = project.map(|dir| walk_up_root(dir, home, dialect));
-    dialect
-        .discovery
+    let table = match options.files {
+        FileSet::Dialect => dialect.discovery,
+        FileSet::Own => OWN_FILES,
+    };
+    table
         .iter()
         .filter_map(|file| {
             let root = match file.root {
@@ -47,6 +61,12 @@ impl LoadOptions {
     /// Every file any dialect could read for these options (what `serve` watches): each
     /// dialect's discovery table resolved, managed and `--settings` files aside.
     pub fn candidate_files(&self) -> Vec<PathBuf> {
+        if self.files == FileSet::Own {
+            return dialect_files(self, DialectId::Claude.dialect())
+                .into_iter()
+                .map(|(_, file)| file)
+                .collect();
+        }
         DialectId::ALL
             .iter()
             .flat_map(|id| dialect_files(self, id.dialect()))
@@ -77,7 +97,7 @@ pub(super) fn walk_up_root(start: &Path, home: Option<&Path>, dialect: &Dialect)
 }
 
 /// The dialect of the files found for `options`. Only files the owners chose, or a
-/// workspace they trust, decide: first the `--settings` files (a `hooks.toml` is hygge, a
+/// workspace they trust, decide: first the `--settings` files (hookhost's own files are Claude Code's schema; a `hooks.toml` is hygge, a
 /// `.gen/settings.json` gen, a `.evva/settings.json` evva, any other JSON file claude),
 /// then a trusted workspace's own files (`.claude/` → claude, a `hooks.toml` → hygge,
 /// `.gen/settings.json` → gen, `.evva/settings.json` → evva), then the user's, then the
@@ -86,6 +106,9 @@ pub(super) fn walk_up_root(start: &Path, home: Option<&Path>, dialect: &Dialect)
 /// nothing decides. Returns the file that decided. The Agent SDK reads Claude Code's files
 /// and is never detected.
 pub fn detect(options: &LoadOptions) -> (DialectId, Option<PathBuf>) {
+    if options.files == FileSet::Own {
+        return (DialectId::Claude, None);
+    }
     for arg in &options.settings {
         if arg.trim_start().starts_with('{') {
             return (DialectId::Claude, None);
@@ -126,10 +149,7 @@ pub fn detect(options: &LoadOptions) -> (DialectId, Option<PathBuf>) {
             }
         }
     }
-    let managed = options
-        .managed_path
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(DEFAULT_MANAGED_PATH));
+    let managed = options.managed_file();
     if managed.is_file() {
         return (DialectId::Claude, Some(managed));
     }

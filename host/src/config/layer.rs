@@ -19,7 +19,6 @@ use serde_json::Value;
 
 use super::discover::{detect, dialect_files};
 use super::hygge::read_hooks_toml;
-use super::options::DEFAULT_MANAGED_PATH;
 pub use super::options::LoadOptions;
 use super::owners::{
     apply_policy, dedup, grant_policy, keep_only_hooks_of_untrusted, lost_guards, merge_list,
@@ -29,16 +28,13 @@ use super::plugin::read_plugin_in;
 use super::settings::{FileContext, read_hooks};
 use super::source::{Source, file_error, read_source};
 use super::trust::trust_root;
-use super::{Diagnostic, HttpPolicy, Layer, LoadedConfig};
+use super::{Diagnostic, DroppedHook, HttpPolicy, Layer, LoadedConfig};
 use crate::dialect::{Dialect, Duplicates, Layering};
 
 fn gather(options: &LoadOptions, dialect: &Dialect, diags: &mut Vec<Diagnostic>) -> Vec<Source> {
     let project = options.project_dir.clone();
     let mut sources = Vec::new();
-    let managed = options
-        .managed_path
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(DEFAULT_MANAGED_PATH));
+    let managed = options.managed_file();
     sources.extend(read_source(
         &managed,
         Layer::Managed,
@@ -129,6 +125,7 @@ pub fn load(options: &LoadOptions) -> LoadedConfig {
         if let Some(dir) = &project {
             vars.push(("CLAUDE_PROJECT_DIR".to_string(), dir.display().to_string()));
         }
+        vars.extend(options.vars.iter().cloned());
         let ctx = FileContext {
             file: source.label.clone(),
             layer: source.layer.clone(),
@@ -164,9 +161,10 @@ pub fn load(options: &LoadOptions) -> LoadedConfig {
             _ => 3,
         });
     }
+    let mut dropped = Vec::new();
     let mut hooks = match dialect.duplicates {
         Duplicates::RunEach => hooks,
-        Duplicates::RunOnce => dedup(hooks),
+        Duplicates::RunOnce => dedup(hooks, &mut dropped),
     };
     if layering == Layering::ProjectReplacesUser {
         // Only hooks that will run replace the user's: an untrusted repository's hooks
@@ -176,9 +174,18 @@ pub fn load(options: &LoadOptions) -> LoadedConfig {
             .filter(|h| matches!(h.layer, Layer::Project | Layer::Local) && h.trusted)
             .map(|h| h.event.clone())
             .collect();
-        hooks.retain(|h| !(h.layer == Layer::User && overridden.contains(&h.event)));
+        hooks.retain(|h| {
+            let replaced = h.layer == Layer::User && overridden.contains(&h.event);
+            if replaced {
+                dropped.push(DroppedHook::new(
+                    h,
+                    "replaced: the project configures this event, and the layering is project-replaces-user".into(),
+                ));
+            }
+            !replaced
+        });
     }
-    apply_policy(&sources, &mut hooks, &mut diags);
+    apply_policy(&sources, &mut hooks, &mut dropped, &mut diags);
     let grant_policy = grant_policy(&sources, options, &mut diags);
     let audit_log = owner_values(&sources, "hookAuditLog", false)
         .into_iter()
@@ -214,6 +221,7 @@ pub fn load(options: &LoadOptions) -> LoadedConfig {
         home: options.home.clone(),
         dialect: dialect_id,
         dialect_detected_from: detected_from,
+        dropped,
     }
 }
 

@@ -34,6 +34,41 @@ pub struct LoadOptions {
     pub evva_home: Option<PathBuf>,
     /// `$XDG_CONFIG_HOME` (hygge reads `<it>/hygge/hooks.toml`); default `<home>/.config`.
     pub xdg_config_home: Option<PathBuf>,
+    /// Which files are read: the dialect's own (the default), or hookhost's own hook
+    /// files — what hookhost reads behind a host that runs its own files itself.
+    pub files: FileSet,
+    /// Extra `${NAME}` expansions for hook entries, from the host's environment (e.g.
+    /// `CLAUDE_PLUGIN_ROOT` when Claude Code runs hookhost from a plugin).
+    pub vars: Vec<(String, String)>,
+}
+
+/// Which configuration files a load reads.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum FileSet {
+    /// The dialect's files (`~/.claude/settings.json`, `.claude/settings*.json`, …) and
+    /// the host's managed settings file.
+    #[default]
+    Dialect,
+    /// hookhost's own hook files, which Claude Code never reads (same schema as
+    /// `settings.json`): managed `/etc/hookhost/hooks.json`, user
+    /// `$XDG_CONFIG_HOME/hookhost/hooks.json`, project `.hookhost/hooks.json`, local
+    /// `.hookhost/hooks.local.json`. The dialect is Claude Code's.
+    Own,
+}
+
+/// hookhost's own managed hook file (see [`FileSet::Own`]).
+pub const OWN_MANAGED_PATH: &str = "/etc/hookhost/hooks.json";
+
+impl LoadOptions {
+    /// The managed file read: `managed_path`, else the default of the file set.
+    pub fn managed_file(&self) -> PathBuf {
+        self.managed_path
+            .clone()
+            .unwrap_or_else(|| match self.files {
+                FileSet::Dialect => PathBuf::from(DEFAULT_MANAGED_PATH),
+                FileSet::Own => PathBuf::from(OWN_MANAGED_PATH),
+            })
+    }
 }
 
 /// The default managed settings location on Linux.

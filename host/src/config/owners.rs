@@ -9,7 +9,7 @@ use super::grant_policy::WasmGrantPolicy;
 use super::options::{LoadOptions, config_dir};
 use super::source::Source;
 use super::trust::{self, Trust, TrustedBy};
-use super::{Diagnostic, HookSpec, Layer, Severity};
+use super::{Diagnostic, DroppedHook, HookSpec, Layer, Severity};
 use crate::dialect::Dialect;
 
 /// The effective boolean of `key`, by precedence: managed > `--settings` > local >
@@ -217,8 +217,18 @@ pub(super) fn owner_flag(sources: &[Source], key: &str) -> Option<bool> {
 pub(super) fn apply_policy(
     sources: &[Source],
     hooks: &mut Vec<HookSpec>,
+    dropped: &mut Vec<DroppedHook>,
     diags: &mut Vec<Diagnostic>,
 ) {
+    let mut keep = |hooks: &mut Vec<HookSpec>, why: &str, managed_off: bool| {
+        hooks.retain(|hook| {
+            let stays = !managed_off && hook.layer == Layer::Managed;
+            if !stays {
+                dropped.push(DroppedHook::new(hook, why.to_string()));
+            }
+            stays
+        })
+    };
     let note = |message: &str| Diagnostic {
         severity: Severity::Warning,
         file: "settings".into(),
@@ -227,12 +237,16 @@ pub(super) fn apply_policy(
     };
     if let Some((true, managed)) = effective_flag(sources, "disableAllHooks") {
         if managed {
-            hooks.clear();
+            keep(hooks, "disabled: disableAllHooks in managed settings", true);
             diags.push(note(
                 "disableAllHooks in managed settings: every hook is off",
             ));
         } else {
-            hooks.retain(|h| h.layer == Layer::Managed);
+            keep(
+                hooks,
+                "disabled: disableAllHooks (only managed hooks run)",
+                false,
+            );
             diags.push(note("disableAllHooks: only managed hooks run"));
         }
         return;
@@ -243,7 +257,11 @@ pub(super) fn apply_policy(
         .filter_map(|s| s.value.as_ref()?.get("allowManagedHooksOnly"))
         .any(|v| v.as_bool() != Some(false));
     if managed_only {
-        hooks.retain(|h| h.layer == Layer::Managed);
+        keep(
+            hooks,
+            "disabled: allowManagedHooksOnly in managed settings",
+            false,
+        );
         diags.push(note("allowManagedHooksOnly: only managed hooks run"));
     }
 }
@@ -253,7 +271,7 @@ pub(super) fn apply_policy(
 /// one), in its own place: a repository that repeats an owner's guard verbatim cannot
 /// replace it with a copy that is then skipped as untrusted. Plugin hooks are never
 /// merged with each other or with settings hooks.
-pub(super) fn dedup(hooks: Vec<HookSpec>) -> Vec<HookSpec> {
+pub(super) fn dedup(hooks: Vec<HookSpec>, dropped: &mut Vec<DroppedHook>) -> Vec<HookSpec> {
     use std::collections::HashMap;
     let key = |hook: &HookSpec| {
         let owner = match &hook.layer {
@@ -282,10 +300,26 @@ pub(super) fn dedup(hooks: Vec<HookSpec>) -> Vec<HookSpec> {
             })
             .or_insert(index);
     }
+    let kept_at: Vec<(String, String)> = hooks
+        .iter()
+        .map(|hook| (hook.file.clone(), hook.location.clone()))
+        .collect();
     hooks
         .into_iter()
         .enumerate()
-        .filter(|(index, _)| keep.get(&keys[*index]) == Some(index))
+        .filter(|(index, hook)| {
+            let kept = keep[&keys[*index]];
+            if kept != *index {
+                let (file, location) = &kept_at[kept];
+                dropped.push(DroppedHook::new(
+                    hook,
+                    format!(
+                        "duplicate: the identical hook at {file}: {location} is the copy that runs (identical handlers run once; the strongest authority's copy is kept)"
+                    ),
+                ));
+            }
+            kept == *index
+        })
         .map(|(_, hook)| hook)
         .collect()
 }

@@ -238,6 +238,15 @@ fn read_group(
             return;
         }
     };
+    if spec.known
+        && let Some(why) = matcher.never_matches(spec)
+    {
+        diags.push(ctx.diag(
+            Severity::Warning,
+            location.clone(),
+            format!("this matcher never fires: {why}"),
+        ));
+    }
     if spec.known && spec.matcher_field.is_none() && !matches!(matcher, Matcher::Any) {
         diags.push(ctx.diag(
             Severity::Warning,

@@ -149,6 +149,11 @@ impl<'a> MatchInput<'a> {
 
     /// Whether `hook` fires for this input (event already checked).
     pub(crate) fn matches(&self, hook: &'a HookSpec) -> bool {
+        self.check(hook) == Check::Fires
+    }
+
+    /// What matching decides for `hook` (event already checked).
+    pub(crate) fn check(&self, hook: &'a HookSpec) -> Check {
         let rule_ctx = self.rule_context(hook);
         // Events without matcher support ignore the matcher; custom events compare
         // `tool_name` only when the input has one.
@@ -160,14 +165,33 @@ impl<'a> MatchInput<'a> {
                 .matches(self.value.as_deref(), rule_ctx.as_ref()),
         };
         if !matcher_ok {
-            return false;
+            return Check::MatcherMiss;
         }
         match &hook.condition {
-            None => true,
-            Some(_) if self.spec.known && !self.spec.tool_event => false,
-            Some(rule) => rule_ctx.is_some_and(|ctx| rule.matches(&ctx)),
+            None => Check::Fires,
+            Some(_) if self.spec.known && !self.spec.tool_event => Check::IfOnToolEventsOnly,
+            Some(rule) if rule_ctx.is_some_and(|ctx| rule.matches(&ctx)) => Check::Fires,
+            Some(_) => Check::IfMiss,
         }
     }
+
+    /// The value the matcher is compared with, if the input has one.
+    pub(crate) fn value(&self) -> Option<&str> {
+        self.value.as_deref()
+    }
+}
+
+/// What matching decides for one hook.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Check {
+    /// It fires.
+    Fires,
+    /// Its matcher does not accept the event's matcher value.
+    MatcherMiss,
+    /// It has an `if`, which only tool events evaluate: it never fires here.
+    IfOnToolEventsOnly,
+    /// Its `if` rule does not match the tool call.
+    IfMiss,
 }
 
 /// `input` with `field` replaced by `value`, if the input has the field.

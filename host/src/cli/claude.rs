@@ -1,0 +1,326 @@
+//! `hookhost claude`: hookhost behind Claude Code. `hook` is the command Claude Code
+//! runs (it reads hookhost's own hook files, never Claude Code's, and answers in Claude
+//! Code's form only); `install` / `uninstall` write and remove that wiring in a Claude
+//! Code settings file; `status` shows what Claude Code will run and what is wrong.
+
+mod entries;
+mod status;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+use clap::{Args, Subcommand, ValueEnum};
+use serde_json::{Map, Value};
+
+use super::{CliError, CliResult, ConfigArgs, Format};
+use entries::Wiring;
+
+/// `hookhost claude …`.
+#[derive(Debug, Subcommand)]
+pub enum ClaudeCommand {
+    /// The hook command Claude Code runs (written by `install`): reads the event on
+    /// stdin, runs the hooks of hookhost's own files (~/.config/hookhost/hooks.json,
+    /// .hookhost/hooks.json, …) and answers in Claude Code's form. Exits 0, or 2 where
+    /// only that blocks; its own problems are one line on stderr with exit 1.
+    Hook,
+    /// Write hookhost's entry for every Claude Code event into a Claude Code settings
+    /// file (idempotent; every other key and entry kept; one backup beside the file).
+    Install(InstallArgs),
+    /// Remove exactly the entries `install` wrote.
+    Uninstall(ScopeArgs),
+    /// Show, per event, what Claude Code will run and what hookhost runs behind its
+    /// entry; report problems (exit 1 when there are any).
+    Status(ScopeArgs),
+}
+
+/// Which Claude Code settings file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Scope {
+    /// `~/.claude/settings.json`: every project of this user.
+    User,
+    /// `<project>/.claude/settings.json`: shared with the repository.
+    Project,
+    /// `<project>/.claude/settings.local.json`: this checkout only.
+    Local,
+}
+
+/// Where the settings files are.
+#[derive(Debug, Clone, Args)]
+pub struct ScopeArgs {
+    /// The settings file to write (install / uninstall).
+    #[arg(long, value_enum, default_value = "user")]
+    scope: Scope,
+    /// Project directory (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    project_dir: Option<PathBuf>,
+    /// Home directory (default: $HOME).
+    #[arg(long, value_name = "DIR")]
+    home: Option<PathBuf>,
+}
+
+/// `hookhost claude install`.
+#[derive(Debug, Clone, Args)]
+pub struct InstallArgs {
+    #[command(flatten)]
+    scope: ScopeArgs,
+    /// Call a running `hookhost serve --own-files` at this base URL (e.g.
+    /// http://127.0.0.1:8787) over HTTP, sending `$HOOKHOST_TOKEN` as the bearer token;
+    /// SessionStart and Setup, which Claude Code runs only as commands, keep the command
+    /// entry.
+    #[arg(long, value_name = "URL")]
+    serve: Option<String>,
+    /// Install for this event only; repeatable. Default: every event Claude Code 2.1.197
+    /// knows except WorktreeCreate, WorktreeRemove and FileChanged.
+    #[arg(long = "event", value_name = "EVENT")]
+    events: Vec<String>,
+}
+
+/// Runs a `hookhost claude` command.
+pub async fn run(command: ClaudeCommand) -> CliResult {
+    match command {
+        ClaudeCommand::Hook => Ok(hook().await),
+        ClaudeCommand::Install(args) => install(&args),
+        ClaudeCommand::Uninstall(args) => uninstall(&args),
+        ClaudeCommand::Status(args) => status::run(&args),
+    }
+}
+
+impl ScopeArgs {
+    fn home(&self) -> anyhow::Result<PathBuf> {
+        match &self.home {
+            Some(home) => Ok(std::path::absolute(home)?),
+            None => hookhost::home().context("no usable home: $HOME must be an absolute path"),
+        }
+    }
+
+    fn project(&self) -> anyhow::Result<PathBuf> {
+        let dir = match &self.project_dir {
+            Some(dir) => std::path::absolute(dir)?,
+            None => std::env::current_dir().context("cannot read the current directory")?,
+        };
+        Ok(dir.canonicalize().unwrap_or(dir))
+    }
+
+    /// The Claude Code settings file of a scope.
+    fn file(&self, scope: Scope) -> anyhow::Result<PathBuf> {
+        Ok(match scope {
+            Scope::User => self.home()?.join(".claude").join("settings.json"),
+            Scope::Project => self.project()?.join(".claude").join("settings.json"),
+            Scope::Local => self.project()?.join(".claude").join("settings.local.json"),
+        })
+    }
+}
+
+/// The absolute path of this binary, as the entries run it.
+fn own_exe() -> anyhow::Result<String> {
+    let exe = std::env::current_exe().context("cannot find hookhost's own path")?;
+    let exe = exe.canonicalize().unwrap_or(exe);
+    exe.to_str()
+        .map(str::to_string)
+        .context("hookhost's own path is not UTF-8")
+}
+
+/// Reads a Claude Code settings file as a JSON object: an absent or empty file is `{}`;
+/// anything that is not a JSON object is refused, naming line and column.
+fn read_settings(file: &Path) -> anyhow::Result<Option<Map<String, Value>>> {
+    let text = match std::fs::read_to_string(file) {
+        Ok(text) => text,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(err) => return Err(err).with_context(|| format!("cannot read {}", file.display())),
+    };
+    if text.trim().is_empty() {
+        return Ok(Some(Map::new()));
+    }
+    match serde_json::from_str::<Value>(&text) {
+        Ok(Value::Object(map)) => Ok(Some(map)),
+        Ok(_) => bail!("{}: not a JSON object; not changed", file.display()),
+        Err(err) => bail!(
+            "{}: not valid JSON at line {} column {} ({}); not changed",
+            file.display(),
+            err.line(),
+            err.column(),
+            strip_position(&err.to_string())
+        ),
+    }
+}
+
+/// serde_json's message without its own " at line L column C" tail.
+fn strip_position(message: &str) -> &str {
+    message.split(" at line ").next().unwrap_or(message)
+}
+
+/// Writes `settings` to `file` atomically (a temporary file beside it, then a rename),
+/// keeping the previous content as `<file>.hookhost-backup` (one backup: the last).
+fn write_settings(file: &Path, settings: &Map<String, Value>) -> anyhow::Result<()> {
+    let dir = file.parent().context("settings file without a folder")?;
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let mut text = serde_json::to_string_pretty(settings)?;
+    text.push('\n');
+    if file.exists() {
+        let backup = backup_path(file);
+        std::fs::copy(file, &backup)
+            .with_context(|| format!("cannot keep a backup at {}", backup.display()))?;
+    }
+    let mut temp = tempfile::NamedTempFile::new_in(dir)
+        .with_context(|| format!("cannot write in {}", dir.display()))?;
+    if let Ok(meta) = std::fs::metadata(file) {
+        let _ = std::fs::set_permissions(temp.path(), meta.permissions());
+    }
+    temp.write_all(text.as_bytes())?;
+    temp.as_file().sync_all()?;
+    temp.persist(file)
+        .with_context(|| format!("cannot replace {}", file.display()))?;
+    Ok(())
+}
+
+fn backup_path(file: &Path) -> PathBuf {
+    let mut name = file.file_name().unwrap_or_default().to_os_string();
+    name.push(".hookhost-backup");
+    file.with_file_name(name)
+}
+
+fn install(args: &InstallArgs) -> CliResult {
+    let file = args.scope.file(args.scope.scope)?;
+    let original = read_settings(&file)?;
+    let mut settings = original.clone().unwrap_or_default();
+    let wiring = Wiring {
+        command: entries::hook_command(&own_exe()?),
+        serve: args.serve.clone(),
+    };
+    if let Some(url) = &args.serve
+        && !(url.starts_with("http://") || url.starts_with("https://"))
+    {
+        return Err(anyhow::anyhow!("--serve: `{url}` is no http(s) URL").into());
+    }
+    let events: Vec<String> = if args.events.is_empty() {
+        entries::DEFAULT_EVENTS
+            .iter()
+            .map(|e| e.to_string())
+            .collect()
+    } else {
+        args.events.clone()
+    };
+    for event in &events {
+        if hookhost::Dialect::claude().lookup(event).is_none() {
+            return Err(anyhow::anyhow!("--event: `{event}` is no Claude Code event").into());
+        }
+    }
+    entries::install(&mut settings, &wiring, &events);
+    if Some(&settings) == original.as_ref() {
+        println!("already installed in {} (unchanged)", file.display());
+        return Ok(ExitCode::SUCCESS);
+    }
+    write_settings(&file, &settings).map_err(CliError::Internal)?;
+    println!(
+        "installed hookhost for {} events in {}{}",
+        events.len(),
+        file.display(),
+        if original.is_some() {
+            format!(" (previous content: {})", backup_path(&file).display())
+        } else {
+            String::new()
+        }
+    );
+    if args.serve.is_some() {
+        println!(
+            "Claude Code sends ${} as the bearer token: start it with `export {}=$(cat ~/.config/hookhost/serve-token)`, and run `hookhost serve --own-files`",
+            entries::TOKEN_VAR,
+            entries::TOKEN_VAR
+        );
+    }
+    println!(
+        "hooks go in ~/.config/hookhost/hooks.json or .hookhost/hooks.json (Claude Code never reads them)"
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn uninstall(args: &ScopeArgs) -> CliResult {
+    let file = args.file(args.scope)?;
+    let Some(mut settings) = read_settings(&file)? else {
+        println!("nothing to remove: {} does not exist", file.display());
+        return Ok(ExitCode::SUCCESS);
+    };
+    let removed = entries::uninstall(&mut settings);
+    if removed == 0 {
+        println!("nothing to remove: no hookhost entry in {}", file.display());
+        return Ok(ExitCode::SUCCESS);
+    }
+    write_settings(&file, &settings).map_err(CliError::Internal)?;
+    println!("removed {removed} hookhost entries from {}", file.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The project Claude Code runs the hook for: `$CLAUDE_PROJECT_DIR`, else the input's
+/// `cwd`, else the current directory.
+fn hook_project(input: &[u8]) -> Option<PathBuf> {
+    let absolute = |text: &str| Some(PathBuf::from(text)).filter(|p| p.is_absolute());
+    std::env::var("CLAUDE_PROJECT_DIR")
+        .ok()
+        .and_then(|dir| absolute(&dir))
+        .or_else(|| {
+            let value: Value = serde_json::from_slice(input).ok()?;
+            absolute(value.get("cwd")?.as_str()?)
+        })
+        .or_else(|| std::env::current_dir().ok())
+}
+
+/// `hookhost claude hook`: never an exit status Claude Code would misread.
+async fn hook() -> ExitCode {
+    match hook_answer().await {
+        Ok(code) => code,
+        Err(err) => {
+            let line = super::one_line(&format!("{err:#}"), 300);
+            eprintln!("hookhost: {line}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+async fn hook_answer() -> anyhow::Result<ExitCode> {
+    let bytes = super::read_input(None)?;
+    if super::started_by_hookhost() {
+        // The hookhost that started this process already runs the hooks.
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut config = ConfigArgs::own(hook_project(&bytes));
+    if let Some(root) = std::env::var("CLAUDE_PLUGIN_ROOT")
+        .ok()
+        .filter(|root| Path::new(root).is_absolute())
+    {
+        config.vars.push(("CLAUDE_PLUGIN_ROOT".into(), root));
+    }
+    let engine = config.one_shot_engine(true).map_err(|err| match err {
+        CliError::Usage(err) | CliError::Internal(err) => err,
+    })?;
+    let warnings = engine.diagnostics().len();
+    let session = "claude-code";
+    let limits = hookhost::RequestLimits {
+        max_body: super::FIRE_MAX_INPUT,
+        same_project: false,
+    };
+    let answer = engine
+        .answer(hookhost::Request {
+            body: &bytes,
+            event: None,
+            session_id: session,
+            limits: &limits,
+        })
+        .await;
+    let outcome = match answer {
+        hookhost::Answer::Outcome(outcome) => *outcome,
+        hookhost::Answer::Failed(failure) => return Err(failure.into()),
+    };
+    engine.close().await;
+    std::mem::forget(engine);
+    let code = super::print_outcome(Format::Claude, &outcome).map_err(|err| match err {
+        CliError::Usage(err) | CliError::Internal(err) => err,
+    })?;
+    if warnings > 0 && code == ExitCode::SUCCESS {
+        eprintln!(
+            "hookhost: {warnings} configuration problems in hookhost's hook files; see `hookhost claude status`"
+        );
+    }
+    Ok(code)
+}

@@ -1,0 +1,316 @@
+//! The entries `hookhost claude install` writes into a Claude Code settings file, and
+//! how they are recognised again (by `uninstall`, a second `install` and `status`):
+//! pure edits of the file's JSON value, no I/O.
+
+use serde_json::{Map, Value, json};
+
+/// The events Claude Code 2.1.197 knows, in its order, without `WorktreeCreate` and
+/// `WorktreeRemove` (a hook there replaces Claude Code's own worktree handling) and
+/// `FileChanged` (its matcher is the watch list). An event name Claude Code does not know
+/// may make it drop the whole file, so newer events are added with `--event`.
+pub const DEFAULT_EVENTS: &[&str] = &[
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "PostToolBatch",
+    "Notification",
+    "UserPromptSubmit",
+    "UserPromptExpansion",
+    "SessionStart",
+    "SessionEnd",
+    "Stop",
+    "StopFailure",
+    "SubagentStart",
+    "SubagentStop",
+    "PreCompact",
+    "PostCompact",
+    "PermissionRequest",
+    "PermissionDenied",
+    "Setup",
+    "TeammateIdle",
+    "TaskCreated",
+    "TaskCompleted",
+    "Elicitation",
+    "ElicitationResult",
+    "ConfigChange",
+    "InstructionsLoaded",
+    "CwdChanged",
+    "MessageDisplay",
+];
+
+/// Events Claude Code does not run `http` hooks for: they get the command entry even
+/// with `--serve`.
+pub const COMMAND_ONLY_EVENTS: &[&str] = &["SessionStart", "Setup"];
+
+/// The environment variable the `http` entries send as the bearer token.
+pub const TOKEN_VAR: &str = "HOOKHOST_TOKEN";
+
+/// What runs behind hookhost's entries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Wiring {
+    /// The `command` of the command entries: the binary's absolute path + `claude hook`.
+    pub command: String,
+    /// `serve`'s base URL, when the entries call it over HTTP.
+    pub serve: Option<String>,
+}
+
+impl Wiring {
+    /// The handler hookhost's entry for `event` holds.
+    pub fn handler(&self, event: &str) -> Value {
+        match &self.serve {
+            Some(url) if !COMMAND_ONLY_EVENTS.contains(&event) => json!({
+                "type": "http",
+                "url": format!("{}/hooks", url.trim_end_matches('/')),
+                "headers": {"Authorization": format!("Bearer ${TOKEN_VAR}")},
+                "allowedEnvVars": [TOKEN_VAR],
+            }),
+            _ => json!({"type": "command", "command": self.command}),
+        }
+    }
+}
+
+/// The command line of a command entry for the binary at `exe`: the path quoted for
+/// `sh` where it needs quoting.
+pub fn hook_command(exe: &str) -> String {
+    let plain = exe
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b"/._-+:@%,".contains(&b));
+    if plain {
+        format!("{exe} claude hook")
+    } else {
+        format!("'{}' claude hook", exe.replace('\'', r"'\''"))
+    }
+}
+
+/// The program of a `… claude hook` command entry, when `handler` is one.
+pub fn hookhost_program(handler: &Value) -> Option<String> {
+    if handler.get("type").and_then(Value::as_str) != Some("command") {
+        return None;
+    }
+    let command = handler.get("command")?.as_str()?.trim();
+    let program = command.strip_suffix(" claude hook")?.trim();
+    let program = program
+        .strip_prefix('\'')
+        .and_then(|p| p.strip_suffix('\''))
+        .map(|p| p.replace(r"'\''", "'"))
+        .unwrap_or_else(|| program.to_string());
+    let name = std::path::Path::new(&program).file_name()?.to_str()?;
+    (name == "hookhost" || name == "hookhost.exe").then_some(program)
+}
+
+/// Whether `handler` is one hookhost's `install` writes (any binary path, any serve URL).
+pub fn is_ours(handler: &Value) -> bool {
+    if hookhost_program(handler).is_some() {
+        return true;
+    }
+    let Some(object) = handler.as_object() else {
+        return false;
+    };
+    object.get("type").and_then(Value::as_str) == Some("http")
+        && object
+            .get("url")
+            .and_then(Value::as_str)
+            .is_some_and(|url| url.ends_with("/hooks"))
+        && object.get("headers") == Some(&json!({"Authorization": format!("Bearer ${TOKEN_VAR}")}))
+        && object.get("allowedEnvVars") == Some(&json!([TOKEN_VAR]))
+        && object.len() == 4
+}
+
+/// Adds hookhost's entry for each of `events` to `settings` (a Claude Code settings
+/// object), replacing stale ones (another binary path or serve URL); an entry already as
+/// wanted is left where it is. Every other key and entry is kept.
+pub fn install(settings: &mut Map<String, Value>, wiring: &Wiring, events: &[String]) {
+    let hooks = settings
+        .entry("hooks")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if !hooks.is_object() {
+        *hooks = Value::Object(Map::new());
+    }
+    let Value::Object(hooks) = hooks else {
+        unreachable!("just made an object")
+    };
+    for event in events {
+        let wanted = wiring.handler(event);
+        let groups = hooks
+            .entry(event.clone())
+            .or_insert_with(|| Value::Array(Vec::new()));
+        if !groups.is_array() {
+            *groups = Value::Array(Vec::new());
+        }
+        let Value::Array(groups) = groups else {
+            unreachable!("just made an array")
+        };
+        let current = groups.iter().any(|group| {
+            group.get("matcher").is_none()
+                && group.get("hooks").and_then(Value::as_array) == Some(&vec![wanted.clone()])
+        });
+        let mut keep_first = current;
+        remove_ours(groups, |handler| {
+            if keep_first && *handler == wanted {
+                keep_first = false;
+                return false;
+            }
+            true
+        });
+        if !current {
+            groups.push(json!({"hooks": [wanted]}));
+        }
+    }
+}
+
+/// Removes every hookhost entry from `settings`; a group, event or `hooks` object left
+/// empty by the removal goes too. Returns how many handlers were removed.
+pub fn uninstall(settings: &mut Map<String, Value>) -> usize {
+    let Some(Value::Object(hooks)) = settings.get_mut("hooks") else {
+        return 0;
+    };
+    let mut removed = 0;
+    let mut emptied = Vec::new();
+    for (event, groups) in hooks.iter_mut() {
+        let Value::Array(groups) = groups else {
+            continue;
+        };
+        let before = groups.len();
+        let count = remove_ours(groups, |_| true);
+        removed += count;
+        if count > 0 && groups.is_empty() && before > 0 {
+            emptied.push(event.clone());
+        }
+    }
+    for event in emptied {
+        hooks.remove(&event);
+    }
+    if removed > 0 && hooks.is_empty() {
+        settings.remove("hooks");
+    }
+    removed
+}
+
+/// Removes hookhost's handlers for which `remove` says so from `groups`, and the groups
+/// the removal leaves without handlers; returns how many handlers went.
+fn remove_ours(groups: &mut Vec<Value>, mut remove: impl FnMut(&Value) -> bool) -> usize {
+    let mut removed = 0;
+    groups.retain_mut(|group| {
+        let Some(Value::Array(handlers)) = group.get_mut("hooks") else {
+            return true;
+        };
+        let before = handlers.len();
+        handlers.retain(|handler| !(is_ours(handler) && remove(handler)));
+        removed += before - handlers.len();
+        !(handlers.is_empty() && before > 0)
+    });
+    removed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn wiring(serve: Option<&str>) -> Wiring {
+        Wiring {
+            command: hook_command("/opt/hook host/hookhost"),
+            serve: serve.map(str::to_string),
+        }
+    }
+
+    fn events() -> Vec<String> {
+        ["PreToolUse", "SessionStart"].map(String::from).to_vec()
+    }
+
+    fn original() -> Map<String, Value> {
+        json!({
+            "model": "x",
+            "hooks": {
+                "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "mine.sh"}]}],
+                "Stop": [{"hooks": [{"type": "command", "command": "stop.sh"}]}]
+            },
+            "permissions": {"allow": []}
+        })
+        .as_object()
+        .unwrap()
+        .clone()
+    }
+
+    #[test]
+    fn commands_are_quoted_and_recognised() {
+        let command = hook_command("/opt/it's/hookhost");
+        assert_eq!(command, r"'/opt/it'\''s/hookhost' claude hook");
+        let handler = json!({"type": "command", "command": command});
+        assert_eq!(
+            hookhost_program(&handler).as_deref(),
+            Some("/opt/it's/hookhost")
+        );
+        assert_eq!(
+            hook_command("/usr/bin/hookhost"),
+            "/usr/bin/hookhost claude hook"
+        );
+        let other = json!({"type": "command", "command": "/usr/bin/other claude hook"});
+        assert!(!is_ours(&other));
+        let fire = json!({"type": "command", "command": "hookhost fire --format claude"});
+        assert!(!is_ours(&fire));
+    }
+
+    #[test]
+    fn install_twice_is_install_once_and_uninstall_restores() {
+        let mut settings = original();
+        install(&mut settings, &wiring(None), &events());
+        let once = settings.clone();
+        install(&mut settings, &wiring(None), &events());
+        assert_eq!(settings, once);
+        let pre = &settings["hooks"]["PreToolUse"];
+        assert_eq!(pre.as_array().unwrap().len(), 2, "{pre}");
+        assert_eq!(pre[0]["matcher"], "Bash", "the user's group stays first");
+        assert_eq!(uninstall(&mut settings), 2);
+        assert_eq!(settings, original());
+        // Key order too.
+        assert_eq!(
+            serde_json::to_string(&settings).unwrap(),
+            serde_json::to_string(&original()).unwrap()
+        );
+    }
+
+    #[test]
+    fn a_stale_entry_is_replaced_and_the_serve_wiring_swaps_in() {
+        let mut settings = original();
+        let old = Wiring {
+            command: hook_command("/old/place/hookhost"),
+            serve: None,
+        };
+        install(&mut settings, &old, &events());
+        install(
+            &mut settings,
+            &wiring(Some("http://127.0.0.1:8787/")),
+            &events(),
+        );
+        let pre = settings["hooks"]["PreToolUse"].as_array().unwrap();
+        assert_eq!(pre.len(), 2, "{pre:?}");
+        assert_eq!(pre[1]["hooks"][0]["url"], "http://127.0.0.1:8787/hooks");
+        assert_eq!(
+            pre[1]["hooks"][0]["headers"]["Authorization"],
+            "Bearer $HOOKHOST_TOKEN"
+        );
+        let start = &settings["hooks"]["SessionStart"][0]["hooks"][0];
+        assert_eq!(
+            start["type"], "command",
+            "Claude Code runs no http SessionStart hooks"
+        );
+        assert_eq!(uninstall(&mut settings), 2);
+        assert_eq!(settings, original());
+    }
+
+    #[test]
+    fn a_group_the_user_shares_with_an_entry_keeps_the_users_handlers() {
+        let mut settings = json!({"hooks": {"Stop": [{"hooks": [
+            {"type": "command", "command": "/usr/bin/hookhost claude hook"},
+            {"type": "command", "command": "mine.sh"}
+        ]}]}})
+        .as_object()
+        .unwrap()
+        .clone();
+        assert_eq!(uninstall(&mut settings), 1);
+        assert_eq!(
+            settings["hooks"]["Stop"][0]["hooks"],
+            json!([{"type": "command", "command": "mine.sh"}])
+        );
+    }
+}

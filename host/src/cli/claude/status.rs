@@ -1,0 +1,233 @@
+//! `hookhost claude status`: what Claude Code will run per event — its own settings
+//! files as it reads them, plus what hookhost runs behind its entry — and every problem
+//! found, each with what to do about it. Exit 1 when there is a problem.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use serde_json::Value;
+
+use super::entries::{self, hookhost_program, is_ours};
+use super::{ScopeArgs, read_settings};
+use crate::cli::{CliResult, ConfigArgs};
+
+/// Handler types Claude Code knows; any other makes it drop every hook of the file.
+const CLAUDE_CODE_TYPES: &[&str] = &["command", "http", "prompt", "agent", "mcp_tool"];
+
+/// One handler of a Claude Code settings file.
+struct Entry {
+    file: String,
+    matcher: Option<String>,
+    summary: String,
+}
+
+pub(super) fn run(args: &ScopeArgs) -> CliResult {
+    let home = args.home()?;
+    let project = args.project()?;
+    let exe = super::own_exe()?;
+    let files = [
+        (
+            "managed",
+            PathBuf::from("/etc/claude-code/managed-settings.json"),
+        ),
+        ("user", home.join(".claude/settings.json")),
+        ("project", project.join(".claude/settings.json")),
+        ("local", project.join(".claude/settings.local.json")),
+    ];
+    let mut problems: Vec<String> = Vec::new();
+    let mut by_event: BTreeMap<String, Vec<Entry>> = BTreeMap::new();
+    let mut wired: BTreeMap<String, bool> = BTreeMap::new();
+    println!("Claude Code reads:");
+    for (scope, file) in &files {
+        let shown = file.display().to_string();
+        let settings = match read_settings(file) {
+            Ok(Some(settings)) => settings,
+            Ok(None) => {
+                println!("  {scope:<8} {shown} (absent)");
+                continue;
+            }
+            Err(err) => {
+                println!("  {scope:<8} {shown} (unreadable)");
+                problems.push(format!("{err:#}: Claude Code ignores this file"));
+                continue;
+            }
+        };
+        println!("  {scope:<8} {shown}");
+        for (plugin, enabled) in settings
+            .get("enabledPlugins")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+        {
+            if plugin.starts_with("hookhost@") && enabled == &Value::Bool(true) {
+                println!("           plugin {plugin}: runs `hookhost claude hook` from PATH");
+                for event in entries::DEFAULT_EVENTS {
+                    wired.insert(event.to_string(), true);
+                }
+                if !on_path("hookhost") {
+                    problems.push(format!(
+                        "{shown}: plugin {plugin} runs `hookhost` from PATH, and no hookhost is on PATH"
+                    ));
+                }
+            }
+        }
+        let Some(Value::Object(hooks)) = settings.get("hooks") else {
+            continue;
+        };
+        let mut foreign = Vec::new();
+        for (event, groups) in hooks {
+            for (index, group) in groups.as_array().into_iter().flatten().enumerate() {
+                let matcher = group.get("matcher").and_then(Value::as_str);
+                let location = format!("{shown}: hooks.{event}[{index}]");
+                if let Some(text) = matcher
+                    && let Some(why) = hookhost::never_fires_in_claude_code(event, text)
+                {
+                    problems.push(format!("{location}: matcher `{text}` never fires: {why}"));
+                }
+                for handler in group
+                    .get("hooks")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    let kind = handler.get("type").and_then(Value::as_str).unwrap_or("?");
+                    if !CLAUDE_CODE_TYPES.contains(&kind) {
+                        foreign.push(format!("hooks.{event}[{index}] (`{kind}`)"));
+                    }
+                    if is_ours(handler) {
+                        wired.insert(event.clone(), true);
+                        if let Some(program) = hookhost_program(handler)
+                            && program != exe
+                        {
+                            let why = if std::path::Path::new(&program).is_file() {
+                                format!("runs {program}, not this hookhost ({exe})")
+                            } else {
+                                format!("runs {program}, which does not exist")
+                            };
+                            problems.push(format!(
+                                "{location}: stale hookhost entry: {why}; run `hookhost claude install`"
+                            ));
+                        }
+                    }
+                    problems.extend(drop_in_problem(handler, &location));
+                    by_event.entry(event.clone()).or_default().push(Entry {
+                        file: scope.to_string(),
+                        matcher: matcher.map(str::to_string),
+                        summary: describe(handler),
+                    });
+                }
+            }
+        }
+        if !foreign.is_empty() {
+            problems.push(format!(
+                "{shown}: {} is no Claude Code hook type: Claude Code drops every hook in this file; move such hooks to ~/.config/hookhost/hooks.json or .hookhost/hooks.json",
+                foreign.join(", ")
+            ));
+        }
+    }
+    // What hookhost runs behind its entry: its own files.
+    let config = ConfigArgs::own(Some(project.clone())).with_home(home.clone());
+    let behind = match config.engine() {
+        Ok(engine) => {
+            for diagnostic in engine.diagnostics() {
+                problems.push(format!("hookhost: {diagnostic}"));
+            }
+            engine.hooks()
+        }
+        Err(err) => {
+            problems.push(format!("hookhost's own hook files: {err}"));
+            Vec::new()
+        }
+    };
+    let mut events: Vec<String> = by_event.keys().cloned().collect();
+    events.extend(behind.iter().map(|hook| hook.event.clone()));
+    events.sort();
+    events.dedup();
+    for event in &events {
+        println!("{event}:");
+        for entry in by_event.get(event).into_iter().flatten() {
+            println!(
+                "  claude code ({}) {:<12} {}",
+                entry.file,
+                entry.matcher.as_deref().unwrap_or("*"),
+                entry.summary
+            );
+        }
+        for hook in behind.iter().filter(|hook| &hook.event == event) {
+            println!(
+                "  hookhost ({}) {:<12} [{}] {} — {}",
+                hook.source,
+                hook.matcher.as_deref().unwrap_or("*"),
+                hook.executor,
+                hook.name,
+                hook.file
+            );
+        }
+        let has_own = behind.iter().any(|hook| &hook.event == event);
+        if has_own && !wired.contains_key(event) {
+            let how = if entries::DEFAULT_EVENTS.contains(&event.as_str()) {
+                "run `hookhost claude install`".to_string()
+            } else {
+                format!("run `hookhost claude install --event {event}`")
+            };
+            problems.push(format!(
+                "{event}: hookhost has hooks for this event but no Claude Code settings file runs hookhost for it; {how}"
+            ));
+        }
+    }
+    if wired.is_empty() && behind.is_empty() {
+        problems.push(
+            "no Claude Code settings file runs hookhost: run `hookhost claude install`".into(),
+        );
+    }
+    if problems.is_empty() {
+        println!("no problems found");
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!("problems:");
+    for problem in &problems {
+        println!("  - {problem}");
+    }
+    Ok(ExitCode::FAILURE)
+}
+
+/// One line for a handler.
+fn describe(handler: &Value) -> String {
+    let kind = handler.get("type").and_then(Value::as_str).unwrap_or("?");
+    let what = ["command", "url", "prompt", "component", "server"]
+        .iter()
+        .find_map(|key| handler.get(*key).and_then(Value::as_str))
+        .unwrap_or("");
+    format!("[{kind}] {}", crate::cli::one_line(what, 100))
+}
+
+/// What is wrong with an old `hookhost fire` drop-in in a file Claude Code reads.
+fn drop_in_problem(handler: &Value, location: &str) -> Option<String> {
+    let command = handler.get("command")?.as_str()?;
+    let words: Vec<&str> = command.split_whitespace().collect();
+    let fire = words.windows(2).position(|pair| {
+        pair[1] == "fire"
+            && std::path::Path::new(pair[0].trim_matches('\''))
+                .file_name()
+                .is_some_and(|name| name == "hookhost")
+    })?;
+    let rest = &words[fire + 2..];
+    let claude_format = rest.windows(2).any(|pair| pair == ["--format", "claude"])
+        || rest.contains(&"--format=claude");
+    Some(if claude_format {
+        format!(
+            "{location}: `hookhost fire` reads Claude Code's own files, so every other hook there runs twice and this entry would run itself again; use `hookhost claude install` (its `hookhost claude hook` reads only hookhost's files)"
+        )
+    } else {
+        format!(
+            "{location}: `hookhost fire` without `--format claude` fails open: Claude Code ignores its answer; use `hookhost claude install`"
+        )
+    })
+}
+
+/// Whether `program` is found in `$PATH`.
+fn on_path(program: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(program).is_file()))
+}

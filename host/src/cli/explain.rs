@@ -1,0 +1,143 @@
+//! `hookhost explain`: for every configured hook, whether it runs for an input and, if
+//! not, why; then each answer, and how the merge decided. The hooks really run (an
+//! explanation of what did not happen would be a guess).
+
+use std::process::ExitCode;
+
+use clap::Args;
+use serde_json::{Value, json};
+
+use super::{CliError, CliResult, ConfigArgs};
+
+/// `hookhost explain`.
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    /// Event name; defaults to the input's `hook_event_name`.
+    event: Option<String>,
+    /// Event input JSON file, or `-` for standard input.
+    #[arg(long, value_name = "FILE")]
+    input: String,
+    /// `text` (default) or `json`.
+    #[arg(long, value_name = "FORMAT", default_value = "text", value_parser = ["text", "json"])]
+    format: String,
+    #[command(flatten)]
+    config: ConfigArgs,
+}
+
+pub(super) async fn run(args: ExplainArgs) -> CliResult {
+    let bytes = super::read_input(Some(&args.input))?;
+    let engine = args.config.one_shot_engine(false)?;
+    let input: Value = serde_json::from_slice(&bytes)
+        .map_err(|err| CliError::Usage(anyhow::anyhow!("--input: not valid JSON: {err}")))?;
+    let field = engine.dialect().event_field;
+    let Some(event) = args
+        .event
+        .clone()
+        .or_else(|| input.get(field).and_then(Value::as_str).map(str::to_string))
+    else {
+        return Err(anyhow::anyhow!("no event: name it or put `{field}` in the input").into());
+    };
+    let verdicts = engine.explain(&event, input.clone());
+    let limits = hookhost::RequestLimits {
+        max_body: super::FIRE_MAX_INPUT,
+        same_project: false,
+    };
+    let outcome = match engine
+        .answer(hookhost::Request {
+            body: &bytes,
+            event: Some(&event),
+            session_id: "hookhost-explain",
+            limits: &limits,
+        })
+        .await
+    {
+        hookhost::Answer::Outcome(outcome) => *outcome,
+        hookhost::Answer::Failed(failure) => return Err(CliError::Usage(failure.into())),
+    };
+    engine.close().await;
+    if args.format == "json" {
+        let report = json!({
+            "event": event,
+            "dialect": engine.dialect().name,
+            "diagnostics": engine.diagnostics().iter().map(ToString::to_string).collect::<Vec<_>>(),
+            "hooks": verdicts,
+            "outcome": outcome,
+            "decided_by": decided_by(&outcome),
+        });
+        println!("{}", serde_json::to_string_pretty(&report)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!("{}", super::dialect_line(&engine));
+    for diagnostic in engine.diagnostics() {
+        println!("{diagnostic}");
+    }
+    let (this, other): (Vec<_>, Vec<_>) = verdicts.iter().partition(|v| v.event == event);
+    println!("{event}: {} hooks configured", this.len());
+    for verdict in &this {
+        let mark = if verdict.runs { "runs   " } else { "skipped" };
+        let kind = verdict
+            .executor
+            .map(|kind| format!("[{kind}] "))
+            .unwrap_or_default();
+        println!(
+            "  {mark} {kind}{} — {}: {}",
+            super::one_line(&verdict.name, 60),
+            verdict.file,
+            verdict.location
+        );
+        if let Some(why) = &verdict.why {
+            println!("          {why}");
+        }
+    }
+    if !other.is_empty() {
+        println!("other events: {} hooks (not for {event})", other.len());
+    }
+    println!("answers:");
+    for report in &outcome.hooks {
+        let status = serde_json::to_value(report.status)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
+        let decision = report
+            .decision
+            .map(|d| format!(", decision {d}"))
+            .unwrap_or_default();
+        let error = report
+            .error
+            .as_deref()
+            .map(|e| format!(" ({})", super::one_line(e, 120)))
+            .unwrap_or_default();
+        println!(
+            "  [{}] {}: {status}{decision}{error}",
+            report.executor,
+            super::one_line(&report.name, 60)
+        );
+    }
+    print!(
+        "merged: {}",
+        super::summary(&outcome).lines().next().unwrap_or("")
+    );
+    match decided_by(&outcome) {
+        Some(name) => println!(" (decided by {name})"),
+        None => println!(),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The hook whose answer decided the merged outcome: the first blocking one, else the
+/// first whose decision is the merged permission decision.
+fn decided_by(outcome: &hookhost::HookOutcome) -> Option<String> {
+    if outcome.should_block {
+        return outcome
+            .hooks
+            .iter()
+            .find(|h| h.status == hookhost::HookStatus::Blocking)
+            .map(|h| h.name.clone());
+    }
+    let wanted = outcome.permission_decision.as_ref()?.as_str();
+    outcome
+        .hooks
+        .iter()
+        .find(|h| h.decision == Some(wanted))
+        .map(|h| h.name.clone())
+}
