@@ -175,6 +175,9 @@ struct ConfigArgs {
     /// Extra `${NAME}` expansions from the host's environment (set by `claude hook`).
     #[arg(skip)]
     vars: Vec<(String, String)>,
+    /// Load no project at all, only the owners' files (`serve --all-projects`' base).
+    #[arg(skip)]
+    no_project: bool,
 }
 
 #[derive(Debug, Args)]
@@ -233,6 +236,7 @@ impl ConfigArgs {
             audit_log: None,
             dialect: None,
             vars: Vec::new(),
+            no_project: false,
         }
     }
 
@@ -267,7 +271,9 @@ impl ConfigArgs {
                 ),
             )
         };
-        let project_dir = project_dir.map(|dir| dir.canonicalize().unwrap_or(dir));
+        let project_dir = project_dir
+            .filter(|_| !self.no_project)
+            .map(|dir| dir.canonicalize().unwrap_or(dir));
         Ok(LoadOptions {
             config_dir: config_dir(self.home.as_ref().map(absolute)),
             trust: if self.trust_workspace {

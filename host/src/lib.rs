@@ -62,7 +62,7 @@ pub use config::{
     AllowedPath, CommandHandler, DEFAULT_MANAGED_PATH, Diagnostic, DroppedHook, ExecutorKind,
     FileSet, Handler, HookSpec, HttpHandler, HttpPolicy, Layer, LoadOptions, LoadedConfig,
     OWN_MANAGED_PATH, PromptHandler, RunMode, Severity, Shell, Trust, TrustError, TrustStore,
-    TrustedBy, WasmGrantPolicy, WasmHandler, detect, load,
+    TrustedBy, WasmGrantPolicy, WasmHandler, detect, load, trusted_folder,
 };
 pub use dialect::{
     AGENT_SDK, AnswerForm, CLAUDE, Chain, DecisionRule, Dialect, DialectId, EVVA, Event, EventRule,

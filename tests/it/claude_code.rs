@@ -291,7 +291,13 @@ fn claude_install_serve_wiring_reaches_a_serve_that_reads_hookhost_files() {
     let ran = guarded_project(&test, &test.home.join(".config/hookhost/hooks.json"));
     let mut serve = Command::new(CLI);
     serve
-        .args(["serve", "--own-files", "--listen", "127.0.0.1:0"])
+        .args([
+            "serve",
+            "--own-files",
+            "--all-projects",
+            "--listen",
+            "127.0.0.1:0",
+        ])
         .current_dir(&test.project)
         .env("HOME", &test.home)
         .env_remove("XDG_CONFIG_HOME");

@@ -499,6 +499,110 @@ async fn a_requests_cwd_does_not_choose_which_script_runs() {
     );
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_user_level_serve_runs_a_projects_hooks_only_where_the_owner_trusts_it() {
+    let test = TestEnv::new();
+    let own = |dir: &std::path::Path, command: &str| {
+        std::fs::create_dir_all(dir).unwrap();
+        std::fs::write(
+            dir.join("hooks.json"),
+            json!({"hooks": hooks("PreToolUse", Some("Bash"),
+                vec![json!({"type": "command", "command": command})])})
+            .to_string(),
+        )
+        .unwrap();
+    };
+    own(&test.home.join(".config/hookhost"), "cat >/dev/null; true");
+    let trusted = test.root.join("trusted");
+    let stranger = test.root.join("stranger");
+    own(&trusted.join(".hookhost"), "cat >/dev/null; pwd > ran-in");
+    own(&stranger.join(".hookhost"), "cat >/dev/null; touch ran");
+    std::fs::create_dir_all(trusted.join("sub")).unwrap();
+    let home = test.home.display().to_string();
+    let trust = |args: &[&str]| {
+        let out = Command::new(CLI)
+            .arg("trust")
+            .args(args)
+            .args(["--home", &home])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    trust(&[trusted.to_str().unwrap()]);
+    let served = Serve::start(
+        &test,
+        &[
+            "--all-projects",
+            "--own-files",
+            "--listen",
+            "127.0.0.1:0",
+            "--no-auth",
+            "--managed-settings",
+            &managed_flag(&test),
+        ],
+        &[],
+    )
+    .unwrap();
+    let http = client();
+    let hooks_for = |cwd: String| {
+        let http = http.clone();
+        let url = served.url("/v1/fire?event=PreToolUse");
+        async move {
+            let outcome: Value = http
+                .post(url)
+                .json(&json!({"session_id": "s", "tool_name": "Bash",
+                              "tool_input": {"command": "ls"}, "cwd": cwd}))
+                .send()
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap();
+            outcome["hooks"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+                .len()
+        }
+    };
+    // A trusted project's request: the owner's hook and the project's, run in the trusted
+    // folder (not in the request's cwd).
+    let inside = trusted.join("sub").display().to_string();
+    assert_eq!(hooks_for(inside.clone()).await, 2, "{}", served.stderr());
+    let ran_in = std::fs::read_to_string(trusted.join("ran-in")).unwrap();
+    assert_eq!(
+        ran_in.trim(),
+        trusted.canonicalize().unwrap().to_str().unwrap()
+    );
+    assert!(!trusted.join("sub/ran-in").exists());
+    // Any other project: the owner's hooks only — its own never load, even when the path
+    // climbs out of a trusted folder.
+    for cwd in [
+        stranger.display().to_string(),
+        format!("{}/../stranger", trusted.display()),
+        "/".to_string(),
+        "relative/dir".to_string(),
+    ] {
+        assert_eq!(hooks_for(cwd.clone()).await, 1, "cwd {cwd}");
+    }
+    assert!(
+        !stranger.join("ran").exists(),
+        "an untrusted project's hook ran"
+    );
+    // Trust withdrawn: within the lookup's lifetime the project is a stranger again.
+    trust(&["--remove", trusted.to_str().unwrap()]);
+    std::thread::sleep(std::time::Duration::from_millis(2500));
+    assert_eq!(
+        hooks_for(inside).await,
+        1,
+        "trust removed, the project's hook still ran"
+    );
+}
+
 // ---- the front door: every failure around a failClosed guard is a deny ----
 
 fn deny_reason(answer: &Value) -> String {

@@ -65,7 +65,7 @@ pub struct ScopeArgs {
 pub struct InstallArgs {
     #[command(flatten)]
     scope: ScopeArgs,
-    /// Call a running `hookhost serve --own-files` at this base URL (e.g.
+    /// Call a running `hookhost serve --own-files --all-projects` at this base URL (e.g.
     /// http://127.0.0.1:8787) over HTTP, sending `$HOOKHOST_TOKEN` as the bearer token;
     /// SessionStart and Setup, which Claude Code runs only as commands, keep the command
     /// entry.
@@ -225,7 +225,7 @@ fn install(args: &InstallArgs) -> CliResult {
     );
     if args.serve.is_some() {
         println!(
-            "Claude Code sends ${} as the bearer token: start it with `export {}=$(cat ~/.config/hookhost/serve-token)`, and run `hookhost serve --own-files`",
+            "Claude Code sends ${} as the bearer token: start it with `export {}=$(cat ~/.config/hookhost/serve-token)`, and run `hookhost serve --own-files --all-projects`",
             entries::TOKEN_VAR,
             entries::TOKEN_VAR
         );

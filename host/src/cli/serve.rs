@@ -27,7 +27,7 @@
 //! {…}}`) and writes one line per answer (`{"id": …, "outcome": {…}}` or `{"id": …,
 //! "error": "…"}`), in completion order, requests running concurrently.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
@@ -47,6 +47,7 @@ use super::{CliError, CliResult, ConfigArgs};
 
 mod auth;
 mod metrics;
+mod projects;
 mod reload;
 mod routes;
 mod stdio;
@@ -90,6 +91,11 @@ pub struct ServeArgs {
     /// Calls run at once; one more is answered 503 (stdio: waits).
     #[arg(long, value_name = "N", default_value_t = 256)]
     max_concurrent: usize,
+    /// Serve every project of this user: the owners' hooks for every request, plus a
+    /// project's own hooks where its `cwd` lies in a workspace the owner trusts (the
+    /// trust store or Claude Code's trust dialog; hooks run in that trusted folder).
+    #[arg(long, conflicts_with = "project_dir")]
+    all_projects: bool,
     /// Seconds calls in flight get to finish after SIGTERM.
     #[arg(long, value_name = "SECS", default_value_t = 10)]
     drain: u64,
@@ -118,6 +124,10 @@ struct Server {
     /// `Host` values a request may carry (TCP on loopback); empty: not checked (a unix
     /// socket, which no web page can reach).
     hosts: std::sync::OnceLock<Vec<String>>,
+    /// `--all-projects`: the engines of trusted projects.
+    projects: Option<projects::Projects>,
+    /// The configuration watcher (project folders are added as projects are served).
+    watcher: Mutex<Option<notify::RecommendedWatcher>>,
 }
 
 impl Server {
@@ -161,6 +171,9 @@ impl Server {
             return;
         }
         *self.engine.write().unwrap_or_else(|e| e.into_inner()) = engine;
+        if let Some(projects) = &self.projects {
+            projects.clear();
+        }
         lock(&self.refused_reload).clear();
         self.metrics.reloads.fetch_add(1, Ordering::Relaxed);
         eprintln!("hookhost serve: reloaded ({why})");
@@ -178,11 +191,15 @@ impl Server {
     /// One call through the front door: a slot (waiting at most `--queue-wait`), then the
     /// engine's answer; the outcome is recorded in the metrics.
     async fn answer(&self, event: Option<&str>, body: Result<&[u8], (Failure, &[u8])>) -> Answer {
-        let engine = self.engine();
         let body = match body {
             Ok(body) => body,
-            Err((failure, head)) => return engine.refuse(event, head, failure),
+            Err((failure, head)) => return self.engine().refuse(event, head, failure),
         };
+        let engine = self
+            .projects
+            .as_ref()
+            .and_then(|projects| projects.engine_for(self, body))
+            .unwrap_or_else(|| self.engine());
         let permit = tokio::time::timeout(self.queue_wait, self.permits.acquire()).await;
         let Ok(Ok(_permit)) = permit else {
             self.metrics
@@ -207,7 +224,8 @@ impl Server {
 }
 
 /// Runs `hookhost serve`.
-pub async fn serve(args: ServeArgs) -> CliResult {
+pub async fn serve(mut args: ServeArgs) -> CliResult {
+    args.config.no_project = args.all_projects;
     let engine = args.config.engine()?;
     for diagnostic in engine.diagnostics() {
         eprintln!("hookhost: {diagnostic}");
@@ -242,10 +260,13 @@ pub async fn serve(args: ServeArgs) -> CliResult {
         body_timeout: Duration::from_secs(args.body_timeout),
         queue_wait: Duration::from_millis(args.queue_wait),
         hosts: std::sync::OnceLock::new(),
+        projects: args.all_projects.then(projects::Projects::default),
+        watcher: Mutex::new(None),
     });
-    let _watcher = watch(&server).map_err(|err| {
-        eprintln!("hookhost serve: not watching the configuration: {err:#}");
-    });
+    match watch(&server) {
+        Ok(watcher) => *lock(&server.watcher) = Some(watcher),
+        Err(err) => eprintln!("hookhost serve: not watching the configuration: {err:#}"),
+    }
     spawn_sighup(&server)?;
     if args.stdio {
         return stdio(server).await;

@@ -189,3 +189,11 @@ pub(super) fn trusted_without_settings(options: &LoadOptions) -> Option<TrustedB
         ),
     }
 }
+
+/// The folder the owner trusts that `dir` lies in (hookhost's trust store, else Claude
+/// Code's trust dialog), with the home and configuration folder of `options`; `None` when
+/// `dir` is in no trusted folder.
+pub fn trusted_folder(options: &LoadOptions, dir: &Path) -> Option<PathBuf> {
+    let found = trust::lookup(dir, options.home.as_deref(), config_dir(options).as_deref());
+    trust_root(found.as_ref())
+}
