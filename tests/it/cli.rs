@@ -251,3 +251,101 @@ fn check_resolves_every_hook_at_load_with_its_location() {
         );
     }
 }
+
+#[test]
+fn explain_says_for_every_hook_whether_it_runs_and_why_not() {
+    let env = TestEnv::new();
+    let deny = "cat >/dev/null; echo 'no rm here' >&2; exit 2";
+    let user = json!({"hooks": {
+        "PreToolUse": [
+            {"matcher": "Bash", "hooks": [command(deny)]},
+            {"matcher": "Edit|Write", "hooks": [command("cat >/dev/null; echo edit")]},
+            {"matcher": "Bash", "hooks": [
+                {"type": "command", "command": "cat >/dev/null; echo git", "if": "Bash(git *)"},
+                {"type": "command", "command": "cat >/dev/null; echo first", "once": true}
+            ]}
+        ],
+        "Stop": [{"hooks": [command("cat >/dev/null; echo stop")]}]
+    }});
+    std::fs::create_dir_all(env.home.join(".claude")).unwrap();
+    std::fs::write(env.home.join(".claude/settings.json"), user.to_string()).unwrap();
+    // The same guard again in the project's local file: it runs once, the user's copy.
+    std::fs::create_dir_all(env.project.join(".claude")).unwrap();
+    std::fs::write(
+        env.project.join(".claude/settings.local.json"),
+        json!({"hooks": hooks("PreToolUse", Some("Bash"), vec![command(deny)])}).to_string(),
+    )
+    .unwrap();
+    let input = env.root.join("input.json");
+    std::fs::write(
+        &input,
+        json!({"hook_event_name": "PreToolUse", "tool_name": "Bash",
+               "tool_input": {"command": "rm -rf build"}, "cwd": env.project})
+        .to_string(),
+    )
+    .unwrap();
+    let input = input.display().to_string();
+    let (code, report, stderr) = hookhost(
+        &env,
+        &[
+            "explain",
+            "--input",
+            &input,
+            "--format",
+            "json",
+            "--trust-workspace",
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let why = |name: &str| {
+        report["hooks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|hook| hook["name"].as_str().unwrap().contains(name))
+            .map(|hook| (hook["runs"].as_bool().unwrap(), hook["why"].to_string()))
+            .collect::<Vec<_>>()
+    };
+    let guard = why("no rm here");
+    assert_eq!(guard.len(), 2, "{report:#}");
+    assert!(
+        guard[0].0 && guard[0].1.contains("matches tool_name `Bash`"),
+        "{guard:?}"
+    );
+    assert!(!guard[1].0 && guard[1].1.contains("duplicate"), "{guard:?}");
+    let edit = why("echo edit");
+    assert!(
+        !edit[0].0 && edit[0].1.contains("does not match tool_name `Bash`"),
+        "{edit:?}"
+    );
+    let git = why("echo git");
+    assert!(!git[0].0 && git[0].1.contains("Bash(git *)"), "{git:?}");
+    let first = why("echo first");
+    assert!(first[0].0 && first[0].1.contains("once"), "{first:?}");
+    let stop = why("echo stop");
+    assert!(
+        !stop[0].0 && stop[0].1.contains("configured for `Stop`"),
+        "{stop:?}"
+    );
+    assert_eq!(report["outcome"]["should_block"], json!(true), "{report:#}");
+    assert!(
+        report["decided_by"]
+            .as_str()
+            .unwrap()
+            .contains("no rm here"),
+        "{report:#}"
+    );
+    // The text form says the same to a person.
+    let (code, text, _) = hookhost(
+        &env,
+        &["explain", "--input", &input, "--trust-workspace"],
+        "",
+    );
+    assert_eq!(code, 0);
+    let text = text.as_str().unwrap().to_string();
+    assert!(
+        text.contains("skipped") && text.contains("decided by"),
+        "{text}"
+    );
+}
