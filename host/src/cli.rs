@@ -1,9 +1,9 @@
 //! The `hookhost` command line: `fire`, `check`, `list`, `trust`, `serve`, and the
 //! author tools `test` and `new`.
 
+mod cases;
 mod claude;
 mod explain;
-mod fixtures;
 mod scaffold;
 mod serve;
 
@@ -79,10 +79,11 @@ enum Command {
     /// Keep one engine running and answer events over HTTP (loopback or a unix socket)
     /// or JSON lines on stdio; reloads when the configuration changes.
     Serve(serve::ServeArgs),
-    /// Run a hook project's fixture files (`tests/*.json`: component or settings,
-    /// event, input, expected decision / reason / context) and print one line per case
-    /// and a summary; exit 1 when any case fails.
-    Test(fixtures::TestArgs),
+    /// Run cases (a hook project's `tests/*.json`, or case folders with a `case.json`):
+    /// component or settings, events, inputs and what the outcome must hold; one line
+    /// per case and a summary, exit 1 when any case fails; `--bless` rewrites the
+    /// expectations from the outcomes.
+    Test(cases::TestArgs),
     /// hookhost behind Claude Code: `hook` (the command Claude Code runs), `install`,
     /// `uninstall` and `status`.
     #[command(subcommand)]
@@ -426,7 +427,7 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::List(args) => list(&args),
         Command::Trust(args) => trust(&args),
         Command::Serve(args) => serve::serve(args).await,
-        Command::Test(args) => fixtures::run(args).await.map_err(CliError::Usage),
+        Command::Test(args) => cases::run(args).await.map_err(CliError::Usage),
         Command::New(args) => scaffold::run(args).map_err(CliError::Usage),
         Command::Claude(command) => claude::run(command).await,
         Command::Explain(args) => explain::run(args).await,
@@ -462,7 +463,8 @@ fn read_input(input: Option<&str>) -> anyhow::Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// Whether a hookhost process (this same executable) is among this process's ancestors.
+/// Whether a hookhost process (this same executable) that runs hooks is among this
+/// process's ancestors (the case runner `hookhost test` runs `fire` itself, not as a hook).
 /// Judged from the process tree, never from the environment: a project's settings can set
 /// any variable for hook processes, and a variable must not switch the guards off.
 /// Linux reads `/proc`; elsewhere nothing is known and hooks always run.
@@ -485,7 +487,11 @@ fn started_by_hookhost() -> bool {
                 _ => return false,
             }
             if std::fs::read_link(format!("/proc/{pid}/exe")).is_ok_and(|exe| exe == me) {
-                return true;
+                // The nearest hookhost decides: `hookhost test` runs `fire` for its cases
+                // (not as a hook); any other hookhost ran this process as a hook.
+                let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+                let command = cmdline.split(|b| *b == 0).nth(1).unwrap_or_default();
+                return command != b"test";
             }
         }
         false

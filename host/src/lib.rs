@@ -87,7 +87,7 @@ pub use matcher::never_fires_in_claude_code;
 pub use merge::failed_closed;
 pub use outcome::{Counts, HookOutcome, HookReport, HookStatus, IgnoredField};
 pub use output::{HookOutput, PermissionDecision};
-pub use paths::{config_dir, env_dir, home, state_dir};
+pub use paths::{cache_dir, config_dir, env_dir, home, state_dir};
 pub use protocol::ClaudeAnswer;
 
 /// Parsers and limits exposed for the fuzz targets and property tests (`host/fuzz`,

@@ -1,10 +1,10 @@
 //! hookhost integration tests: real processes, real Wasm components, one binary.
 
+mod cases;
 mod claude_code;
 mod cli;
 mod command;
 mod config;
-mod dialects;
 mod examples;
 mod http;
 mod new_project;
@@ -14,7 +14,6 @@ mod policy;
 mod polyglot;
 mod prompt;
 mod sandbox;
-mod scenarios;
 mod serve;
 mod surfaces;
 mod wasm;
