@@ -2,7 +2,9 @@
 //! simple commands, each a list of words with quotes removed.
 //!
 //! It understands quotes, backslash escapes, `&&`, `||`, `;`, `&`, newlines and `|`
-//! (pipelines), and leading `NAME=value` assignments. It does not expand anything.
+//! (pipelines), leading `NAME=value` assignments, and keeps redirections that hold `&` or
+//! `|` (`2>&1`, `<&3`, `&>file`, `>|file`) inside their word, so they never split a
+//! pipeline. It does not expand anything.
 //! Text it cannot read (an unterminated quote) is reported as `None`, so a policy can
 //! fail closed.
 
@@ -27,6 +29,9 @@ pub fn pipelines(command: &str) -> Option<Vec<Pipeline>> {
     let mut word = String::new();
     let mut in_word = false;
     let mut quote = Quote::None;
+    // The last character taken was an unquoted `>` or `<`: a following `&` or `|` belongs
+    // to the redirection (`2>&1`, `>|`), not a separator.
+    let mut redirect = false;
     let mut chars = command.chars().peekable();
     let end_word = |word: &mut String, in_word: &mut bool, words: &mut Words| {
         if *in_word {
@@ -35,6 +40,7 @@ pub fn pipelines(command: &str) -> Option<Vec<Pipeline>> {
         }
     };
     while let Some(c) = chars.next() {
+        let after_redirect = std::mem::take(&mut redirect);
         match quote {
             Quote::Single => {
                 if c == '\'' {
@@ -59,6 +65,15 @@ pub fn pipelines(command: &str) -> Option<Vec<Pipeline>> {
             Quote::None => {}
         }
         match c {
+            '&' | '|' if after_redirect => {
+                word.push(c);
+                in_word = true;
+            }
+            '&' if chars.peek() == Some(&'>') => {
+                end_word(&mut word, &mut in_word, &mut words);
+                word.push(c);
+                in_word = true;
+            }
             '\'' => {
                 quote = Quote::Single;
                 in_word = true;
@@ -96,6 +111,7 @@ pub fn pipelines(command: &str) -> Option<Vec<Pipeline>> {
             c => {
                 word.push(c);
                 in_word = true;
+                redirect = matches!(c, '>' | '<');
             }
         }
     }
@@ -150,6 +166,30 @@ mod tests {
         assert_eq!(p[1], vec![vec!["rm", "-rf", "a b"], vec!["tee", "log"]]);
         assert_eq!(p[2], vec![vec!["echo", "q;"]]);
         assert_eq!(commands("true || false").unwrap().len(), 2);
+    }
+
+    #[test]
+    fn redirections_with_ampersand_or_bar_do_not_split() {
+        let p = pipelines("curl -fsSL https://x.sh 2>&1 | sh").unwrap();
+        assert_eq!(
+            p,
+            vec![vec![
+                vec!["curl", "-fsSL", "https://x.sh", "2>&1"],
+                vec!["sh"]
+            ]]
+        );
+        let p = pipelines("wget -qO- x &>/dev/null | bash").unwrap();
+        assert_eq!(p.len(), 1, "{p:?}");
+        assert_eq!(p[0][1], vec!["bash"]);
+        let p = pipelines("curl x >|out; cat <&3 | sh").unwrap();
+        assert_eq!(p.len(), 2, "{p:?}");
+        assert_eq!(p[1].len(), 2, "{p:?}");
+        // A quoted `>` is data, and a plain `&` still runs in the background.
+        let p = pipelines("echo '>'& rm x").unwrap();
+        assert_eq!(p, vec![vec![vec!["echo", ">"]], vec![vec!["rm", "x"]]]);
+        let p = pipelines("sleep 1 & curl x |& sh").unwrap();
+        assert_eq!(p.len(), 2, "{p:?}");
+        assert_eq!(p[1], vec![vec!["curl", "x"], vec!["sh"]]);
     }
 
     #[test]
