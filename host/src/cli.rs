@@ -15,7 +15,8 @@ use anyhow::Context;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use hookhost::{
-    DialectId, Engine, EngineOptions, FileSet, Layering, LoadOptions, Severity, Trust, TrustStore,
+    DialectId, Engine, EngineOptions, FileSet, LoadOptions, Severity, Trust, TrustStore,
+    internals::Layering,
 };
 
 /// Why `hookhost` could not do what it was asked: the one error type of the CLI, and
@@ -106,7 +107,7 @@ enum Command {
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum Format {
-    /// hookhost's `HookOutcome` JSON.
+    /// hookhost's `EventOutcome` JSON.
     Outcome,
     /// A Claude Code hook answer (JSON on stdout, exit 2 where only that blocks).
     Claude,
@@ -263,7 +264,10 @@ impl ConfigArgs {
             )
         } else {
             (
-                self.home.as_ref().map(absolute).or_else(hookhost::home),
+                self.home
+                    .as_ref()
+                    .map(absolute)
+                    .or_else(hookhost::internals::home),
                 Some(
                     self.project_dir
                         .as_ref()
@@ -275,33 +279,33 @@ impl ConfigArgs {
         let project_dir = project_dir
             .filter(|_| !self.no_project)
             .map(|dir| dir.canonicalize().unwrap_or(dir));
-        Ok(LoadOptions {
-            config_dir: config_dir(self.home.as_ref().map(absolute)),
-            trust: if self.trust_workspace {
-                Trust::Trusted
-            } else {
-                Trust::Discover
-            },
-            home,
-            project_dir,
-            managed_path: self.managed_settings.clone(),
-            settings: self.settings.clone(),
-            plugins: self.plugins.clone(),
-            layering: self.policy.map(|policy| match policy {
-                Policy::Additive => Layering::Additive,
-                Policy::ProjectReplacesUser => Layering::ProjectReplacesUser,
-                Policy::ProjectFirst => Layering::ProjectFirst,
-            }),
-            dialect: self.dialect,
-            evva_home: env_dir("EVVA_HOME"),
-            xdg_config_home: env_dir("XDG_CONFIG_HOME"),
-            files: if self.own_files {
-                FileSet::Own
-            } else {
-                FileSet::Dialect
-            },
-            vars: self.vars.clone(),
-        })
+        let mut options = LoadOptions::default();
+        options.config_dir = config_dir(self.home.as_ref().map(absolute));
+        options.trust = if self.trust_workspace {
+            Trust::Trusted
+        } else {
+            Trust::Discover
+        };
+        options.home = home;
+        options.project_dir = project_dir;
+        options.managed_path = self.managed_settings.clone();
+        options.settings = self.settings.clone();
+        options.plugins = self.plugins.clone();
+        options.layering = self.policy.map(|policy| match policy {
+            Policy::Additive => Layering::Additive,
+            Policy::ProjectReplacesUser => Layering::ProjectReplacesUser,
+            Policy::ProjectFirst => Layering::ProjectFirst,
+        });
+        options.dialect = self.dialect;
+        options.evva_home = env_dir("EVVA_HOME");
+        options.xdg_config_home = env_dir("XDG_CONFIG_HOME");
+        options.files = if self.own_files {
+            FileSet::Own
+        } else {
+            FileSet::Dialect
+        };
+        options.vars = self.vars.clone();
+        Ok(options)
     }
 
     fn engine(&self) -> Result<Engine, CliError> {
@@ -325,7 +329,7 @@ impl ConfigArgs {
     fn state_dir(&self) -> Option<PathBuf> {
         let base = match &self.home {
             Some(home) => Some(home.join(".local").join("state").join("hookhost")),
-            None => hookhost::state_dir(),
+            None => hookhost::internals::state_dir(),
         };
         base.map(|dir| dir.join("sessions"))
     }
@@ -348,7 +352,7 @@ const ONE_SHOT_INSTANCES: u32 = 8;
 /// A folder named by an environment variable, when it is set to an absolute path (XDG
 /// rules: empty or relative values are ignored).
 fn env_dir(name: &str) -> Option<PathBuf> {
-    hookhost::env_dir(name)
+    hookhost::internals::env_dir(name)
 }
 
 /// hookhost's configuration folder: `<home>/.config/hookhost` when `--home` is given,
@@ -357,7 +361,7 @@ fn env_dir(name: &str) -> Option<PathBuf> {
 fn config_dir(home: Option<PathBuf>) -> Option<PathBuf> {
     match home {
         Some(home) => Some(home.join(".config").join("hookhost")),
-        None => hookhost::config_dir(),
+        None => hookhost::internals::config_dir(),
     }
 }
 
@@ -387,7 +391,7 @@ pub fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .try_init();
     if let Command::CompileWorker { memory_bytes } = cli.command {
-        return ExitCode::from(hookhost::compile_worker_main(memory_bytes) as u8);
+        return ExitCode::from(hookhost::internals::compile_worker_main(memory_bytes) as u8);
     }
     // A one-shot fire runs on the calling thread (starting worker threads costs more than
     // its hooks need); the long-running commands get the multi-thread runtime.
@@ -453,8 +457,11 @@ fn read_input(input: Option<&str>) -> anyhow::Result<Vec<u8>> {
                 .context("cannot read the event input from standard input")?;
         }
         Some(path) => {
-            let file = hookhost::open_regular(std::path::Path::new(path), FIRE_MAX_INPUT as u64)
-                .with_context(|| format!("cannot read the event input file {path}"))?;
+            let file = hookhost::internals::open_regular(
+                std::path::Path::new(path),
+                FIRE_MAX_INPUT as u64,
+            )
+            .with_context(|| format!("cannot read the event input file {path}"))?;
             file.take(cap)
                 .read_to_end(&mut bytes)
                 .with_context(|| format!("cannot read the event input file {path}"))?;
@@ -510,7 +517,7 @@ fn contains(haystack: &[u8], needle: &[u8]) -> bool {
 }
 
 /// Prints `outcome` in the chosen format and returns the exit code.
-fn print_outcome(format: Format, outcome: &hookhost::HookOutcome) -> CliResult {
+fn print_outcome(format: Format, outcome: &hookhost::EventOutcome) -> CliResult {
     match format {
         Format::Outcome => {
             println!("{}", serde_json::to_string_pretty(outcome)?);
@@ -521,7 +528,7 @@ fn print_outcome(format: Format, outcome: &hookhost::HookOutcome) -> CliResult {
             Ok(ExitCode::SUCCESS)
         }
         Format::Claude => {
-            let answer = outcome.to_claude_answer();
+            let answer = outcome.to_claude_reply();
             match &answer.plain {
                 Some(text) => println!("{text}"),
                 None => println!("{}", answer.stdout),
@@ -544,9 +551,9 @@ async fn fire(args: FireArgs) -> CliResult {
         let event = args
             .event
             .clone()
-            .or_else(|| hookhost::sniff_event(&bytes))
+            .or_else(|| hookhost::internals::sniff_event(&bytes))
             .unwrap_or_default();
-        return print_outcome(args.format, &hookhost::HookOutcome::empty(&event));
+        return print_outcome(args.format, &hookhost::EventOutcome::empty(&event));
     }
     // A session id given (flag or input) names state worth keeping across processes;
     // without one there is no session to remember.
@@ -556,17 +563,9 @@ async fn fire(args: FireArgs) -> CliResult {
         eprintln!("hookhost: {diagnostic}");
     }
     let session = args.session_id.as_deref().unwrap_or("hookhost-cli");
-    let limits = hookhost::RequestLimits {
-        max_body: FIRE_MAX_INPUT,
-        same_project: false,
-    };
+    let limits = hookhost::RequestLimits::new(FIRE_MAX_INPUT, false);
     let answer = engine
-        .answer(hookhost::Request {
-            body: &bytes,
-            event: args.event.as_deref(),
-            session_id: session,
-            limits: &limits,
-        })
+        .answer(hookhost::Request::new(&bytes, session, &limits).event(args.event.as_deref()))
         .await;
     let outcome = match answer {
         hookhost::Answer::Outcome(outcome) => *outcome,
@@ -652,7 +651,7 @@ fn trust(args: &TrustArgs) -> CliResult {
         };
     }
     let dir = cwd.join(args.dir.clone().unwrap_or_default());
-    let home = home.or_else(hookhost::home);
+    let home = home.or_else(hookhost::internals::home);
     let added = store
         .add(&dir, home.as_deref(), args.force)
         .map_err(|err| CliError::Usage(err.into()))?;
@@ -680,7 +679,7 @@ fn list(args: &ConfigArgs) -> CliResult {
     let engine = args.engine()?;
     println!("{}", dialect_line(&engine));
     let mut hooks = engine.hooks();
-    if engine.dialect().listing == hookhost::Listing::ByName {
+    if engine.dialect().listing == hookhost::internals::Listing::ByName {
         // hygge's listing: one line per hook name, sorted by name.
         for hook in hooks {
             println!(
@@ -717,7 +716,7 @@ fn one_line(text: &str, max: usize) -> String {
 }
 
 /// A few lines a person can read: the decision, then one line per hook.
-fn summary(outcome: &hookhost::HookOutcome) -> String {
+fn summary(outcome: &hookhost::EventOutcome) -> String {
     let mut lines = Vec::new();
     let verdict = if outcome.should_block {
         format!(

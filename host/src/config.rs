@@ -44,6 +44,7 @@ pub enum Severity {
 
 /// One problem found while loading configuration; always names the file and where.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[non_exhaustive]
 pub struct Diagnostic {
     /// Error or warning.
     pub severity: Severity,

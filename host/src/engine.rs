@@ -1,5 +1,5 @@
 //! The [`Engine`]: resolved configuration plus executors. [`Engine::execute`] takes an
-//! event and its input and always yields a [`HookOutcome`]; hook failures are inputs to
+//! event and its input and always yields a [`EventOutcome`]; hook failures are inputs to
 //! the merge, never an `Err`.
 //!
 //! Per event: match (L1 event bucket, L2 matcher, `if`, `once`) → run (concurrently;
@@ -10,6 +10,7 @@
 mod audit;
 mod explain;
 pub use explain::HookVerdict;
+pub use session::SessionHook;
 mod revalidate;
 mod schedule;
 mod select;
@@ -33,7 +34,7 @@ use crate::executor::prompt::LlmOptions;
 use crate::executor::registry::{self, Shared};
 use crate::executor::wasm::{WasmOptions, WasmRuntime};
 use crate::executor::{AsyncNotice, Background, Executor};
-use crate::outcome::HookOutcome;
+use crate::outcome::EventOutcome;
 
 use self::schedule::EventRun;
 use self::select::OnceTracker;
@@ -64,6 +65,14 @@ pub enum EngineError {
         /// Why.
         reason: String,
     },
+    /// A session hook's entry is not one a settings file could hold.
+    #[error("invalid session hook for `{event}`: {reason}")]
+    SessionEntry {
+        /// The event.
+        event: String,
+        /// What is wrong with the entry.
+        reason: String,
+    },
     /// A session hook was invalid.
     #[error("invalid session hook for `{event}`")]
     SessionHook {
@@ -77,6 +86,7 @@ pub enum EngineError {
 
 /// Engine settings beyond configuration files.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct EngineOptions {
     /// Consecutive Stop/SubagentStop blocks allowed before the engine lets the stop
     /// through (0 disables the guard).
@@ -139,6 +149,7 @@ impl Prepared {
 
 /// A hook currently running, with its status message.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct ActiveHook {
     /// Hook name.
     pub name: String,
@@ -152,6 +163,7 @@ pub struct ActiveHook {
 
 /// One configured hook, for listings.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[non_exhaustive]
 pub struct HookInfo {
     /// Event.
     pub event: String,
@@ -471,7 +483,7 @@ impl Engine {
     }
 
     /// Fires `event` with `input` and merges every matching hook's answer.
-    pub async fn execute(&self, event: &str, input: Value) -> HookOutcome {
+    pub async fn execute(&self, event: &str, input: Value) -> EventOutcome {
         let event = self.inner.dialect.event(event);
         let mut input = select::normalise_input(&event, input);
         let session: Arc<str> = Arc::from(
@@ -519,7 +531,7 @@ impl Engine {
         )
     }
 
-    async fn fire(&self, event: &Event, session: &Arc<str>, input: Value) -> HookOutcome {
+    async fn fire(&self, event: &Event, session: &Arc<str>, input: Value) -> EventOutcome {
         if let Some(lost) = self.inner.lost_guards.first() {
             return crate::merge::failed_closed(
                 event.name(),
@@ -530,7 +542,7 @@ impl Engine {
         let reentry = input.get("stop_hook_active") == Some(&Value::Bool(true));
         let selected = self.select(event, &input, session, &Default::default());
         if selected.is_empty() {
-            return guard.apply(event, session, reentry, HookOutcome::empty(event.name()));
+            return guard.apply(event, session, reentry, EventOutcome::empty(event.name()));
         }
         let run = EventRun {
             event: event.clone(),
@@ -574,7 +586,7 @@ impl Drop for Inner {
 /// WorktreeCreate's contract (reference 1.2): the hooks replace `git worktree`, so unless
 /// one of them gives the path the creation fails; a relative path is resolved against the
 /// input's `cwd`; an absolute path with `.` or `..` segments is refused.
-fn require_worktree_path(outcome: &mut HookOutcome, cwd: Option<&Path>) {
+fn require_worktree_path(outcome: &mut EventOutcome, cwd: Option<&Path>) {
     if outcome.should_block || outcome.hooks.iter().all(|h| h.name.ends_with("(async)")) {
         return;
     }

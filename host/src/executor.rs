@@ -23,7 +23,7 @@ use tokio::task::JoinHandle;
 
 use crate::dialect::Event;
 use crate::event::EventSpec;
-use crate::outcome::{HookResult, HookStatus};
+use crate::outcome::{HookRun, HookStatus};
 
 /// A boxed future, as returned by [`Executor::execute`].
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -57,10 +57,10 @@ pub struct Detached {
 }
 
 /// Runs one kind of hook. Implementations never panic on bad hook behaviour and never
-/// return early without a [`HookResult`]: a failure is a result like any other.
+/// return early without a [`HookRun`]: a failure is a result like any other.
 pub trait Executor: Send + Sync {
     /// Runs the hook once.
-    fn execute<'a>(&'a self, call: HookCall) -> BoxFuture<'a, HookResult>;
+    fn execute<'a>(&'a self, call: HookCall) -> BoxFuture<'a, HookRun>;
 
     /// The time allowed when the hook sets no `timeout`: the event's default unless the
     /// hook type has its own.
@@ -109,14 +109,15 @@ pub trait Executor: Send + Sync {
 pub struct Unsupported(pub String);
 
 impl Executor for Unsupported {
-    fn execute<'a>(&'a self, _call: HookCall) -> BoxFuture<'a, HookResult> {
+    fn execute<'a>(&'a self, _call: HookCall) -> BoxFuture<'a, HookRun> {
         let message = format!("`{}` hooks are not supported by hookhost", self.0);
-        Box::pin(async move { HookResult::non_blocking(message) })
+        Box::pin(async move { HookRun::non_blocking(message) })
     }
 }
 
 /// What a background (async) hook reported when it finished.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct AsyncNotice {
     /// The hook.
     pub hook: String,
@@ -136,7 +137,7 @@ pub struct AsyncNotice {
 
 impl AsyncNotice {
     /// The notice for a finished background hook.
-    pub fn from_result(hook: &str, event: &str, rewake: bool, result: HookResult) -> Self {
+    pub fn from_result(hook: &str, event: &str, rewake: bool, result: HookRun) -> Self {
         let blocked = result.status == HookStatus::Blocking;
         Self {
             hook: hook.to_string(),

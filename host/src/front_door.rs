@@ -14,16 +14,47 @@ use std::time::Duration;
 use serde_json::{Map, Value, json};
 
 use crate::engine::Engine;
-use crate::outcome::HookOutcome;
+use crate::outcome::EventOutcome;
 
 /// Bounds a request is held to.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct RequestLimits {
     /// Largest input, bytes.
     pub max_body: usize,
     /// Refuse an input whose `cwd` lies outside the engine's project directory (a server
     /// answering for one project; see [`Failure::ForeignProject`]).
     pub same_project: bool,
+}
+
+impl RequestLimits {
+    /// Inputs of at most `max_body` bytes; with `same_project`, an input whose `cwd` lies
+    /// outside the engine's project is refused.
+    pub fn new(max_body: usize, same_project: bool) -> RequestLimits {
+        RequestLimits {
+            max_body,
+            same_project,
+        }
+    }
+}
+
+impl<'a> Request<'a> {
+    /// A request for the input `body`, held to `limits`; the event is the input's own and
+    /// `session_id` fills an input that has none.
+    pub fn new(body: &'a [u8], session_id: &'a str, limits: &'a RequestLimits) -> Request<'a> {
+        Request {
+            body,
+            event: None,
+            session_id,
+            limits,
+        }
+    }
+
+    /// Names the event (else the input's event field names it).
+    pub fn event(mut self, event: Option<&'a str>) -> Request<'a> {
+        self.event = event;
+        self
+    }
 }
 
 impl Default for RequestLimits {
@@ -37,6 +68,7 @@ impl Default for RequestLimits {
 
 /// A request as it arrived.
 #[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
 pub struct Request<'a> {
     /// The hook input, as bytes.
     pub body: &'a [u8],
@@ -87,7 +119,7 @@ pub enum Failure {
 pub enum Answer {
     /// The hooks ran — or a failure was answered as a block, because a `failClosed` hook
     /// guards the event.
-    Outcome(Box<HookOutcome>),
+    Outcome(Box<EventOutcome>),
     /// A failure no `failClosed` hook guards: the caller reports it.
     Failed(Failure),
 }

@@ -3,16 +3,14 @@
 //! A host fires an event (`PreToolUse`, `Stop`, …) with its input JSON; hookhost finds
 //! the hooks configured for it in Claude Code–style `settings.json` files and plugin
 //! bundles, runs them (shell commands, HTTP endpoints, LLM prompts, sandboxed
-//! WebAssembly components) and merges every answer into one [`HookOutcome`].
+//! WebAssembly components) and merges every answer into one [`EventOutcome`].
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), hookhost::EngineError> {
 //! use hookhost::{Engine, EngineOptions, LoadOptions};
-//! let load = LoadOptions {
-//!     project_dir: Some("/my/project".into()),
-//!     settings: vec!["settings.json".into()],
-//!     ..LoadOptions::default()
-//! };
+//! let mut load = LoadOptions::default();
+//! load.project_dir = Some("/my/project".into());
+//! load.settings = vec!["settings.json".into()];
 //! let engine = Engine::load(&load, EngineOptions::default())?;
 //! let outcome = engine
 //!     .execute("PreToolUse", serde_json::json!({
@@ -30,7 +28,13 @@
 //! The engine runs on tokio: call it from a runtime with the time and I/O drivers enabled
 //! (`#[tokio::main]`, or a `Builder` with `enable_all()`).
 //!
-//! The pipeline, one private module a step, re-exported here: `config` (layers,
+//! The API is small: [`Engine`] (load, [`Engine::answer`] / [`Engine::execute`],
+//! [`SessionHook`]s, introspection), [`LoadOptions`] and [`EngineOptions`] for what it
+//! reads and how it runs, and the answers — per hook a [`HookAnswer`] (what the hook
+//! said) inside a [`HookReport`] (how it ran), merged per event into one
+//! [`EventOutcome`]. Structs are `#[non_exhaustive]`: build options from `default()`.
+//!
+//! The pipeline, one private module a step: `config` (layers,
 //! plugins, raw → resolved hooks with every diagnostic), `event` (the catalog of
 //! per-event rules), `matcher` and `condition` (which hooks fire), `executor` (one trait,
 //! one module per hook type, a registry that builds them), `protocol` (the Claude Code
@@ -58,47 +62,46 @@ mod paths;
 mod protocol;
 mod text;
 
+// The API: an engine, what it loads, what it answers.
 pub use config::{
-    AllowedPath, CommandHandler, DEFAULT_MANAGED_PATH, Diagnostic, DroppedHook, ExecutorKind,
-    FileSet, Handler, HookSpec, HttpHandler, HttpPolicy, Layer, LoadOptions, LoadedConfig,
-    OWN_MANAGED_PATH, PromptHandler, RunMode, Severity, Shell, Trust, TrustError, TrustStore,
-    TrustedBy, WasmGrantPolicy, WasmHandler, detect, load, trusted_folder,
+    Diagnostic, ExecutorKind, FileSet, Layer, LoadOptions, Severity, Trust, TrustError, TrustStore,
 };
-pub use dialect::{
-    AGENT_SDK, AnswerForm, CLAUDE, Chain, DecisionRule, Dialect, DialectId, EVVA, Event, EventRule,
-    GEN, HYGGE, Layering, Listing, Order, SEQUENTIAL_GROUP, StopRule, TimeoutZero,
-};
+pub use dialect::DialectId;
 pub use engine::{
-    ASYNC_DRAIN, ActiveHook, DEFAULT_STOP_BLOCK_CAP, Engine, EngineError, EngineOptions, HookInfo,
-    HookVerdict, SessionHookId,
-};
-pub use event::{
-    BlockForm, CATALOG, EventSpec, Exit2, Fields, Handlers, MatcherSyntax, MatcherValue, ModeRule,
-    PromptEffect,
+    ActiveHook, Engine, EngineError, EngineOptions, HookInfo, HookVerdict, SessionHook,
+    SessionHookId,
 };
 pub use executor::AsyncNotice;
 pub use executor::prompt::{LlmOptions, Provider};
 pub use executor::wasm::cache::CacheStats;
-pub use executor::wasm::{WIT_VERSION, WasmOptions, compile_worker_main};
-pub use files::{create_private_dir, open_regular};
+pub use executor::wasm::{WIT_VERSION, WasmOptions};
 pub use front_door::{Answer, Failure, Request, RequestLimits};
-pub use input::{InputError, parse as parse_input, sniff_event};
-pub use matcher::never_fires_in_claude_code;
-pub use merge::failed_closed;
-pub use outcome::{Counts, HookOutcome, HookReport, HookStatus, IgnoredField};
-pub use output::{HookOutput, PermissionDecision};
-pub use paths::{cache_dir, config_dir, env_dir, home, state_dir};
-pub use protocol::ClaudeAnswer;
+pub use outcome::{Counts, EventOutcome, HookReport, HookStatus, IgnoredField};
+pub use output::{HookAnswer, PermissionDecision};
 
-/// Parsers and limits exposed for the fuzz targets and property tests (`host/fuzz`,
-/// `tests/it/parsers.rs`). Not a stable API.
+/// What the `hookhost` binary, the fuzz targets (`host/fuzz`) and the integration tests
+/// reach below the API: the dialect and catalog columns, the configuration loader, the
+/// parsers and hookhost's folders. Not a stable API.
 #[doc(hidden)]
 pub mod internals {
     pub use crate::condition::{Rule, RuleContext, split_commands};
     pub use crate::config::plugin::read_plugin;
+    pub use crate::config::{
+        CommandHandler, DEFAULT_MANAGED_PATH, Handler, HookSpec, LoadedConfig, OWN_MANAGED_PATH,
+        Shell, TrustedBy, WasmHandler, detect, load, trusted_folder,
+    };
+    pub use crate::dialect::{Dialect, Event, Layering, Listing};
+    pub use crate::event::{CATALOG, EventSpec};
     pub use crate::executor::command::OUTPUT_CAP;
+    pub use crate::executor::wasm::compile_worker_main;
     pub use crate::executor::wasm::input_record_size;
+    pub use crate::files::{create_private_dir, open_regular};
+    pub use crate::input::{parse as parse_input, sniff_event};
     pub use crate::matcher::Matcher;
+    pub use crate::matcher::never_fires_in_claude_code;
+    pub use crate::merge::failed_closed;
+    pub use crate::paths::{cache_dir, config_dir, env_dir, home, state_dir};
+    pub use crate::protocol::ClaudeReply;
     pub use crate::protocol::{MAX_LIST_ENTRIES, is_async_marker, looks_like_json, parse_answer};
     pub use crate::text::shorten;
 }

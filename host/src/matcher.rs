@@ -294,7 +294,7 @@ mod tests {
             0x00, 0x2a, 0x6e, 0x00, 0x24, 0x7a, 0x00, 0x40, 0x2a, 0xda, 0x99,
         ];
         let text = std::str::from_utf8(TIMEOUT).unwrap();
-        let spec = crate::EventSpec::for_name("PreToolUse");
+        let spec = crate::event::EventSpec::for_name("PreToolUse");
         let matcher = Matcher::compile(Some(text), spec).unwrap();
         assert!(matches!(
             matcher,
@@ -309,7 +309,7 @@ mod tests {
 
     #[test]
     fn backtracking_patterns_are_bounded() {
-        let spec = crate::EventSpec::for_name("PreToolUse");
+        let spec = crate::event::EventSpec::for_name("PreToolUse");
         // Lookarounds still work.
         let not_read = Matcher::compile(Some("^(?!Read).*"), spec).unwrap();
         assert!(not_read.matches(Some("Write"), None));
@@ -336,7 +336,7 @@ mod tests {
         ];
         let text = std::str::from_utf8(CRASH).unwrap();
         for event in ["PreToolUse", "Stop", "SessionStart"] {
-            let spec = crate::EventSpec::for_name(event);
+            let spec = crate::event::EventSpec::for_name(event);
             if let Ok(matcher) = Matcher::compile(Some(text), spec) {
                 let _ = matcher.matches(Some("Bash"), None);
                 let _ = matcher.matches(Some(text), None);

@@ -1,5 +1,5 @@
 //! The one merge step: folds the results of every hook that ran for an event, in
-//! configuration order (never completion order), into one [`HookOutcome`].
+//! configuration order (never completion order), into one [`EventOutcome`].
 //!
 //! | field | rule |
 //! | --- | --- |
@@ -19,13 +19,13 @@ use std::time::Duration;
 use crate::dialect::Event;
 use crate::dialect::{DecisionRule, StopRule};
 use crate::event::{BlockForm, Fields};
-use crate::outcome::{HookOutcome, HookReport, HookResult, HookStatus, IgnoredField, millis};
-use crate::output::{HookOutput, PermissionDecision};
+use crate::outcome::{EventOutcome, HookReport, HookRun, HookStatus, IgnoredField, millis};
+use crate::output::{HookAnswer, PermissionDecision};
 use crate::protocol;
 
 /// One finished hook, as handed to [`merge`].
 #[derive(Debug, Clone)]
-pub struct Ran {
+pub struct FinishedHook {
     /// Display name.
     pub name: String,
     /// Source label.
@@ -33,7 +33,7 @@ pub struct Ran {
     /// Executor name.
     pub executor: crate::config::ExecutorKind,
     /// What it produced.
-    pub result: HookResult,
+    pub result: HookRun,
     /// How long it took.
     pub duration: Duration,
     /// SHA-256 of the code it ran (Wasm components).
@@ -51,17 +51,17 @@ fn join(target: &mut Option<String>, text: &str) {
 }
 
 /// Merges `ran` (in configuration order) for the event described by `spec`.
-pub fn merge(event: &Event, ran: Vec<Ran>) -> HookOutcome {
+pub fn merge(event: &Event, ran: Vec<FinishedHook>) -> EventOutcome {
     let spec = event.spec();
     let dialect = event.dialect();
-    let mut outcome = HookOutcome::empty(event.name());
+    let mut outcome = EventOutcome::empty(event.name());
     let mut decision: Option<(PermissionDecision, Option<String>)> = None;
     let first_decider_rule = dialect.decision == DecisionRule::FirstDecider
         && spec.block_form == BlockForm::PermissionDecision;
     // (decided by an owner layer, decision, reason)
     let mut first_decider: Option<(bool, PermissionDecision, Option<String>)> = None;
     let mut seen_paths = std::collections::HashSet::new();
-    for Ran {
+    for FinishedHook {
         name,
         source,
         executor,
@@ -200,7 +200,7 @@ pub fn merge(event: &Event, ran: Vec<Ran>) -> HookOutcome {
             round: 0,
             sha256,
             error: result.error,
-            output: (out != HookOutput::default()).then_some(out),
+            output: (out != HookAnswer::default()).then_some(out),
         });
     }
     if first_decider_rule {
@@ -225,7 +225,7 @@ pub fn merge(event: &Event, ran: Vec<Ran>) -> HookOutcome {
 /// the operation (and is ignored where nothing can be blocked); on an Agent SDK stop
 /// event `continue: true` keeps the agent going (a block of the stop). Returns the
 /// fields it ignored.
-fn apply_dialect(event: &Event, out: &mut HookOutput) -> Vec<&'static str> {
+fn apply_dialect(event: &Event, out: &mut HookAnswer) -> Vec<&'static str> {
     let dialect = event.dialect();
     let mut ignored = Vec::new();
     if dialect.continue_false_blocks && out.continue_ == Some(false) {
@@ -252,14 +252,14 @@ fn apply_dialect(event: &Event, out: &mut HookOutput) -> Vec<&'static str> {
 /// The outcome of an event whose hooks could not run at all (its input could not be
 /// read) while a `failClosed` hook guards it: one synthetic failed-closed result, merged
 /// like any other so the block takes the event's usual form (deny on PreToolUse, …).
-pub fn failed_closed(event: &str, reason: &str) -> HookOutcome {
+pub fn failed_closed(event: &str, reason: &str) -> EventOutcome {
     merge(
         &Event::new(event),
-        vec![Ran {
+        vec![FinishedHook {
             name: "hookhost".into(),
             source: crate::config::Layer::Hookhost,
             executor: crate::config::ExecutorKind::Hookhost,
-            result: HookResult::failed_closed(reason, reason),
+            result: HookRun::failed_closed(reason, reason),
             duration: Duration::ZERO,
             sha256: None,
         }],
@@ -271,30 +271,30 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn ran(name: &str, output: HookOutput) -> Ran {
-        Ran {
+    fn ran(name: &str, output: HookAnswer) -> FinishedHook {
+        FinishedHook {
             name: name.into(),
             source: crate::config::Layer::Project,
             executor: crate::config::ExecutorKind::Command,
-            result: HookResult::answer(output),
+            result: HookRun::answer(output),
             duration: Duration::from_millis(1),
             sha256: None,
         }
     }
 
-    fn decision(d: PermissionDecision, reason: &str) -> HookOutput {
-        HookOutput {
+    fn decision(d: PermissionDecision, reason: &str) -> HookAnswer {
+        HookAnswer {
             permission_decision: Some(d),
             permission_decision_reason: Some(reason.into()),
-            ..HookOutput::default()
+            ..HookAnswer::default()
         }
     }
 
     struct Case {
         name: &'static str,
         event: &'static str,
-        hooks: Vec<Ran>,
-        check: fn(&HookOutcome),
+        hooks: Vec<FinishedHook>,
+        check: fn(&EventOutcome),
     }
 
     #[test]
@@ -352,21 +352,21 @@ mod tests {
                 name: "first_block_reason_in_config_order",
                 event: "Stop",
                 hooks: vec![
-                    ran("a", HookOutput::default()),
+                    ran("a", HookAnswer::default()),
                     ran(
                         "b",
-                        HookOutput {
+                        HookAnswer {
                             block: true,
                             reason: Some("keep going".into()),
-                            ..HookOutput::default()
+                            ..HookAnswer::default()
                         },
                     ),
                     ran(
                         "c",
-                        HookOutput {
+                        HookAnswer {
                             block: true,
                             reason: Some("later".into()),
-                            ..HookOutput::default()
+                            ..HookAnswer::default()
                         },
                     ),
                 ],
@@ -383,16 +383,16 @@ mod tests {
                 hooks: vec![
                     ran(
                         "a",
-                        HookOutput {
+                        HookAnswer {
                             additional_context: Some("one".into()),
-                            ..HookOutput::default()
+                            ..HookAnswer::default()
                         },
                     ),
                     ran(
                         "b",
-                        HookOutput {
+                        HookAnswer {
                             additional_context: Some("two".into()),
-                            ..HookOutput::default()
+                            ..HookAnswer::default()
                         },
                     ),
                 ],
@@ -404,19 +404,19 @@ mod tests {
                 hooks: vec![
                     ran(
                         "a",
-                        HookOutput {
+                        HookAnswer {
                             updated_input: Some(json!({"v": 1})),
-                            ..HookOutput::default()
+                            ..HookAnswer::default()
                         },
                     ),
                     ran(
                         "b",
-                        HookOutput {
+                        HookAnswer {
                             updated_input: Some(json!({"v": 2})),
-                            ..HookOutput::default()
+                            ..HookAnswer::default()
                         },
                     ),
-                    ran("c", HookOutput::default()),
+                    ran("c", HookAnswer::default()),
                 ],
                 check: |o| assert_eq!(o.updated_input, Some(json!({"v": 2}))),
             },
@@ -426,18 +426,18 @@ mod tests {
                 hooks: vec![
                     ran(
                         "a",
-                        HookOutput {
+                        HookAnswer {
                             continue_: Some(false),
                             stop_reason: Some("first".into()),
-                            ..HookOutput::default()
+                            ..HookAnswer::default()
                         },
                     ),
                     ran(
                         "b",
-                        HookOutput {
+                        HookAnswer {
                             continue_: Some(false),
                             stop_reason: Some("second".into()),
-                            ..HookOutput::default()
+                            ..HookAnswer::default()
                         },
                     ),
                 ],
@@ -452,16 +452,16 @@ mod tests {
                 hooks: vec![
                     ran(
                         "a",
-                        HookOutput {
+                        HookAnswer {
                             watch_paths: vec!["/a".into(), "/b".into()],
-                            ..HookOutput::default()
+                            ..HookAnswer::default()
                         },
                     ),
                     ran(
                         "b",
-                        HookOutput {
+                        HookAnswer {
                             watch_paths: vec!["/b".into(), "/c".into()],
-                            ..HookOutput::default()
+                            ..HookAnswer::default()
                         },
                     ),
                 ],
@@ -472,10 +472,10 @@ mod tests {
                 event: "Stop",
                 hooks: vec![ran(
                     "a",
-                    HookOutput {
+                    HookAnswer {
                         updated_input: Some(json!({})),
                         watch_paths: vec!["/x".into()],
-                        ..HookOutput::default()
+                        ..HookAnswer::default()
                     },
                 )],
                 check: |o| {
@@ -491,18 +491,18 @@ mod tests {
                 hooks: vec![
                     ran(
                         "a",
-                        HookOutput {
+                        HookAnswer {
                             permission_decision: Some(Allow),
                             updated_permissions: vec![json!({"type": "setMode"})],
-                            ..HookOutput::default()
+                            ..HookAnswer::default()
                         },
                     ),
                     ran(
                         "b",
-                        HookOutput {
+                        HookAnswer {
                             permission_decision: Some(Allow),
                             updated_permissions: vec![json!({"type": "addRules"})],
-                            ..HookOutput::default()
+                            ..HookAnswer::default()
                         },
                     ),
                     ran("c", decision(Deny, "nope")),
@@ -521,10 +521,10 @@ mod tests {
                 event: "Notification",
                 hooks: vec![ran(
                     "a",
-                    HookOutput {
+                    HookAnswer {
                         block: true,
                         reason: Some("x".into()),
-                        ..HookOutput::default()
+                        ..HookAnswer::default()
                     },
                 )],
                 check: |o| {
@@ -546,19 +546,19 @@ mod tests {
         let outcome = merge(
             &Event::new("PreToolUse"),
             vec![
-                Ran {
+                FinishedHook {
                     name: "x".into(),
                     source: crate::config::Layer::User,
                     executor: crate::config::ExecutorKind::Command,
-                    result: HookResult::non_blocking("exit 1"),
+                    result: HookRun::non_blocking("exit 1"),
                     duration: Duration::ZERO,
                     sha256: None,
                 },
-                Ran {
+                FinishedHook {
                     name: "y".into(),
                     source: crate::config::Layer::User,
                     executor: crate::config::ExecutorKind::Wasm,
-                    result: HookResult::cancelled("fuel"),
+                    result: HookRun::cancelled("fuel"),
                     duration: Duration::ZERO,
                     sha256: None,
                 },

@@ -1,4 +1,4 @@
-//! [`HookOutcome`]: the only thing the engine returns, and the per-hook [`HookResult`]
+//! [`EventOutcome`]: the only thing the engine returns, and the per-hook [`HookRun`]
 //! every executor produces.
 
 use std::time::Duration;
@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::output::{HookOutput, PermissionDecision};
+use crate::output::{HookAnswer, PermissionDecision};
 
 /// How one hook ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -26,18 +26,18 @@ pub enum HookStatus {
 
 /// What an executor hands back for one hook call.
 #[derive(Debug, Clone, PartialEq)]
-pub struct HookResult {
+pub struct HookRun {
     /// How the hook ended.
     pub status: HookStatus,
     /// What it answered.
-    pub output: HookOutput,
+    pub output: HookAnswer,
     /// Error text for failures (names the limit, exit code or parse problem).
     pub error: Option<String>,
 }
 
-impl HookResult {
+impl HookRun {
     /// A successful answer (status becomes `blocking` when the answer blocks).
-    pub fn answer(output: HookOutput) -> Self {
+    pub fn answer(output: HookAnswer) -> Self {
         let status = if output.blocks() {
             HookStatus::Blocking
         } else {
@@ -54,7 +54,7 @@ impl HookResult {
     pub fn non_blocking(error: impl Into<String>) -> Self {
         Self {
             status: HookStatus::NonBlockingError,
-            output: HookOutput::default(),
+            output: HookAnswer::default(),
             error: Some(error.into()),
         }
     }
@@ -63,7 +63,7 @@ impl HookResult {
     pub fn cancelled(error: impl Into<String>) -> Self {
         Self {
             status: HookStatus::Cancelled,
-            output: HookOutput::default(),
+            output: HookAnswer::default(),
             error: Some(error.into()),
         }
     }
@@ -81,7 +81,7 @@ impl HookResult {
     pub fn skipped(error: impl Into<String>) -> Self {
         Self {
             status: HookStatus::Skipped,
-            output: HookOutput::default(),
+            output: HookAnswer::default(),
             error: Some(error.into()),
         }
     }
@@ -96,10 +96,10 @@ impl HookResult {
         let reason = reason.into();
         Self {
             status: HookStatus::Blocking,
-            output: HookOutput {
+            output: HookAnswer {
                 block: true,
                 reason: Some(reason),
-                ..HookOutput::default()
+                ..HookAnswer::default()
             },
             error: None,
         }
@@ -108,6 +108,7 @@ impl HookResult {
 
 /// One hook's line in the outcome.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct HookReport {
     /// Display name of the hook.
     pub name: String,
@@ -132,7 +133,7 @@ pub struct HookReport {
     /// What the hook itself answered, before the merge (fields the event does not
     /// honour already removed); absent when it answered nothing.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub output: Option<HookOutput>,
+    pub output: Option<HookAnswer>,
     /// Error text, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -140,6 +141,7 @@ pub struct HookReport {
 
 /// How many hooks ended in each status.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Counts {
     /// `success`.
     pub success: usize,
@@ -168,6 +170,7 @@ impl Counts {
 
 /// An answer field a hook set on an event that does not honour it: ignored, reported.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct IgnoredField {
     /// The hook that set it.
     pub hook: String,
@@ -177,7 +180,8 @@ pub struct IgnoredField {
 
 /// The merged answer of every hook that ran for one event.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct HookOutcome {
+#[non_exhaustive]
+pub struct EventOutcome {
     /// The event.
     pub event: String,
     /// Any hook blocked.
@@ -238,7 +242,7 @@ pub struct HookOutcome {
     pub counts: Counts,
 }
 
-impl HookOutcome {
+impl EventOutcome {
     /// The outcome of an event no hook matched.
     pub fn empty(event: &str) -> Self {
         Self {

@@ -1,4 +1,4 @@
-//! [`HookOutput`]: the one answer shape every executor produces, whatever the wire
+//! [`HookAnswer`]: the one answer shape every executor produces, whatever the wire
 //! format it came in ([`crate::protocol`] parses Claude Code's JSON into it).
 
 use serde_json::Value;
@@ -44,7 +44,8 @@ impl PermissionDecision {
 /// What one hook answered, whichever executor ran it. Every field is optional; `merge`
 /// decides what the fields of several hooks add up to.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
-pub struct HookOutput {
+#[non_exhaustive]
+pub struct HookAnswer {
     /// The hook asked to block (exit 2, `decision: "block"`, or a deny decision).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub block: bool,
@@ -111,7 +112,7 @@ pub struct HookOutput {
     pub custom_instructions: Option<String>,
 }
 
-impl HookOutput {
+impl HookAnswer {
     /// Whether this answer blocks: a block decision or a deny permission decision.
     pub fn blocks(&self) -> bool {
         self.block || self.permission_decision == Some(PermissionDecision::Deny)

@@ -11,4 +11,4 @@ pub mod render;
 pub use fields::scope;
 pub use parse::{async_timeout, is_async_marker, looks_like_json, parse_answer};
 pub use read::MAX_LIST_ENTRIES;
-pub use render::ClaudeAnswer;
+pub use render::ClaudeReply;

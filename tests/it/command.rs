@@ -13,7 +13,7 @@ async fn fire_one(
     event: &str,
     script: &str,
     input: serde_json::Value,
-) -> hookhost::HookOutcome {
+) -> hookhost::EventOutcome {
     let path = env.script("hook.sh", script);
     let engine = env.engine(hooks(event, None, vec![command(&path)]));
     let outcome = engine.execute(event, input).await;

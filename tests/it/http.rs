@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use hookhost::{Engine, HookOutcome, HookStatus};
+use hookhost::{Engine, EventOutcome, HookStatus};
 use hookhost_tests::TestEnv;
 use hookhost_tests::hook_error;
 use hookhost_tests::server::{Reply, TestServer};
@@ -35,7 +35,7 @@ async fn server() -> TestServer {
     .await
 }
 
-async fn fire(env: &TestEnv, settings: Value) -> (Engine, HookOutcome) {
+async fn fire(env: &TestEnv, settings: Value) -> (Engine, EventOutcome) {
     let engine = env.engine(settings);
     let outcome = engine.execute("PreToolUse", env.bash("ls")).await;
     (engine, outcome)
@@ -330,7 +330,7 @@ async fn evva_http_hooks_use_their_method_and_run_in_the_background_by_default()
         "bad.json",
         one(http(&server.url("/allow"), json!({"method": "P OST"}))),
     );
-    let config = hookhost::load(&env.load_options(&[bad], &[]));
+    let config = hookhost::internals::load(&env.load_options(&[bad], &[]));
     assert!(config.hooks.is_empty());
     assert!(
         config.diagnostics[0].message.contains("not an HTTP method"),

@@ -3,9 +3,10 @@
 //! (as the CLI reads it and as it is converted for Wasm). The same parsers have
 //! cargo-fuzz targets in `host/fuzz`; these run on stable in CI.
 
+use hookhost::LoadOptions;
+use hookhost::internals::EventSpec;
 use hookhost::internals::Matcher;
 use hookhost::internals::{Rule, RuleContext, split_commands};
-use hookhost::{EventSpec, LoadOptions};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 use std::path::Path;
@@ -125,12 +126,11 @@ fn rule_context(input: &Value) -> RuleContext<'_> {
     }
 }
 
-fn load_inline(text: String) -> hookhost::LoadedConfig {
-    hookhost::load(&LoadOptions {
-        settings: vec![text],
-        managed_path: Some("/nonexistent/hookhost-proptest/managed.json".into()),
-        ..Default::default()
-    })
+fn load_inline(text: String) -> hookhost::internals::LoadedConfig {
+    let mut options = LoadOptions::default();
+    options.settings = vec![text];
+    options.managed_path = Some("/nonexistent/hookhost-proptest/managed.json".into());
+    hookhost::internals::load(&options)
 }
 
 proptest! {
@@ -197,15 +197,15 @@ proptest! {
     fn hook_output_never_panics(value in json_value(), event in prop_oneof![
         Just("PreToolUse"), Just("PermissionRequest"), Just("Stop"), Just("SessionStart"),
         Just("PostToolUse"), Just("Custom")]) {
-        let _ = hookhost::internals::parse_answer(&value, &hookhost::Event::new(event));
+        let _ = hookhost::internals::parse_answer(&value, &hookhost::internals::Event::new(event));
         let wrapped = json!({"hookSpecificOutput": value, "decision": "block"});
-        let _ = hookhost::internals::parse_answer(&wrapped, &hookhost::Event::new(event));
+        let _ = hookhost::internals::parse_answer(&wrapped, &hookhost::internals::Event::new(event));
     }
 
     #[test]
     fn watch_path_lists_are_capped(count in 0usize..3000) {
         let value = json!({"watchPaths": vec![""; count]});
-        let parsed = hookhost::internals::parse_answer(&value, &hookhost::Event::new("CwdChanged"));
+        let parsed = hookhost::internals::parse_answer(&value, &hookhost::internals::Event::new("CwdChanged"));
         prop_assert_eq!(parsed.is_ok(), count <= hookhost::internals::MAX_LIST_ENTRIES);
     }
 
@@ -247,22 +247,22 @@ proptest! {
         let text = object.to_string();
         // Reading through the repairing, depth-capped reader changes nothing valid.
         let plain: Value = serde_json::from_str(&text).unwrap();
-        prop_assert_eq!(hookhost::parse_input(text.as_bytes()).unwrap(), plain);
+        prop_assert_eq!(hookhost::internals::parse_input(text.as_bytes()).unwrap(), plain);
         let size = hookhost::internals::input_record_size("PreToolUse", &object);
         prop_assert!(size >= text.len());
     }
 
     #[test]
     fn hook_input_never_panics(bytes in prop::collection::vec(any::<u8>(), 0..200)) {
-        let _ = hookhost::parse_input(&bytes);
-        let _ = hookhost::sniff_event(&bytes);
+        let _ = hookhost::internals::parse_input(&bytes);
+        let _ = hookhost::internals::sniff_event(&bytes);
     }
 
     #[test]
     fn surrogate_escapes_always_parse(units in prop::collection::vec(0xD700u16..0xE100, 1..6)) {
         let escaped: String = units.iter().map(|u| format!("\\u{u:04x}")).collect();
         let text = format!("{{\"s\": \"a{escaped}b\"}}");
-        let value = hookhost::parse_input(text.as_bytes()).unwrap();
+        let value = hookhost::internals::parse_input(text.as_bytes()).unwrap();
         let s = value["s"].as_str().unwrap();
         prop_assert!(s.starts_with('a') && s.ends_with('b'));
     }

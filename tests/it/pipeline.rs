@@ -3,8 +3,7 @@
 
 use std::time::Duration;
 
-use hookhost::{CommandHandler, Handler, Shell};
-use hookhost::{HookSpec, HookStatus};
+use hookhost::{HookStatus, SessionHook};
 use hookhost_tests::{TestEnv, command, hooks};
 use serde_json::{Value, json};
 
@@ -183,21 +182,23 @@ async fn if_rules_and_tool_pattern_matchers_select_hooks() {
 async fn session_hooks_fire_after_config_hooks_and_can_be_removed() {
     let env = TestEnv::new();
     let engine = env.engine(hooks("PreToolUse", None, vec![context_hook("config")]));
-    let handler = |text: &str| {
-        Handler::Command(CommandHandler {
-            command: format!(
+    let hook = |matcher: &str, text: &str| {
+        SessionHook::new(
+            "PreToolUse",
+            json!({"type": "command", "command": format!(
                 r#"printf '{{"hookSpecificOutput":{{"hookEventName":"PreToolUse","additionalContext":"{text}"}}}}'"#
-            ),
-            args: None,
-            shell: Shell::Sh,
-        })
+            )}),
+        )
+        .matcher(matcher)
     };
-    let first = engine
-        .add_session_hook(HookSpec::session("PreToolUse", Some("Bash"), handler("s1")).unwrap())
-        .unwrap();
-    engine
-        .add_session_hook(HookSpec::session("PreToolUse", Some("Edit"), handler("s2")).unwrap())
-        .unwrap();
+    let first = engine.add_session_hook(hook("Bash", "s1")).unwrap();
+    engine.add_session_hook(hook("Edit", "s2")).unwrap();
+    // An entry a settings file could not hold is refused with the reason.
+    let bad = engine
+        .add_session_hook(SessionHook::new("PreToolUse", json!({"type": "command"})))
+        .unwrap_err()
+        .to_string();
+    assert!(bad.contains("command"), "{bad}");
     let outcome = engine.execute("PreToolUse", env.bash("ls")).await;
     assert_eq!(outcome.additional_context.as_deref(), Some("config\ns1"));
     assert_eq!(outcome.hooks[1].source, "session");

@@ -4,7 +4,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use hookhost::{Engine, HookOutcome, HookStatus};
+use hookhost::{Engine, EventOutcome, HookStatus};
 use hookhost::{LlmOptions, Provider};
 use hookhost_tests::TestEnv;
 use hookhost_tests::hook_error;
@@ -34,15 +34,14 @@ async fn model(text: Arc<Mutex<String>>) -> TestServer {
 fn engine(env: &TestEnv, server: &TestServer, provider: Provider, hooks: Value) -> Engine {
     let settings = env.settings("prompt.json", hooks);
     let mut options = env.engine_options();
-    options.llm = LlmOptions {
-        base_url: match provider {
-            Provider::Anthropic => server.url(""),
-            Provider::OpenAi => server.url("/v1"),
-        },
-        api_key: Some("test-key-123".into()),
-        model: "default-model".into(),
-        ..LlmOptions::for_provider(provider)
+    let mut llm = LlmOptions::for_provider(provider);
+    llm.base_url = match provider {
+        Provider::Anthropic => server.url(""),
+        Provider::OpenAi => server.url("/v1"),
     };
+    llm.api_key = Some("test-key-123".into());
+    llm.model = "default-model".into();
+    options.llm = llm;
     Engine::load(&env.load_options(&[settings], &[]), options).unwrap()
 }
 
@@ -54,7 +53,7 @@ fn prompt_hook(event: &str, prompt: &str, extra: Value) -> Value {
     json!({ event: [{"hooks": [handler]}] })
 }
 
-async fn fire(engine: &Engine, event: &str, input: Value) -> HookOutcome {
+async fn fire(engine: &Engine, event: &str, input: Value) -> EventOutcome {
     engine.execute(event, input).await
 }
 
@@ -187,11 +186,10 @@ async fn missing_key_agent_hooks_and_misplaced_prompts() {
     });
     let settings = env.settings("p.json", hooks);
     let mut options = env.engine_options();
-    options.llm = LlmOptions {
-        api_key_env: "HOOKHOST_TEST_NO_SUCH_KEY".into(),
-        base_url: "http://127.0.0.1:9".into(),
-        ..LlmOptions::for_provider(Provider::Anthropic)
-    };
+    let mut llm = LlmOptions::for_provider(Provider::Anthropic);
+    llm.api_key_env = "HOOKHOST_TEST_NO_SUCH_KEY".into();
+    llm.base_url = "http://127.0.0.1:9".into();
+    options.llm = llm;
     let engine = Engine::load(&env.load_options(&[settings], &[]), options).unwrap();
     let warnings: Vec<String> = engine.diagnostics().iter().map(|d| d.to_string()).collect();
     assert!(

@@ -4,8 +4,8 @@
 use std::path::Path;
 use std::time::Duration;
 
-use hookhost::WasmHandler;
-use hookhost::{Engine, HookOutcome, HookStatus};
+use hookhost::SessionHook;
+use hookhost::{Engine, EventOutcome, HookStatus};
 use hookhost_tests::{TestEnv, guests, hook_error, hooks, run_cli, wasm, with_extra_memories};
 use serde_json::{Value, json};
 
@@ -32,7 +32,7 @@ fn one_hook(env: &TestEnv, handler: Value) -> Engine {
     env.engine(hooks("PreToolUse", None, vec![handler]))
 }
 
-async fn fire(engine: &Engine, env: &TestEnv) -> HookOutcome {
+async fn fire(engine: &Engine, env: &TestEnv) -> EventOutcome {
     engine.execute("PreToolUse", env.bash("ls")).await
 }
 
@@ -853,9 +853,12 @@ async fn a_padded_input_cannot_push_a_policy_over_its_memory_limit() {
 async fn session_wasm_hooks_still_refuse_bad_components_at_registration() {
     let env = TestEnv::new();
     let engine = env.engine(json!({}));
-    let handler = WasmHandler::new("bad.wasm");
     let err = engine
-        .add_session_wasm("PreToolUse", None, b"not wasm", handler)
+        .add_session_hook(SessionHook::wasm_bytes(
+            "PreToolUse",
+            "bad.wasm",
+            b"not wasm",
+        ))
         .unwrap_err();
     assert!(err.to_string().contains("bad.wasm"), "{err}");
 }

@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
-use hookhost::WasmHandler;
-use hookhost::{Engine, HookOutcome, HookStatus};
+use hookhost::SessionHook;
+use hookhost::{Engine, EventOutcome, HookStatus};
 use hookhost_tests::{TestEnv, guests, hook_error, hooks, wasm};
 use serde_json::{Value, json};
 
@@ -17,7 +17,7 @@ fn guest(mode: &str, extra: Value) -> Value {
     handler
 }
 
-async fn run(env: &TestEnv, handler: Value) -> HookOutcome {
+async fn run(env: &TestEnv, handler: Value) -> EventOutcome {
     let engine = env.engine(hooks("PreToolUse", None, vec![handler]));
     engine.execute("PreToolUse", env.bash("ls")).await
 }
@@ -238,7 +238,7 @@ async fn filesystem_access_only_where_granted() {
             json!({"allowedPaths": grants, "config": {"path": path.display().to_string()}}),
         )
     };
-    let context = |outcome: HookOutcome| outcome.additional_context.unwrap_or_default();
+    let context = |outcome: EventOutcome| outcome.additional_context.unwrap_or_default();
     assert_eq!(
         context(run(&env, case("read", readonly.join("note.txt"))).await),
         "read ok: hello from the host"
@@ -356,13 +356,10 @@ async fn session_wasm_hooks_from_bytes() {
     let env = TestEnv::new();
     let engine = Engine::load(&env.load_options(&[], &[]), env.engine_options()).unwrap();
     let bytes = std::fs::read(guests::BASH_GUARD).unwrap();
-    let handler = WasmHandler {
-        component: "session-bash-guard.wasm".into(),
-        ..handler_template()
-    };
-    let id = engine
-        .add_session_wasm("PreToolUse", Some("Bash"), &bytes, handler)
-        .unwrap();
+    let hook = SessionHook::wasm_bytes("PreToolUse", "session-bash-guard.wasm", &bytes)
+        .matcher("Bash")
+        .field("failClosed", json!(true));
+    let id = engine.add_session_hook(hook).unwrap();
     let outcome = engine.execute("PreToolUse", env.bash("rm -rf /")).await;
     assert!(outcome.should_block);
     assert_eq!(outcome.hooks[0].source, "session");
@@ -375,15 +372,12 @@ async fn session_wasm_hooks_from_bytes() {
             .should_block
     );
     // By path, through the generic session-hook API.
-    let by_path = WasmHandler {
-        component: guests::BASH_GUARD.into(),
-        fail_closed: false,
-        ..handler_template()
-    };
-    let spec =
-        hookhost::HookSpec::session("PreToolUse", Some("Bash"), hookhost::Handler::Wasm(by_path))
-            .unwrap();
-    engine.add_session_hook(spec).unwrap();
+    let by_path = SessionHook::new(
+        "PreToolUse",
+        json!({"type": "wasm", "component": guests::BASH_GUARD}),
+    )
+    .matcher("Bash");
+    engine.add_session_hook(by_path).unwrap();
     let outcome = engine
         .execute("PreToolUse", env.bash("git reset --hard"))
         .await;
@@ -392,7 +386,7 @@ async fn session_wasm_hooks_from_bytes() {
     engine.clear_session_hooks();
     assert!(engine.hooks().is_empty());
     // A component that cannot be loaded is refused with the reason, not registered.
-    let garbage = engine.add_session_wasm("PreToolUse", None, b"not wasm", handler_template());
+    let garbage = engine.add_session_hook(template(b"not wasm"));
     let error = garbage.unwrap_err().to_string();
     assert!(
         error.contains("cannot load session hook template.wasm")
@@ -404,7 +398,7 @@ async fn session_wasm_hooks_from_bytes() {
         wat::parse_str(r#"(component (import "wasi:http/outgoing-handler@0.2.0" (instance)))"#)
             .unwrap();
     let error = engine
-        .add_session_wasm("PreToolUse", None, &http, handler_template())
+        .add_session_hook(template(&http))
         .unwrap_err()
         .to_string();
     assert!(
@@ -421,7 +415,7 @@ async fn unknown_and_mixed_wit_versions_are_refused() {
     let refuse = |wat: &str| {
         let bytes = wat::parse_str(wat).unwrap();
         engine
-            .add_session_wasm("PreToolUse", None, &bytes, handler_template())
+            .add_session_hook(template(&bytes))
             .unwrap_err()
             .to_string()
     };
@@ -446,18 +440,9 @@ async fn unknown_and_mixed_wit_versions_are_refused() {
     assert!(engine.hooks().is_empty());
 }
 
-fn handler_template() -> WasmHandler {
-    WasmHandler {
-        component: "template.wasm".into(),
-        fuel: None,
-        memory_mb: None,
-        fail_closed: true,
-        allowed_paths: vec![],
-        env: vec![],
-        config: Value::Null,
-        max_output_bytes: None,
-        sha256: None,
-    }
+/// A failClosed session hook for the component `bytes`, named `template.wasm`.
+fn template(bytes: &[u8]) -> SessionHook {
+    SessionHook::wasm_bytes("PreToolUse", "template.wasm", bytes).field("failClosed", json!(true))
 }
 
 #[tokio::test]

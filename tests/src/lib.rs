@@ -78,24 +78,22 @@ impl TestEnv {
     /// The test's project is trusted (the tests that exercise trust use
     /// [`TestEnv::untrusted_options`]).
     pub fn load_options(&self, settings: &[PathBuf], plugins: &[PathBuf]) -> LoadOptions {
-        LoadOptions {
-            home: Some(self.home.clone()),
-            project_dir: Some(self.project.clone()),
-            managed_path: Some(self.managed_path()),
-            settings: settings.iter().map(|p| p.display().to_string()).collect(),
-            plugins: plugins.to_vec(),
-            trust: hookhost::Trust::Trusted,
-            config_dir: Some(self.config_dir()),
-            ..LoadOptions::default()
-        }
+        let mut options = LoadOptions::default();
+        options.home = Some(self.home.clone());
+        options.project_dir = Some(self.project.clone());
+        options.managed_path = Some(self.managed_path());
+        options.settings = settings.iter().map(|p| p.display().to_string()).collect();
+        options.plugins = plugins.to_vec();
+        options.trust = hookhost::Trust::Trusted;
+        options.config_dir = Some(self.config_dir());
+        options
     }
 
     /// [`TestEnv::load_options`] with trust decided from the stores, as the CLI does.
     pub fn untrusted_options(&self, settings: &[PathBuf], plugins: &[PathBuf]) -> LoadOptions {
-        LoadOptions {
-            trust: hookhost::Trust::Discover,
-            ..self.load_options(settings, plugins)
-        }
+        let mut options = self.load_options(settings, plugins);
+        options.trust = hookhost::Trust::Discover;
+        options
     }
 
     /// The managed settings file the test may write (absent by default).
@@ -187,7 +185,7 @@ pub fn read_pid(path: &Path) -> i32 {
 }
 
 /// The error text of the `index`-th hook report ("" when it has none).
-pub fn hook_error(outcome: &hookhost::HookOutcome, index: usize) -> &str {
+pub fn hook_error(outcome: &hookhost::EventOutcome, index: usize) -> &str {
     outcome.hooks[index].error.as_deref().unwrap_or("")
 }
 

@@ -65,12 +65,10 @@ pub fn engine(dir: &Path, hooks: Value, cache: &Path) -> Engine {
         .unwrap()
         .as_nanos();
     let settings = settings(dir, &format!("settings-{unique}.json"), hooks);
-    let load = LoadOptions {
-        project_dir: Some(dir.to_path_buf()),
-        managed_path: Some(dir.join("none.json")),
-        settings: vec![settings.display().to_string()],
-        ..LoadOptions::default()
-    };
+    let mut load = LoadOptions::default();
+    load.project_dir = Some(dir.to_path_buf());
+    load.managed_path = Some(dir.join("none.json"));
+    load.settings = vec![settings.display().to_string()];
     let mut options = EngineOptions::default();
     options.wasm.cache_dir = Some(cache.to_path_buf());
     Engine::load(&load, options).expect("engine")

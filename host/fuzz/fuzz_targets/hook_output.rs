@@ -26,7 +26,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     }
     if let Ok(value) = serde_json::from_str::<serde_json::Value>(&text)
-        && let Ok(output) = hookhost::internals::parse_answer(&value, &hookhost::Event::new(event))
+        && let Ok(output) = hookhost::internals::parse_answer(&value, &hookhost::internals::Event::new(event))
     {
         let _ = output.blocks();
     }

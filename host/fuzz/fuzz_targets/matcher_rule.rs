@@ -17,7 +17,7 @@ fuzz_target!(|data: &[u8]| {
         base: Path::new("/proj"),
     };
     for event in ["PreToolUse", "FileChanged", "SessionStart"] {
-        let spec = hookhost::EventSpec::for_name(event);
+        let spec = hookhost::internals::EventSpec::for_name(event);
         if let Ok(matcher) = hookhost::internals::Matcher::compile(Some(text), &spec) {
             let _ = matcher.matches(Some("Bash"), Some(&ctx));
             let _ = matcher.matches(Some(text), None);

@@ -11,12 +11,10 @@ fuzz_target!(|data: &[u8]| {
     if !text.trim_start().starts_with('{') {
         return;
     }
-    let options = hookhost::LoadOptions {
-        settings: vec![text.to_string()],
-        managed_path: Some("/nonexistent/hookhost-fuzz/managed.json".into()),
-        ..Default::default()
-    };
-    let loaded = hookhost::load(&options);
+    let mut options = hookhost::LoadOptions::default();
+    options.settings = vec![text.to_string()];
+    options.managed_path = Some("/nonexistent/hookhost-fuzz/managed.json".into());
+    let loaded = hookhost::internals::load(&options);
     for diagnostic in &loaded.diagnostics {
         let _ = diagnostic.to_string();
     }

@@ -5,8 +5,8 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let _ = hookhost::sniff_event(data);
-    let Ok(value) = hookhost::parse_input(data) else {
+    let _ = hookhost::internals::sniff_event(data);
+    let Ok(value) = hookhost::internals::parse_input(data) else {
         return;
     };
     for event in ["PreToolUse", "FileChanged", "UserPromptSubmit", "Custom"] {

@@ -66,7 +66,10 @@ pub async fn run(args: TestArgs) -> anyhow::Result<ExitCode> {
             .with_context(|| format!("--var {var}: not NAME=VALUE"))?;
         vars.push((format!("{{{{{name}}}}}"), value.to_string()));
     }
-    let cache = args.cache_dir.clone().or_else(hookhost::cache_dir);
+    let cache = args
+        .cache_dir
+        .clone()
+        .or_else(hookhost::internals::cache_dir);
     let runner = Runner {
         exe: std::env::current_exe().context("cannot find hookhost's own path")?,
         vars,

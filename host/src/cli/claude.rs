@@ -91,7 +91,8 @@ impl ScopeArgs {
     fn home(&self) -> anyhow::Result<PathBuf> {
         match &self.home {
             Some(home) => Ok(std::path::absolute(home)?),
-            None => hookhost::home().context("no usable home: $HOME must be an absolute path"),
+            None => hookhost::internals::home()
+                .context("no usable home: $HOME must be an absolute path"),
         }
     }
 
@@ -203,7 +204,10 @@ fn install(args: &InstallArgs) -> CliResult {
         args.events.clone()
     };
     for event in &events {
-        if hookhost::Dialect::claude().lookup(event).is_none() {
+        if hookhost::internals::Dialect::claude()
+            .lookup(event)
+            .is_none()
+        {
             return Err(anyhow::anyhow!("--event: `{event}` is no Claude Code event").into());
         }
     }
@@ -296,17 +300,9 @@ async fn hook_answer() -> anyhow::Result<ExitCode> {
     })?;
     let warnings = engine.diagnostics().len();
     let session = "claude-code";
-    let limits = hookhost::RequestLimits {
-        max_body: super::FIRE_MAX_INPUT,
-        same_project: false,
-    };
+    let limits = hookhost::RequestLimits::new(super::FIRE_MAX_INPUT, false);
     let answer = engine
-        .answer(hookhost::Request {
-            body: &bytes,
-            event: None,
-            session_id: session,
-            limits: &limits,
-        })
+        .answer(hookhost::Request::new(&bytes, session, &limits).event(None))
         .await;
     let outcome = match answer {
         hookhost::Answer::Outcome(outcome) => *outcome,

@@ -38,17 +38,9 @@ pub(super) async fn run(args: ExplainArgs) -> CliResult {
         return Err(anyhow::anyhow!("no event: name it or put `{field}` in the input").into());
     };
     let verdicts = engine.explain(&event, input.clone());
-    let limits = hookhost::RequestLimits {
-        max_body: super::FIRE_MAX_INPUT,
-        same_project: false,
-    };
+    let limits = hookhost::RequestLimits::new(super::FIRE_MAX_INPUT, false);
     let outcome = match engine
-        .answer(hookhost::Request {
-            body: &bytes,
-            event: Some(&event),
-            session_id: "hookhost-explain",
-            limits: &limits,
-        })
+        .answer(hookhost::Request::new(&bytes, "hookhost-explain", &limits).event(Some(&event)))
         .await
     {
         hookhost::Answer::Outcome(outcome) => *outcome,
@@ -126,7 +118,7 @@ pub(super) async fn run(args: ExplainArgs) -> CliResult {
 
 /// The hook whose answer decided the merged outcome: the first blocking one, else the
 /// first whose decision is the merged permission decision.
-fn decided_by(outcome: &hookhost::HookOutcome) -> Option<String> {
+fn decided_by(outcome: &hookhost::EventOutcome) -> Option<String> {
     if outcome.should_block {
         return outcome
             .hooks

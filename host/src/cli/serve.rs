@@ -5,7 +5,7 @@
 //! | endpoint | answer |
 //! | --- | --- |
 //! | `POST /hooks` | the Claude Code HTTP-hook answer for the Claude Code hook input in the body (a drop-in `{"type":"http","url":…}` hook) |
-//! | `POST /v1/fire[?event=NAME]` | the `HookOutcome` JSON (event from `?event=` or the input's event field) |
+//! | `POST /v1/fire[?event=NAME]` | the `EventOutcome` JSON (event from `?event=` or the input's event field) |
 //! | `GET /healthz` | `ok` (no token needed) |
 //! | `GET /metrics` | Prometheus text: calls per event and decision, hook results per hook and status, a latency histogram, Wasm cache counters, reloads |
 //! | `GET /v1/diagnostics` | the running configuration's diagnostics and the last failed reload |
@@ -53,7 +53,7 @@ mod routes;
 mod stdio;
 
 use auth::*;
-use hookhost::{Answer, Engine, Failure, HookOutcome, RequestLimits, Severity};
+use hookhost::{Answer, Engine, EventOutcome, Failure, RequestLimits, Severity};
 use metrics::*;
 use reload::*;
 use routes::*;
@@ -209,12 +209,7 @@ impl Server {
         };
         let started = Instant::now();
         let answer = engine
-            .answer(hookhost::Request {
-                body,
-                event,
-                session_id: "hookhost-serve",
-                limits: &self.limits,
-            })
+            .answer(hookhost::Request::new(body, "hookhost-serve", &self.limits).event(event))
             .await;
         if let Answer::Outcome(outcome) = &answer {
             self.metrics.record(outcome, started.elapsed());
@@ -251,12 +246,7 @@ pub async fn serve(mut args: ServeArgs) -> CliResult {
         metrics: Metrics::default(),
         refused_reload: Mutex::new(Vec::new()),
         reloading: tokio::sync::Mutex::new(()),
-        limits: RequestLimits {
-            max_body: args.max_body,
-            // A request's `cwd` never picks where command hooks run, nor which project
-            // answers: one naming another project is refused.
-            same_project: true,
-        },
+        limits: RequestLimits::new(args.max_body, true),
         body_timeout: Duration::from_secs(args.body_timeout),
         queue_wait: Duration::from_millis(args.queue_wait),
         hosts: std::sync::OnceLock::new(),

@@ -8,6 +8,7 @@ use crate::dialect::{DialectId, Layering};
 
 /// Where to find configuration.
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct LoadOptions {
     /// Home directory: `~/.claude/settings.json` is read when set.
     pub home: Option<PathBuf>,

@@ -9,7 +9,7 @@ use std::sync::Mutex;
 
 use serde_json::{Value, json};
 
-use crate::outcome::HookOutcome;
+use crate::outcome::EventOutcome;
 
 /// Bytes of `tool_input` (as JSON text) kept per line.
 pub const TOOL_INPUT_BYTES: usize = 4096;
@@ -51,7 +51,7 @@ impl AuditLog {
     }
 
     /// Appends the line for one fired event.
-    pub(crate) fn record(&self, input: &InputSummary, outcome: &HookOutcome) {
+    pub(crate) fn record(&self, input: &InputSummary, outcome: &EventOutcome) {
         let line = line(input, outcome, std::time::SystemTime::now());
         let _guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
         // Created 0600; never through a symlink planted at its path; only a private
@@ -65,7 +65,7 @@ impl AuditLog {
 }
 
 /// The JSON line for one event.
-fn line(input: &InputSummary, outcome: &HookOutcome, now: std::time::SystemTime) -> Value {
+fn line(input: &InputSummary, outcome: &EventOutcome, now: std::time::SystemTime) -> Value {
     let hooks: Vec<Value> = outcome
         .hooks
         .iter()
@@ -109,7 +109,7 @@ mod tests {
     fn line_keeps_the_first_4_kib_of_tool_input_and_rfc3339_time() {
         let input = json!({"session_id": "s", "tool_name": "Bash",
             "tool_input": {"command": "x".repeat(10_000)}});
-        let mut outcome = HookOutcome::empty("PreToolUse");
+        let mut outcome = EventOutcome::empty("PreToolUse");
         outcome.should_block = true;
         let line = line(
             &InputSummary::of(&input),
@@ -124,6 +124,6 @@ mod tests {
     #[test]
     fn a_write_failure_is_not_a_crash() {
         let log = AuditLog::new(Path::new("/nonexistent-dir/audit.jsonl"));
-        log.record(&InputSummary::of(&json!({})), &HookOutcome::empty("Stop"));
+        log.record(&InputSummary::of(&json!({})), &EventOutcome::empty("Stop"));
     }
 }

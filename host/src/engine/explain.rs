@@ -13,6 +13,7 @@ use crate::matcher::Matcher;
 
 /// Whether one configured hook runs for an input, and why not.
 #[derive(Debug, Clone, Serialize)]
+#[non_exhaustive]
 pub struct HookVerdict {
     /// The hook's display name.
     pub name: String,

@@ -13,7 +13,7 @@ use serde_json::Value;
 use super::schedule::EventRun;
 use super::{Engine, Prepared, select};
 use crate::merge::merge;
-use crate::outcome::{Counts, HookOutcome};
+use crate::outcome::{Counts, EventOutcome};
 
 /// Rounds of hooks (the first included) before a still-changing rewrite blocks.
 pub const MAX_ROUNDS: u32 = 3;
@@ -25,7 +25,7 @@ impl Engine {
         run: &EventRun,
         selected: Vec<Prepared>,
         input: Value,
-    ) -> HookOutcome {
+    ) -> EventOutcome {
         let mut ran: HashSet<u64> = selected.iter().map(|h| h.id).collect();
         let mut seen = Arc::new(input);
         let mut outcome = merge(&run.event, self.run_all(run, &selected, seen.clone()).await);
@@ -46,7 +46,7 @@ impl Engine {
             if next == *seen {
                 break; // a fixpoint: every hook of this round saw the final input
             }
-            history.push(std::mem::replace(&mut outcome, HookOutcome::empty("")));
+            history.push(std::mem::replace(&mut outcome, EventOutcome::empty("")));
             if round == MAX_ROUNDS {
                 outcome = crate::merge::failed_closed(
                     run.event.name(),
@@ -80,7 +80,7 @@ impl Engine {
 }
 
 /// The final outcome with the reports of the earlier rounds in front of its own.
-fn combine(history: Vec<HookOutcome>, mut last: HookOutcome) -> HookOutcome {
+fn combine(history: Vec<EventOutcome>, mut last: EventOutcome) -> EventOutcome {
     if history.is_empty() {
         return last;
     }

@@ -13,8 +13,8 @@ use super::{ActiveHook, Engine, Prepared, select};
 use crate::dialect::Event;
 use crate::dialect::{Chain, SEQUENTIAL_GROUP};
 use crate::executor::{AsyncNotice, HookCall};
-use crate::merge::Ran;
-use crate::outcome::{HookResult, HookStatus};
+use crate::merge::FinishedHook;
+use crate::outcome::{HookRun, HookStatus};
 
 /// What every call of one event shares.
 #[derive(Clone)]
@@ -30,7 +30,7 @@ impl Engine {
         run: &EventRun,
         selected: &[Prepared],
         input: Arc<Value>,
-    ) -> Vec<Ran> {
+    ) -> Vec<FinishedHook> {
         let input_json: Arc<str> = Arc::from(input.to_string());
         // Units: a dialect that runs its hooks in order makes them all one chain; else a
         // sequential group is one chain and every other hook its own unit.
@@ -50,7 +50,7 @@ impl Engine {
                 units.push((vec![index], SEQUENTIAL_GROUP));
             }
         }
-        let mut slots: Vec<Option<Ran>> = vec![None; selected.len()];
+        let mut slots: Vec<Option<FinishedHook>> = vec![None; selected.len()];
         let run_unit = |(unit, chain): (Vec<usize>, Chain)| {
             let engine = self.clone();
             let hooks: Vec<Prepared> = unit.iter().map(|&i| selected[i].clone()).collect();
@@ -86,7 +86,7 @@ impl Engine {
                 slot.unwrap_or_else(|| {
                     ran(
                         hook,
-                        HookResult::non_blocking("internal error: the hook task panicked"),
+                        HookRun::non_blocking("internal error: the hook task panicked"),
                         Duration::ZERO,
                     )
                 })
@@ -105,9 +105,9 @@ impl Engine {
         chain: Chain,
         mut input: Arc<Value>,
         mut input_json: Arc<str>,
-    ) -> Vec<Ran> {
+    ) -> Vec<FinishedHook> {
         let chained = hooks.len() > 1;
-        let mut out: Vec<Option<Ran>> = vec![None; hooks.len()];
+        let mut out: Vec<Option<FinishedHook>> = vec![None; hooks.len()];
         let mut stopped_by: Option<String> = None;
         let mut deferred = Vec::new();
         let mut group_deadline: Option<(&str, Instant)> = None;
@@ -136,7 +136,7 @@ impl Engine {
                         "not run: its matcher group's timeout of {}s was used up",
                         limit.as_secs_f64()
                     );
-                    out[index] = Some(ran(hook, HookResult::cancelled(error), Duration::ZERO));
+                    out[index] = Some(ran(hook, HookRun::cancelled(error), Duration::ZERO));
                     continue;
                 }
                 timeout = timeout.min(left);
@@ -212,7 +212,7 @@ impl Engine {
     /// Runs one hook: detached hooks go to the background and answer nothing now; the
     /// others run tracked, and on events where any failure fails the event
     /// (WorktreeCreate) a failure of any executor blocks.
-    async fn run_one(&self, hook: &Prepared, call: HookCall) -> HookResult {
+    async fn run_one(&self, hook: &Prepared, call: HookCall) -> HookRun {
         if let Some(detached) = hook.executor.detached() {
             let executor = hook.executor.clone();
             call.background.clone().spawn(async move {
@@ -224,7 +224,7 @@ impl Engine {
                     result,
                 ));
             });
-            return HookResult::answer(Default::default());
+            return HookRun::answer(Default::default());
         }
         let key = self.inner.next_call.fetch_add(1, Ordering::Relaxed);
         self.track(key, hook, &call);
@@ -242,20 +242,20 @@ impl Engine {
         );
         match result.error.clone() {
             // `failClosed`: any failure of the hook blocks, naming it.
-            Some(error) if failed && hook.spec.fail_closed() => HookResult::failed_closed(
+            Some(error) if failed && hook.spec.fail_closed() => HookRun::failed_closed(
                 format!("failClosed hook {} failed: {error}", hook.name),
                 error,
             ),
             // Events a hook that did not finish blocks (PreModelSwitch).
             Some(error) if call_timeout_blocks && result.status == HookStatus::Cancelled => {
-                HookResult::failed_closed(
+                HookRun::failed_closed(
                     format!("hook {} did not finish ({error}); blocking", hook.name),
                     error,
                 )
             }
             // Events where any failure fails the event (WorktreeCreate).
             Some(error) if failure_blocks && result.status == HookStatus::NonBlockingError => {
-                HookResult::failed_closed(error.clone(), error)
+                HookRun::failed_closed(error.clone(), error)
             }
             _ => result,
         }
@@ -278,7 +278,7 @@ impl Engine {
 
 /// The input the next hook of a chain sees: `input` with this answer's rewrites applied
 /// (tool input, hygge's message and tool result), or `None` when nothing changed.
-fn fed_forward(input: &Value, output: &crate::output::HookOutput) -> Option<Value> {
+fn fed_forward(input: &Value, output: &crate::output::HookAnswer) -> Option<Value> {
     let mut next: Option<Value> = None;
     let mut apply = |field: &str, value: Value| {
         if let Some(changed) = select::rewrite_field(next.as_ref().unwrap_or(input), field, value) {
@@ -298,21 +298,21 @@ fn fed_forward(input: &Value, output: &crate::output::HookOutput) -> Option<Valu
 }
 
 /// A hook the chain did not start because an earlier hook stopped it.
-fn not_run(hook: &Prepared, stop: &str) -> Ran {
+fn not_run(hook: &Prepared, stop: &str) -> FinishedHook {
     ran(
         hook,
-        HookResult::cancelled(format!("not run: the chain stopped ({stop})")),
+        HookRun::cancelled(format!("not run: the chain stopped ({stop})")),
         Duration::ZERO,
     )
 }
 
 /// The merge input for a hook that ran (a detached hook is labelled as such).
-fn ran(hook: &Prepared, result: HookResult, duration: Duration) -> Ran {
+fn ran(hook: &Prepared, result: HookRun, duration: Duration) -> FinishedHook {
     let name = match hook.executor.detached() {
         Some(_) => format!("{} (async)", hook.name),
         None => hook.name.to_string(),
     };
-    Ran {
+    FinishedHook {
         name,
         source: hook.spec.layer.clone(),
         executor: hook.spec.handler.executor_kind(),

@@ -5,10 +5,8 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use super::{Engine, EngineError, Prepared};
-use crate::config::{Handler, HookSpec, Layer, WasmHandler};
-use crate::dialect::Event;
+use crate::config::{Handler, HookSpec, Layer};
 use crate::executor::{Executor, registry};
-use crate::matcher::Matcher;
 
 /// Identifies a session hook for removal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -17,17 +15,19 @@ pub struct SessionHookId(pub u64);
 impl HookSpec {
     /// A session hook for `event`, firing when `matcher` accepts the event's matcher
     /// field.
-    pub fn session(
+    #[cfg(test)]
+    pub(crate) fn session(
         event: &str,
         matcher: Option<&str>,
         handler: Handler,
     ) -> Result<HookSpec, EngineError> {
-        let event = Event::new(event);
-        let compiled =
-            Matcher::compile(matcher, &event).map_err(|source| EngineError::SessionHook {
+        let event = crate::dialect::Event::new(event);
+        let compiled = crate::matcher::Matcher::compile(matcher, &event).map_err(|source| {
+            EngineError::SessionHook {
                 event: event.to_string(),
                 source,
-            })?;
+            }
+        })?;
         Ok(HookSpec {
             event,
             matcher: compiled,
@@ -54,20 +54,54 @@ impl HookSpec {
 }
 
 impl Engine {
-    /// Registers a session hook; it fires after the configuration hooks of its event.
-    pub fn add_session_hook(&self, mut spec: HookSpec) -> Result<SessionHookId, EngineError> {
-        spec.layer = Layer::Session;
-        // The event as the engine's dialect names it, with its matcher syntax.
-        let event = self.inner.dialect.event(spec.event.name());
-        spec.matcher =
-            Matcher::compile(spec.matcher_text.as_deref(), &event).map_err(|source| {
-                EngineError::SessionHook {
-                    event: event.to_string(),
-                    source,
-                }
-            })?;
-        spec.event = event;
-        let executor = registry::build(&spec, &self.inner.shared);
+    /// Registers a session hook; it fires after the configuration hooks of its event. An
+    /// entry a settings file could not hold, or a hook that cannot load (a component that
+    /// does not compile or imports what hooks are never granted), is refused with the
+    /// reason.
+    pub fn add_session_hook(&self, hook: SessionHook) -> Result<SessionHookId, EngineError> {
+        let event = self.inner.dialect.event(&hook.event);
+        let mut group = serde_json::json!({"hooks": [hook.entry]});
+        if let Some(matcher) = &hook.matcher {
+            group["matcher"] = serde_json::Value::String(matcher.clone());
+        }
+        let section = serde_json::json!({ event.name(): [group] });
+        let context = crate::config::settings::FileContext {
+            file: "session".into(),
+            layer: Layer::Session,
+            base_dir: self.inner.project_dir.as_deref().map(Into::into),
+            vars: Vec::new(),
+            env: Vec::new(),
+            trusted: true,
+            dialect: self.inner.dialect,
+        };
+        let (mut specs, mut diagnostics) = (Vec::new(), Vec::new());
+        crate::config::settings::read_hooks(&section, &context, &mut specs, &mut diagnostics);
+        let refused = |reason: String| EngineError::SessionEntry {
+            event: event.to_string(),
+            reason,
+        };
+        if let Some(error) = diagnostics
+            .iter()
+            .find(|d| d.severity == crate::config::Severity::Error)
+        {
+            return Err(refused(error.message.clone()));
+        }
+        let Some(mut spec) = specs.pop().filter(|_| specs.is_empty()) else {
+            return Err(refused("expected exactly one handler entry".into()));
+        };
+        spec.location = "session".into();
+        let executor = match (&hook.bytes, &spec.handler) {
+            (Some(bytes), Handler::Wasm(handler)) => {
+                let runtime = self
+                    .inner
+                    .shared
+                    .wasm_runtime()
+                    .map_err(EngineError::Wasm)?;
+                runtime.executor_from_bytes(bytes, handler, &spec.display_name())
+            }
+            (Some(_), _) => return Err(refused("component bytes need a `wasm` entry".into())),
+            (None, _) => registry::build(&spec, &self.inner.shared),
+        };
         self.push_session(spec, executor)
     }
 
@@ -93,26 +127,6 @@ impl Engine {
         Ok(SessionHookId(id))
     }
 
-    /// Registers a Wasm component given as bytes as a session hook for `event` and
-    /// `matcher`; `handler` supplies the limits and grants (its `component` path is only
-    /// used as the hook's name).
-    pub fn add_session_wasm(
-        &self,
-        event: &str,
-        matcher: Option<&str>,
-        bytes: &[u8],
-        handler: WasmHandler,
-    ) -> Result<SessionHookId, EngineError> {
-        let runtime = self
-            .inner
-            .shared
-            .wasm_runtime()
-            .map_err(EngineError::Wasm)?;
-        let spec = HookSpec::session(event, matcher, Handler::Wasm(handler.clone()))?;
-        let executor = runtime.executor_from_bytes(bytes, &handler, &spec.display_name());
-        self.push_session(spec, executor)
-    }
-
     /// Removes a session hook; `false` when no hook has that id.
     pub fn remove_session_hook(&self, id: SessionHookId) -> bool {
         let mut hooks = self
@@ -132,5 +146,57 @@ impl Engine {
             .write()
             .unwrap_or_else(|e| e.into_inner())
             .clear();
+    }
+}
+
+/// A hook registered at run time ([`Engine::add_session_hook`]): one handler entry as a
+/// settings file writes it (`{"type": "command", "command": …}`, `{"type": "wasm",
+/// "component": …, "fuel": …, "failClosed": true}`, http, prompt), for an event and an
+/// optional matcher, or a Wasm component given as bytes. It is read and checked exactly
+/// as a settings file's entry is; it fires after the configuration hooks of its event.
+#[derive(Debug, Clone)]
+pub struct SessionHook {
+    event: String,
+    matcher: Option<String>,
+    entry: serde_json::Map<String, serde_json::Value>,
+    bytes: Option<Arc<[u8]>>,
+}
+
+impl SessionHook {
+    /// A hook for `event` running the handler `entry` (a JSON object, as in a settings
+    /// file's `hooks` list).
+    pub fn new(event: &str, entry: serde_json::Value) -> SessionHook {
+        SessionHook {
+            event: event.to_string(),
+            matcher: None,
+            entry: match entry {
+                serde_json::Value::Object(map) => map,
+                _ => serde_json::Map::new(),
+            },
+            bytes: None,
+        }
+    }
+
+    /// A Wasm component given as bytes for `event`, named `name` (its `component` field);
+    /// add its limits, grants and `config` with [`SessionHook::field`].
+    pub fn wasm_bytes(event: &str, name: &str, bytes: &[u8]) -> SessionHook {
+        let mut hook = SessionHook::new(
+            event,
+            serde_json::json!({"type": "wasm", "component": name}),
+        );
+        hook.bytes = Some(Arc::from(bytes));
+        hook
+    }
+
+    /// Fires only when `matcher` accepts the event's matcher value.
+    pub fn matcher(mut self, matcher: &str) -> SessionHook {
+        self.matcher = Some(matcher.to_string());
+        self
+    }
+
+    /// Sets one field of the handler entry (`timeout`, `failClosed`, `fuel`, …).
+    pub fn field(mut self, name: &str, value: serde_json::Value) -> SessionHook {
+        self.entry.insert(name.to_string(), value);
+        self
     }
 }

@@ -12,7 +12,7 @@ use super::session_store::SessionStore;
 use super::sessions::SessionTable;
 use crate::dialect::Event;
 use crate::dialect::StopRule;
-use crate::outcome::HookOutcome;
+use crate::outcome::EventOutcome;
 
 /// Consecutive blocks per session.
 pub(crate) struct StopGuard {
@@ -92,8 +92,8 @@ impl StopGuard {
         event: &Event,
         session: &str,
         reentry: bool,
-        mut outcome: HookOutcome,
-    ) -> HookOutcome {
+        mut outcome: EventOutcome,
+    ) -> EventOutcome {
         if !event.stop_guard {
             return outcome;
         }
@@ -134,7 +134,7 @@ impl StopGuard {
     }
 }
 
-fn add_note(outcome: &mut HookOutcome, note: &str) {
+fn add_note(outcome: &mut EventOutcome, note: &str) {
     match &mut outcome.system_message {
         Some(message) => {
             message.push('\n');
@@ -152,7 +152,7 @@ mod tests {
     fn lets_the_stop_through_past_the_cap_and_resets() {
         let guard = StopGuard::new(2);
         let stop = Event::new("Stop");
-        let mut blocked = HookOutcome::empty("Stop");
+        let mut blocked = EventOutcome::empty("Stop");
         blocked.should_block = true;
         assert!(guard.apply(&stop, "s", false, blocked.clone()).should_block);
         let mut input = serde_json::json!({});
@@ -183,7 +183,7 @@ mod tests {
     fn evva_honours_a_stop_block_once() {
         let guard = StopGuard::new(8);
         let stop = crate::dialect::DialectId::Evva.dialect().event("Stop");
-        let mut blocked = HookOutcome::empty("Stop");
+        let mut blocked = EventOutcome::empty("Stop");
         blocked.should_block = true;
         assert!(guard.apply(&stop, "s", false, blocked.clone()).should_block);
         let second = guard.apply(&stop, "s", true, blocked.clone());

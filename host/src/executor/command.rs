@@ -22,8 +22,8 @@ use crate::config::{CommandHandler, Shell};
 use crate::dialect::AnswerForm;
 use crate::dialect::Event;
 use crate::event::{Exit2, Fields};
-use crate::outcome::HookResult;
-use crate::output::{HookOutput, PermissionDecision};
+use crate::outcome::HookRun;
+use crate::output::{HookAnswer, PermissionDecision};
 use crate::protocol::{async_timeout, is_async_marker, looks_like_json, parse_answer};
 
 /// Bytes kept from each of stdout and stderr.
@@ -106,7 +106,7 @@ impl CommandExecutor {
 }
 
 impl Executor for CommandExecutor {
-    fn execute<'a>(&'a self, call: HookCall) -> BoxFuture<'a, HookResult> {
+    fn execute<'a>(&'a self, call: HookCall) -> BoxFuture<'a, HookRun> {
         Box::pin(self.run(call))
     }
 }
@@ -222,11 +222,11 @@ async fn read_capped(
 }
 
 impl CommandExecutor {
-    async fn run(&self, call: HookCall) -> HookResult {
+    async fn run(&self, call: HookCall) -> HookRun {
         let mut child = match self.command(&call).spawn() {
             Ok(child) => child,
             Err(err) => {
-                return HookResult::non_blocking(format!(
+                return HookRun::non_blocking(format!(
                     "cannot start `{}`: {err}",
                     self.handler.command
                 ));
@@ -279,7 +279,7 @@ impl CommandExecutor {
                             let result = conclude(&call, finished);
                             call.background.notify(notice(&call, false, result));
                         });
-                        return HookResult::answer(HookOutput::default());
+                        return HookRun::answer(HookAnswer::default());
                     }
                 }
             }
@@ -287,15 +287,15 @@ impl CommandExecutor {
     }
 }
 
-fn conclude(call: &HookCall, finished: Result<Finished, Duration>) -> HookResult {
+fn conclude(call: &HookCall, finished: Result<Finished, Duration>) -> HookRun {
     match finished {
         Ok(done) => interpret(done.code, &done.stdout, &done.stderr, &call.event),
-        Err(limit) => HookResult::timed_out(limit, "process group killed"),
+        Err(limit) => HookRun::timed_out(limit, "process group killed"),
     }
 }
 
 /// Applies the reference's exit-code matrix to a finished command.
-pub fn interpret(code: Option<i32>, stdout: &str, stderr: &str, event: &Event) -> HookResult {
+pub fn interpret(code: Option<i32>, stdout: &str, stderr: &str, event: &Event) -> HookRun {
     if event.dialect().answer == AnswerForm::HyggeAction {
         return interpret_action(code, stdout, stderr, event);
     }
@@ -308,11 +308,11 @@ pub fn interpret(code: Option<i32>, stdout: &str, stderr: &str, event: &Event) -
     let stderr_text = stderr.trim();
     match code {
         Some(0) => match parsed {
-            Some(Ok(output)) => HookResult::answer(output),
-            Some(Err(err)) => HookResult::non_blocking(format!("invalid JSON output: {err}")),
+            Some(Ok(output)) => HookRun::answer(output),
+            Some(Err(err)) => HookRun::non_blocking(format!("invalid JSON output: {err}")),
             None => {
                 let text = stdout.trim();
-                let mut output = HookOutput::default();
+                let mut output = HookAnswer::default();
                 if !text.is_empty() {
                     if spec.plain_text_context {
                         output.additional_context = Some(text.to_string());
@@ -324,13 +324,13 @@ pub fn interpret(code: Option<i32>, stdout: &str, stderr: &str, event: &Event) -
                         output.worktree_path = last_line(text);
                     }
                 }
-                HookResult::answer(output)
+                HookRun::answer(output)
             }
         },
         Some(2) if spec.exit2 == Exit2::Blocks => {
             let mut output = match parsed {
                 Some(Ok(output)) => output,
-                _ => HookOutput::default(),
+                _ => HookAnswer::default(),
             };
             let reason = output
                 .reason
@@ -345,17 +345,17 @@ pub fn interpret(code: Option<i32>, stdout: &str, stderr: &str, event: &Event) -
                 output.permission_decision = Some(PermissionDecision::Deny);
                 output.permission_decision_reason = Some(reason);
             }
-            HookResult::answer(output)
+            HookRun::answer(output)
         }
-        Some(2) if spec.exit2 == Exit2::Ignored => HookResult::answer(HookOutput::default()),
-        Some(2) => HookResult::non_blocking(first_line("exit code 2", stderr_text)),
+        Some(2) if spec.exit2 == Exit2::Ignored => HookRun::answer(HookAnswer::default()),
+        Some(2) => HookRun::non_blocking(first_line("exit code 2", stderr_text)),
         other => {
             if spec.failure_blocks {
-                return HookResult::block(first_line(&exit_text(other), stderr_text));
+                return HookRun::block(first_line(&exit_text(other), stderr_text));
             }
             match parsed {
-                Some(Ok(output)) => HookResult::answer(output),
-                _ => HookResult::non_blocking(first_line(
+                Some(Ok(output)) => HookRun::answer(output),
+                _ => HookRun::non_blocking(first_line(
                     &format!("failed with non-blocking status code: {}", exit_text(other)),
                     stderr_text,
                 )),
@@ -391,22 +391,22 @@ fn last_line(text: &str) -> Option<String> {
 /// hygge's exit rule: 0 reads the action (nothing = allow; unreadable output falls open
 /// as a non-blocking error), any other exit denies with stderr, truncated to the
 /// dialect's cap, as the reason (reported as an error where the event cannot be denied).
-fn interpret_action(code: Option<i32>, stdout: &str, stderr: &str, event: &Event) -> HookResult {
+fn interpret_action(code: Option<i32>, stdout: &str, stderr: &str, event: &Event) -> HookRun {
     let text = stdout.trim();
     if code == Some(0) {
         if text.is_empty() {
-            return HookResult::answer(HookOutput::default());
+            return HookRun::answer(HookAnswer::default());
         }
         return match serde_json::from_str::<serde_json::Value>(text) {
             Ok(value) => match parse_answer(&value, event) {
-                Ok(output) => HookResult::answer(output),
-                Err(err) => HookResult::non_blocking(format!("invalid action: {err}")),
+                Ok(output) => HookRun::answer(output),
+                Err(err) => HookRun::non_blocking(format!("invalid action: {err}")),
             },
-            Err(err) => HookResult::non_blocking(format!("invalid action output: {err}")),
+            Err(err) => HookRun::non_blocking(format!("invalid action output: {err}")),
         };
     }
     if !event.can_block {
-        return HookResult::non_blocking(first_line(&exit_text(code), stderr.trim()));
+        return HookRun::non_blocking(first_line(&exit_text(code), stderr.trim()));
     }
     let cap = event.dialect().deny_reason_cap;
     let reason = stderr.trim();
@@ -415,7 +415,7 @@ fn interpret_action(code: Option<i32>, stdout: &str, stderr: &str, event: &Event
     } else {
         crate::text::truncate(reason, cap).to_string()
     };
-    HookResult::block(reason)
+    HookRun::block(reason)
 }
 
 fn exit_text(code: Option<i32>) -> String {
@@ -433,7 +433,7 @@ fn first_line(prefix: &str, stderr: &str) -> String {
 }
 
 /// Builds the notice for a detached or async command.
-pub fn notice(call: &HookCall, rewake: bool, result: HookResult) -> AsyncNotice {
+pub fn notice(call: &HookCall, rewake: bool, result: HookRun) -> AsyncNotice {
     AsyncNotice::from_result(&call.name, call.event.name(), rewake, result)
 }
 
@@ -442,7 +442,7 @@ mod tests {
     use super::*;
     use crate::outcome::HookStatus;
 
-    fn run(code: Option<i32>, stdout: &str, stderr: &str, event: &str) -> HookResult {
+    fn run(code: Option<i32>, stdout: &str, stderr: &str, event: &str) -> HookRun {
         interpret(code, stdout, stderr, &Event::new(event))
     }
 

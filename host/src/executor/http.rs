@@ -22,8 +22,8 @@ use super::{BoxFuture, Executor, HookCall};
 use crate::condition::wildcard;
 use crate::config::{HttpHandler, HttpPolicy};
 use crate::dialect::Event;
-use crate::outcome::HookResult;
-use crate::output::HookOutput;
+use crate::outcome::HookRun;
+use crate::output::HookAnswer;
 use crate::protocol::parse_answer;
 
 /// Largest response body read, bytes.
@@ -98,15 +98,15 @@ impl Executor for HttpExecutor {
         self.url.as_ref().err().cloned()
     }
 
-    fn execute<'a>(&'a self, call: HookCall) -> BoxFuture<'a, HookResult> {
+    fn execute<'a>(&'a self, call: HookCall) -> BoxFuture<'a, HookRun> {
         Box::pin(async move {
             let url = match &self.url {
                 Ok(url) => url.clone(),
-                Err(message) => return HookResult::non_blocking(message.clone()),
+                Err(message) => return HookRun::non_blocking(message.clone()),
             };
             match tokio::time::timeout(call.timeout, self.post(url, &call)).await {
                 Ok(result) => result,
-                Err(_) => HookResult::timed_out(call.timeout, "request abandoned"),
+                Err(_) => HookRun::timed_out(call.timeout, "request abandoned"),
             }
         })
     }
@@ -140,7 +140,7 @@ impl HttpExecutor {
             .collect()
     }
 
-    async fn post(&self, url: Url, call: &HookCall) -> HookResult {
+    async fn post(&self, url: Url, call: &HookCall) -> HookRun {
         let allowed = self.allowed_vars();
         // Validated when the configuration was read.
         let method = reqwest::Method::from_bytes(self.handler.method.as_bytes())
@@ -160,7 +160,7 @@ impl HttpExecutor {
             let response = match request.send().await {
                 Ok(response) => response,
                 Err(err) => {
-                    return HookResult::non_blocking(format!("request failed: {}", describe(&err)));
+                    return HookRun::non_blocking(format!("request failed: {}", describe(&err)));
                 }
             };
             let location = response
@@ -171,11 +171,11 @@ impl HttpExecutor {
                 Some(location) if response.status().is_redirection() => {
                     hops += 1;
                     if hops > MAX_REDIRECTS {
-                        return HookResult::non_blocking("too many redirects");
+                        return HookRun::non_blocking("too many redirects");
                     }
                     match self.redirect_target(&url, location) {
                         Ok(next) => url = next,
-                        Err(message) => return HookResult::non_blocking(message),
+                        Err(message) => return HookRun::non_blocking(message),
                     }
                 }
                 _ => break response,
@@ -184,10 +184,10 @@ impl HttpExecutor {
         let status = response.status();
         let body = match read_capped(response).await {
             Ok(body) => body,
-            Err(message) => return HookResult::non_blocking(message),
+            Err(message) => return HookRun::non_blocking(message),
         };
         if status.is_redirection() {
-            return HookResult::non_blocking(format!(
+            return HookRun::non_blocking(format!(
                 "HTTP {status}: redirect without a location not followed"
             ));
         }
@@ -199,24 +199,24 @@ impl HttpExecutor {
                 .chars()
                 .take(200)
                 .collect::<String>();
-            return HookResult::non_blocking(format!("HTTP {status}: {first}"));
+            return HookRun::non_blocking(format!("HTTP {status}: {first}"));
         }
         interpret(&body, &call.event)
     }
 }
 
 /// What a 2xx body means.
-pub fn interpret(body: &str, event: &Event) -> HookResult {
+pub fn interpret(body: &str, event: &Event) -> HookRun {
     let trimmed = body.trim();
     if trimmed.is_empty() {
-        return HookResult::answer(HookOutput::default());
+        return HookRun::answer(HookAnswer::default());
     }
     match serde_json::from_str::<Value>(trimmed) {
         Ok(value @ Value::Object(_)) => match parse_answer(&value, event) {
-            Ok(output) => HookResult::answer(output),
-            Err(err) => HookResult::non_blocking(err.to_string()),
+            Ok(output) => HookRun::answer(output),
+            Err(err) => HookRun::non_blocking(err.to_string()),
         },
-        _ => HookResult::non_blocking("response body is not a JSON object"),
+        _ => HookRun::non_blocking("response body is not a JSON object"),
     }
 }
 

@@ -15,8 +15,8 @@ use serde_json::{Value, json};
 use super::{BoxFuture, Executor, HookCall};
 use crate::config::PromptHandler;
 use crate::event::{EventSpec, PromptEffect};
-use crate::outcome::HookResult;
-use crate::output::{HookOutput, PermissionDecision};
+use crate::outcome::HookRun;
+use crate::output::{HookAnswer, PermissionDecision};
 
 /// Which API shape the endpoint speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,6 +29,7 @@ pub enum Provider {
 
 /// Engine-wide LLM settings.
 #[derive(Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct LlmOptions {
     /// API shape.
     pub provider: Provider,
@@ -136,7 +137,7 @@ impl Executor for PromptExecutor {
         DEFAULT_TIMEOUT
     }
 
-    fn execute<'a>(&'a self, call: HookCall) -> BoxFuture<'a, HookResult> {
+    fn execute<'a>(&'a self, call: HookCall) -> BoxFuture<'a, HookRun> {
         Box::pin(async move {
             match tokio::time::timeout(call.timeout, self.ask(&call)).await {
                 Ok(Ok(verdict)) => effect(
@@ -145,9 +146,9 @@ impl Executor for PromptExecutor {
                     self.handler.continue_on_block,
                 ),
                 Ok(Err(message)) => {
-                    HookResult::non_blocking(format!("prompt hook {}: {message}", call.name))
+                    HookRun::non_blocking(format!("prompt hook {}: {message}", call.name))
                 }
-                Err(_) => HookResult::timed_out(call.timeout, "no answer from the model"),
+                Err(_) => HookRun::timed_out(call.timeout, "no answer from the model"),
             }
         })
     }
@@ -296,31 +297,31 @@ pub fn parse_verdict(text: &str) -> Result<Verdict, String> {
 }
 
 /// What a verdict does on `event` (reference section 3.5).
-pub fn effect(verdict: &Verdict, effect: PromptEffect, continue_on_block: bool) -> HookResult {
+pub fn effect(verdict: &Verdict, effect: PromptEffect, continue_on_block: bool) -> HookRun {
     if verdict.ok {
-        return HookResult::answer(HookOutput::default());
+        return HookRun::answer(HookAnswer::default());
     }
     let reason = verdict.reason.clone().unwrap_or_default();
-    let block = HookOutput {
+    let block = HookAnswer {
         block: true,
         reason: Some(reason.clone()),
-        ..HookOutput::default()
+        ..HookAnswer::default()
     };
-    let end_turn = |mut output: HookOutput| {
+    let end_turn = |mut output: HookAnswer| {
         output.continue_ = Some(false);
         output.stop_reason = Some(reason.clone());
         output
     };
     let output = match effect {
-        PromptEffect::BlockStop if verdict.impossible => HookOutput {
+        PromptEffect::BlockStop if verdict.impossible => HookAnswer {
             system_message: Some(format!(
                 "prompt hook: the work cannot be completed: {reason}"
             )),
-            ..HookOutput::default()
+            ..HookAnswer::default()
         },
         PromptEffect::BlockStop | PromptEffect::Block => block,
         PromptEffect::Deny => {
-            let deny = HookOutput {
+            let deny = HookAnswer {
                 permission_decision: Some(PermissionDecision::Deny),
                 permission_decision_reason: Some(reason.clone()),
                 ..block
@@ -333,9 +334,9 @@ pub fn effect(verdict: &Verdict, effect: PromptEffect, continue_on_block: bool) 
         }
         PromptEffect::EndTurnUnlessContinue if continue_on_block => block,
         PromptEffect::EndTurnUnlessContinue | PromptEffect::EndTurn => end_turn(block),
-        PromptEffect::None => HookOutput::default(),
+        PromptEffect::None => HookAnswer::default(),
     };
-    HookResult::answer(output)
+    HookRun::answer(output)
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use super::wasm::{WasmError, WasmOptions, WasmRuntime};
 use super::{BoxFuture, Detached, Executor, HookCall, Unsupported};
 use crate::admission::{Admission, AdmissionPolicy, admit};
 use crate::config::{Handler, HookSpec, HttpPolicy, RunMode, WasmGrantPolicy};
-use crate::outcome::HookResult;
+use crate::outcome::HookRun;
 
 /// What executors share.
 pub struct Shared {
@@ -119,7 +119,7 @@ struct InBackground {
 }
 
 impl Executor for InBackground {
-    fn execute<'a>(&'a self, call: HookCall) -> BoxFuture<'a, HookResult> {
+    fn execute<'a>(&'a self, call: HookCall) -> BoxFuture<'a, HookRun> {
         self.inner.execute(call)
     }
 
@@ -159,8 +159,8 @@ impl Executor for InBackground {
 struct Skipped(String);
 
 impl Executor for Skipped {
-    fn execute<'a>(&'a self, _call: HookCall) -> BoxFuture<'a, HookResult> {
-        let result = HookResult::skipped(self.0.clone());
+    fn execute<'a>(&'a self, _call: HookCall) -> BoxFuture<'a, HookRun> {
+        let result = HookRun::skipped(self.0.clone());
         Box::pin(async move { result })
     }
 }
@@ -173,11 +173,11 @@ struct Unavailable {
 }
 
 impl Executor for Unavailable {
-    fn execute<'a>(&'a self, _call: HookCall) -> BoxFuture<'a, HookResult> {
+    fn execute<'a>(&'a self, _call: HookCall) -> BoxFuture<'a, HookRun> {
         let result = if self.fail_closed {
-            HookResult::failed_closed(self.message.clone(), self.message.clone())
+            HookRun::failed_closed(self.message.clone(), self.message.clone())
         } else {
-            HookResult::non_blocking(self.message.clone())
+            HookRun::non_blocking(self.message.clone())
         };
         Box::pin(async move { result })
     }

@@ -44,6 +44,7 @@ pub const DEFAULT_COMPILE_MEMORY_BYTES: u64 = 4 << 30;
 
 /// Wasm runtime settings.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct WasmOptions {
     /// Directory for precompiled artifacts (`None`: memory cache only).
     pub cache_dir: Option<PathBuf>,

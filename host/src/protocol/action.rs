@@ -16,14 +16,14 @@
 use serde_json::{Map, Value};
 
 use super::read::{OutputError, kind, opt_string};
-use crate::output::HookOutput;
+use crate::output::HookAnswer;
 
 /// Parses a hygge `Action` (event scoping happens in the merge).
-pub fn parse_action(map: &Map<String, Value>) -> Result<HookOutput, OutputError> {
-    let mut out = HookOutput {
+pub fn parse_action(map: &Map<String, Value>) -> Result<HookAnswer, OutputError> {
+    let mut out = HookAnswer {
         reason: opt_string(map, "reason")?,
         system_prompt_append: opt_string(map, "system_prompt_append")?,
-        ..HookOutput::default()
+        ..HookAnswer::default()
     };
     let decision = opt_string(map, "decision")?;
     match decision.as_deref() {
@@ -86,14 +86,14 @@ mod tests {
     use crate::dialect::DialectId;
     use serde_json::json;
 
-    fn parse(value: Value, event: &str) -> Result<HookOutput, OutputError> {
+    fn parse(value: Value, event: &str) -> Result<HookAnswer, OutputError> {
         let event = DialectId::Hygge.dialect().event(event);
         super::super::parse_answer(&value, &event)
     }
 
     #[test]
     fn actions() {
-        assert_eq!(parse(json!({}), "pre_tool").unwrap(), HookOutput::default());
+        assert_eq!(parse(json!({}), "pre_tool").unwrap(), HookAnswer::default());
         let deny = parse(json!({"decision": "deny", "reason": "no"}), "pre_tool").unwrap();
         assert!(deny.block && deny.reason.as_deref() == Some("no"));
         let modify = parse(

@@ -1,9 +1,9 @@
 //! The field table: every answer field of the Claude Code protocol with its wire key,
 //! its place in the answer, the catalog flag that scopes it, and how to find and clear
-//! it in a [`HookOutput`]. Parsing, scoping and rendering all read their keys here.
+//! it in a [`HookAnswer`]. Parsing, scoping and rendering all read their keys here.
 
 use crate::event::{EventSpec, Fields};
-use crate::output::HookOutput;
+use crate::output::HookAnswer;
 
 /// Where a field sits in a Claude Code answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,9 +24,9 @@ pub struct Field {
     /// The catalog flag an event must honour for the field to count.
     pub flag: Fields,
     /// Whether an output sets the field.
-    pub present: fn(&HookOutput) -> bool,
+    pub present: fn(&HookAnswer) -> bool,
     /// Removes the field (and the fields that only make sense with it).
-    pub clear: fn(&mut HookOutput),
+    pub clear: fn(&mut HookAnswer),
 }
 
 impl std::fmt::Debug for Field {
@@ -222,7 +222,7 @@ pub mod key {
 
 /// Removes the fields `spec` does not honour from `output` and returns the keys of
 /// those that were set.
-pub fn scope(spec: &EventSpec, output: &mut HookOutput) -> Vec<&'static str> {
+pub fn scope(spec: &EventSpec, output: &mut HookAnswer) -> Vec<&'static str> {
     let mut dropped = Vec::new();
     for field in ALL {
         if spec.honours(field.flag) {
@@ -242,7 +242,7 @@ mod tests {
 
     #[test]
     fn every_field_clears_what_it_detects() {
-        let mut full = HookOutput {
+        let mut full = HookAnswer {
             block: true,
             continue_: Some(false),
             system_message: Some("m".into()),
@@ -259,7 +259,7 @@ mod tests {
             system_prompt_append: Some("s".into()),
             worktree_path: Some("/w".into()),
             custom_instructions: Some("c".into()),
-            ..HookOutput::default()
+            ..HookAnswer::default()
         };
         for field in ALL {
             assert!((field.present)(&full), "{} not detected", field.key);
@@ -272,10 +272,10 @@ mod tests {
 
     #[test]
     fn scoping_drops_and_names_fields_the_event_ignores() {
-        let mut output = HookOutput {
+        let mut output = HookAnswer {
             additional_context: Some("c".into()),
             updated_input: Some(serde_json::json!({})),
-            ..HookOutput::default()
+            ..HookAnswer::default()
         };
         let dropped = scope(EventSpec::for_name("Stop"), &mut output);
         assert_eq!(dropped, vec!["updatedInput"]);

@@ -1,5 +1,5 @@
 //! Parsing Claude Code's JSON answer (command stdout, HTTP bodies) into a
-//! [`HookOutput`]. Keys come from the [field table](super::fields).
+//! [`HookAnswer`]. Keys come from the [field table](super::fields).
 
 use serde_json::{Map, Value};
 
@@ -11,7 +11,7 @@ use super::fields::{
 use crate::dialect::AnswerForm;
 use crate::dialect::Event;
 use crate::event::BlockForm;
-use crate::output::{HookOutput, PermissionDecision};
+use crate::output::{HookAnswer, PermissionDecision};
 
 use super::read::{OutputError, kind, opt_bool, opt_string, string_list};
 
@@ -25,14 +25,14 @@ pub fn looks_like_json(text: &str) -> bool {
 /// Parses a Claude Code hook answer (the JSON object a command prints or an HTTP hook
 /// returns) for `event`. Unknown keys are ignored; known keys of the wrong type are an
 /// error.
-pub fn parse_answer(value: &Value, event: &Event) -> Result<HookOutput, OutputError> {
+pub fn parse_answer(value: &Value, event: &Event) -> Result<HookAnswer, OutputError> {
     let map = value
         .as_object()
         .ok_or_else(|| OutputError(format!("expected a JSON object, found {}", kind(value))))?;
     if event.dialect().answer == AnswerForm::HyggeAction {
         return super::action::parse_action(map);
     }
-    let mut out = HookOutput {
+    let mut out = HookAnswer {
         continue_: opt_bool(map, CONTINUE.key)?,
         stop_reason: opt_string(map, key::STOP_REASON)?,
         system_message: opt_string(map, SYSTEM_MESSAGE.key)?,
@@ -40,7 +40,7 @@ pub fn parse_answer(value: &Value, event: &Event) -> Result<HookOutput, OutputEr
         suppress_output: opt_bool(map, key::SUPPRESS_OUTPUT)?.unwrap_or(false),
         // Top-level and `{type, content}` forms are accepted; hookSpecificOutput wins.
         additional_context: context(map)?,
-        ..HookOutput::default()
+        ..HookAnswer::default()
     };
     if opt_bool(map, key::PREVENT_CONTINUATION)? == Some(true) {
         out.continue_ = Some(false);
@@ -82,7 +82,7 @@ fn context(map: &Map<String, Value>) -> Result<Option<String>, OutputError> {
     }
 }
 
-fn parse_specific(hso: &Value, event: &Event, out: &mut HookOutput) -> Result<(), OutputError> {
+fn parse_specific(hso: &Value, event: &Event, out: &mut HookAnswer) -> Result<(), OutputError> {
     let map = hso.as_object().ok_or_else(|| {
         OutputError(format!(
             "`hookSpecificOutput` must be an object, found {}",
@@ -133,7 +133,7 @@ fn parse_specific(hso: &Value, event: &Event, out: &mut HookOutput) -> Result<()
 
 /// PermissionRequest's `decision { behavior, updatedInput, updatedPermissions, message,
 /// interrupt }`.
-fn parse_permission_request(decision: &Value, out: &mut HookOutput) -> Result<(), OutputError> {
+fn parse_permission_request(decision: &Value, out: &mut HookAnswer) -> Result<(), OutputError> {
     let map = decision.as_object().ok_or_else(|| {
         OutputError(format!(
             "`hookSpecificOutput.decision` must be an object, found {}",

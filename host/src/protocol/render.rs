@@ -1,4 +1,4 @@
-//! Renders a [`HookOutcome`] as a Claude Code hook answer, so `hookhost fire --format
+//! Renders a [`EventOutcome`] as a Claude Code hook answer, so `hookhost fire --format
 //! claude` can itself be configured as a Claude Code command hook. Keys come from the
 //! [field table](super::fields); the block's form from the event catalog.
 
@@ -11,12 +11,12 @@ use super::fields::{
 };
 use crate::dialect::Event;
 use crate::event::{BlockForm, Fields};
-use crate::outcome::HookOutcome;
+use crate::outcome::EventOutcome;
 use crate::output::PermissionDecision;
 
 /// A Claude Code hook answer: JSON on stdout, an exit code, optional stderr.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ClaudeAnswer {
+pub struct ClaudeReply {
     /// What to print on stdout.
     pub stdout: Value,
     /// 0, or 2 when the event blocks only through exit code 2.
@@ -47,9 +47,9 @@ impl Answer {
     }
 }
 
-impl HookOutcome {
+impl EventOutcome {
     /// The Claude Code answer equivalent to this outcome.
-    pub fn to_claude_answer(&self) -> ClaudeAnswer {
+    pub fn to_claude_reply(&self) -> ClaudeReply {
         let event = Event::new(&self.event);
         let mut answer = Answer::default();
         if !self.continue_ {
@@ -144,7 +144,7 @@ impl HookOutcome {
         } else {
             None
         };
-        ClaudeAnswer {
+        ClaudeReply {
             stdout: Value::Object(top),
             exit_code,
             stderr,
@@ -185,17 +185,17 @@ impl HookOutcome {
 
 #[cfg(test)]
 mod tests {
-    use crate::outcome::HookOutcome;
+    use crate::outcome::EventOutcome;
     use crate::output::PermissionDecision;
     use serde_json::json;
 
     #[test]
     fn pre_tool_use_deny() {
-        let mut outcome = HookOutcome::empty("PreToolUse");
+        let mut outcome = EventOutcome::empty("PreToolUse");
         outcome.should_block = true;
         outcome.permission_decision = Some(PermissionDecision::Deny);
         outcome.permission_decision_reason = Some("no".into());
-        let answer = outcome.to_claude_answer();
+        let answer = outcome.to_claude_reply();
         assert_eq!(answer.exit_code, 0);
         assert_eq!(
             answer.stdout,
@@ -206,48 +206,48 @@ mod tests {
 
     #[test]
     fn permission_request_behaviour() {
-        let mut outcome = HookOutcome::empty("PermissionRequest");
+        let mut outcome = EventOutcome::empty("PermissionRequest");
         outcome.permission_decision = Some(PermissionDecision::Deny);
         outcome.permission_decision_reason = Some("no".into());
         outcome.interrupt = true;
         assert_eq!(
-            outcome.to_claude_answer().stdout,
+            outcome.to_claude_reply().stdout,
             json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest",
                 "decision": {"behavior": "deny", "message": "no", "interrupt": true}}})
         );
         outcome.permission_decision = Some(PermissionDecision::Ask);
-        assert_eq!(outcome.to_claude_answer().stdout, json!({}));
+        assert_eq!(outcome.to_claude_reply().stdout, json!({}));
     }
 
     #[test]
     fn plain_text_answers_and_suppress_output() {
-        let mut outcome = HookOutcome::empty("WorktreeCreate");
+        let mut outcome = EventOutcome::empty("WorktreeCreate");
         outcome.worktree_path = Some("/tmp/wt/a".into());
         assert_eq!(
-            outcome.to_claude_answer().plain.as_deref(),
+            outcome.to_claude_reply().plain.as_deref(),
             Some("/tmp/wt/a")
         );
-        let mut outcome = HookOutcome::empty("PreCompact");
+        let mut outcome = EventOutcome::empty("PreCompact");
         outcome.custom_instructions = Some("keep it".into());
-        assert_eq!(outcome.to_claude_answer().plain.as_deref(), Some("keep it"));
-        let mut outcome = HookOutcome::empty("Stop");
+        assert_eq!(outcome.to_claude_reply().plain.as_deref(), Some("keep it"));
+        let mut outcome = EventOutcome::empty("Stop");
         outcome.suppress_output = true;
-        let answer = outcome.to_claude_answer();
+        let answer = outcome.to_claude_reply();
         assert_eq!(answer.stdout["suppressOutput"], true);
         assert!(answer.plain.is_none());
     }
 
     #[test]
     fn stop_block_and_exit_two_events() {
-        let mut outcome = HookOutcome::empty("Stop");
+        let mut outcome = EventOutcome::empty("Stop");
         outcome.should_block = true;
         outcome.block_reason = Some("tests fail".into());
         assert_eq!(
-            outcome.to_claude_answer().stdout,
+            outcome.to_claude_reply().stdout,
             json!({"decision": "block", "reason": "tests fail"})
         );
         outcome.event = "TeammateIdle".into();
-        let answer = outcome.to_claude_answer();
+        let answer = outcome.to_claude_reply();
         assert_eq!(answer.exit_code, 2);
         assert_eq!(answer.stderr.as_deref(), Some("tests fail"));
     }

@@ -1,7 +1,7 @@
 //! What a fire of a case expects, how an outcome is held against it, and how `--bless`
 //! rewrites it from what the engine answered.
 //!
-//! `expect` is a subset of the `HookOutcome` JSON — every key given must match (objects
+//! `expect` is a subset of the `EventOutcome` JSON — every key given must match (objects
 //! recursively, arrays element by element with the same length) — plus four shorthand
 //! keys for hook authors: `decision` (`allow`, `deny`, `ask`, `defer`, `block` or `none`),
 //! and `reason`, `context` and `error`, substrings of the merged reason, the additional

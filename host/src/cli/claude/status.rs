@@ -81,7 +81,7 @@ pub(super) fn run(args: &ScopeArgs) -> CliResult {
                 let matcher = group.get("matcher").and_then(Value::as_str);
                 let location = format!("{shown}: hooks.{event}[{index}]");
                 if let Some(text) = matcher
-                    && let Some(why) = hookhost::never_fires_in_claude_code(event, text)
+                    && let Some(why) = hookhost::internals::never_fires_in_claude_code(event, text)
                 {
                     problems.push(format!("{location}: matcher `{text}` never fires: {why}"));
                 }

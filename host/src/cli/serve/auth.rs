@@ -7,7 +7,7 @@ use super::*;
 /// characters.
 pub(super) fn read_token(path: &Path) -> anyhow::Result<Vec<u8>> {
     use std::os::unix::fs::PermissionsExt;
-    let file = hookhost::open_regular(path, 4096)
+    let file = hookhost::internals::open_regular(path, 4096)
         .with_context(|| format!("cannot read --token-file {}", path.display()))?;
     let meta = file.metadata()?;
     let mode = meta.permissions().mode();
@@ -46,7 +46,7 @@ pub(super) fn generated_token(config: &ConfigArgs) -> anyhow::Result<Vec<u8>> {
     };
     let path = dir.join("serve-token");
     if !path.exists() {
-        hookhost::create_private_dir(&dir)
+        hookhost::internals::create_private_dir(&dir)
             .with_context(|| format!("cannot create {}", dir.display()))?;
         let mut bytes = [0u8; 32];
         std::fs::File::open("/dev/urandom")

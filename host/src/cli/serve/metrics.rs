@@ -23,7 +23,7 @@ pub(super) struct Metrics {
 }
 
 impl Metrics {
-    pub(super) fn record(&self, outcome: &HookOutcome, elapsed: Duration) {
+    pub(super) fn record(&self, outcome: &EventOutcome, elapsed: Duration) {
         let decision = match (outcome.permission_decision, outcome.should_block) {
             (Some(decision), _) => decision.as_str(),
             (None, true) => "block",

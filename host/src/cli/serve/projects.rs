@@ -83,7 +83,7 @@ impl Projects {
             return root.clone();
         }
         let options = server.config.load_options().ok()?;
-        let root = hookhost::trusted_folder(&options, Path::new(cwd));
+        let root = hookhost::internals::trusted_folder(&options, Path::new(cwd));
         let mut lookups = lock(&self.lookups);
         if lookups.len() >= MAX_LOOKUPS {
             lookups.clear();

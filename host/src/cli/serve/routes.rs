@@ -82,7 +82,7 @@ pub(super) async fn door(
     server: &Server,
     event: Option<&str>,
     request: Request,
-    render: fn(&HookOutcome) -> Value,
+    render: fn(&EventOutcome) -> Value,
 ) -> Response {
     let body = read_body(server, request).await;
     let answer = match &body {
@@ -103,8 +103,8 @@ pub(super) async fn claude_hook(State(server): State<Arc<Server>>, request: Requ
 /// The Claude Code answer as an HTTP hook gives it: the JSON form of every decision (an
 /// HTTP hook has no exit code: a block the command form expresses by exit 2 is a
 /// top-level `decision: "block"`), and WorktreeCreate's path as `worktreePath`.
-pub(super) fn http_answer(outcome: &HookOutcome) -> Value {
-    let answer = outcome.to_claude_answer();
+pub(super) fn http_answer(outcome: &EventOutcome) -> Value {
+    let answer = outcome.to_claude_reply();
     let mut body = answer.stdout;
     if let Some(map) = body.as_object_mut() {
         if answer.exit_code == 2 {
@@ -132,7 +132,7 @@ pub(super) async fn fire_outcome(
     Query(query): Query<FireQuery>,
     request: Request,
 ) -> Response {
-    let whole = |outcome: &HookOutcome| serde_json::to_value(outcome).unwrap_or(Value::Null);
+    let whole = |outcome: &EventOutcome| serde_json::to_value(outcome).unwrap_or(Value::Null);
     door(&server, query.event.as_deref(), request, whole).await
 }
 

@@ -73,7 +73,7 @@ pub(super) async fn stdio_answer(server: &Server, line: &[u8], oversize: bool) -
     if oversize {
         return failed(Value::Null, Failure::Oversize { limit }, line);
     }
-    let request: Value = match hookhost::parse_input(line) {
+    let request: Value = match hookhost::internals::parse_input(line) {
         Ok(request) => request,
         Err(err) => return failed(Value::Null, Failure::Unreadable(err.to_string()), line),
     };

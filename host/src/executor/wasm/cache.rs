@@ -45,6 +45,7 @@ const MAC_BYTES: usize = 32;
 
 /// Counters of the component cache.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct CacheStats {
     /// Components compiled with Cranelift.
     pub compiled: u64,

@@ -21,7 +21,7 @@ use super::wit::{CallInput, Pre, v0_1, v0_2};
 use crate::config::WasmHandler;
 use crate::event::EventSpec;
 use crate::executor::{BoxFuture, Executor, HookCall};
-use crate::outcome::{HookResult, HookStatus};
+use crate::outcome::{HookRun, HookStatus};
 use crate::text::truncate;
 
 /// One configured Wasm hook.
@@ -177,18 +177,18 @@ impl Executor for WasmHook {
         error
     }
 
-    fn execute<'a>(&'a self, call: HookCall) -> BoxFuture<'a, HookResult> {
+    fn execute<'a>(&'a self, call: HookCall) -> BoxFuture<'a, HookRun> {
         Box::pin(async move {
             match self.run(&call).await {
                 Ok(result) => result,
-                Err(failure) if self.fail_closed => HookResult::failed_closed(
+                Err(failure) if self.fail_closed => HookRun::failed_closed(
                     format!(
                         "wasm hook {} failed closed: {}",
                         self.shared.name, failure.message
                     ),
                     failure.message,
                 ),
-                Err(failure) => HookResult {
+                Err(failure) => HookRun {
                     status: failure.status,
                     output: Default::default(),
                     error: Some(failure.message),
@@ -216,7 +216,7 @@ impl WasmHook {
             .map_err(Clone::clone)
     }
 
-    async fn run(&self, call: &HookCall) -> Result<HookResult, Failure> {
+    async fn run(&self, call: &HookCall) -> Result<HookRun, Failure> {
         let ready = self
             .ready()
             .await
@@ -331,7 +331,7 @@ impl WasmHook {
                     )))
                 } else {
                     v0_2::hook_output(answer, &call.event)
-                        .map(HookResult::answer)
+                        .map(HookRun::answer)
                         .map_err(|err| Failure::error(format!("invalid answer: {err}")))
                 }
             }

@@ -1,14 +1,14 @@
 //! `hookhost:hooks@0.2.0`, the current package and the core every older version adapts
 //! onto: a small input record (the rest fetched on demand through the `input`
 //! interface), every answer field of the JSON protocol, and the one conversion of a typed
-//! answer into the [`HookOutput`] every executor produces.
+//! answer into the [`output::HookAnswer`] every executor produces.
 
 use serde_json::Value;
 
 use super::super::host::HostState;
 use crate::dialect::Event;
 use crate::event::{EventSpec, Fields};
-use crate::output::{HookOutput, PermissionDecision};
+use crate::output::{self, PermissionDecision};
 use crate::protocol::MAX_LIST_ENTRIES;
 
 wasmtime::component::bindgen!({
@@ -116,7 +116,7 @@ fn capped<T>(name: &str, list: Vec<T>) -> Result<Vec<T>, String> {
 }
 
 /// Converts the guest's typed answer for `spec`.
-pub fn hook_output(answer: HookAnswer, spec: &EventSpec) -> Result<HookOutput, String> {
+pub fn hook_output(answer: HookAnswer, spec: &EventSpec) -> Result<output::HookAnswer, String> {
     let updated_permissions = capped("updated-permissions", answer.updated_permissions)?
         .into_iter()
         .map(
@@ -126,7 +126,7 @@ pub fn hook_output(answer: HookAnswer, spec: &EventSpec) -> Result<HookOutput, S
             },
         )
         .collect::<Result<Vec<_>, String>>()?;
-    let mut out = HookOutput {
+    let mut out = output::HookAnswer {
         updated_input: json_field("updated-input", answer.updated_input)?,
         updated_tool_output: json_field("updated-tool-output", answer.updated_tool_output)?,
         additional_context: answer.additional_context,
@@ -142,7 +142,7 @@ pub fn hook_output(answer: HookAnswer, spec: &EventSpec) -> Result<HookOutput, S
         system_prompt_append: answer.system_prompt_append,
         worktree_path: answer.worktree_path,
         custom_instructions: answer.custom_instructions,
-        ..HookOutput::default()
+        ..output::HookAnswer::default()
     };
     if answer.stop {
         out.continue_ = Some(false);
