@@ -587,7 +587,7 @@ impl Drop for Inner {
 /// one of them gives the path the creation fails; a relative path is resolved against the
 /// input's `cwd`; an absolute path with `.` or `..` segments is refused.
 fn require_worktree_path(outcome: &mut EventOutcome, cwd: Option<&Path>) {
-    if outcome.should_block || outcome.hooks.iter().all(|h| h.name.ends_with("(async)")) {
+    if outcome.should_block || outcome.hooks.iter().all(|h| h.detached) {
         return;
     }
     let refusal = match outcome.worktree_path.as_deref().map(Path::new) {

@@ -76,7 +76,7 @@ pub use executor::prompt::{LlmOptions, Provider};
 pub use executor::wasm::cache::CacheStats;
 pub use executor::wasm::{WIT_VERSION, WasmOptions};
 pub use front_door::{Answer, Failure, Request, RequestLimits};
-pub use outcome::{Counts, EventOutcome, HookReport, HookStatus, IgnoredField};
+pub use outcome::{Counts, EventOutcome, HookDecision, HookReport, HookStatus, IgnoredField};
 pub use output::{HookAnswer, PermissionDecision};
 
 /// What the `hookhost` binary, the fuzz targets (`host/fuzz`) and the integration tests

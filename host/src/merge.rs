@@ -19,7 +19,9 @@ use std::time::Duration;
 use crate::dialect::Event;
 use crate::dialect::{DecisionRule, StopRule};
 use crate::event::{BlockForm, Fields};
-use crate::outcome::{EventOutcome, HookReport, HookRun, HookStatus, IgnoredField, millis};
+use crate::outcome::{
+    EventOutcome, HookDecision, HookReport, HookRun, HookStatus, IgnoredField, millis,
+};
 use crate::output::{HookAnswer, PermissionDecision};
 use crate::protocol;
 
@@ -38,6 +40,8 @@ pub struct FinishedHook {
     pub duration: Duration,
     /// SHA-256 of the code it ran (Wasm components).
     pub sha256: Option<String>,
+    /// It runs in the background: nothing of it is merged now.
+    pub detached: bool,
 }
 
 fn join(target: &mut Option<String>, text: &str) {
@@ -68,6 +72,7 @@ pub fn merge(event: &Event, ran: Vec<FinishedHook>) -> EventOutcome {
         mut result,
         duration,
         sha256,
+        detached,
     } in ran
     {
         let mut dropped = apply_dialect(event, &mut result.output);
@@ -188,14 +193,15 @@ pub fn merge(event: &Event, ran: Vec<FinishedHook>) -> EventOutcome {
         }
         outcome.counts.add(result.status);
         let hook_decision = hook_decision
-            .map(PermissionDecision::as_str)
-            .or(blocks.then_some("block"));
+            .map(HookDecision::from)
+            .or(blocks.then_some(HookDecision::Block));
         outcome.hooks.push(HookReport {
             name,
             source,
             executor,
             status: result.status,
             decision: hook_decision,
+            detached,
             duration_ms: millis(duration),
             round: 0,
             sha256,
@@ -262,6 +268,7 @@ pub fn failed_closed(event: &str, reason: &str) -> EventOutcome {
             result: HookRun::failed_closed(reason, reason),
             duration: Duration::ZERO,
             sha256: None,
+            detached: false,
         }],
     )
 }
@@ -279,6 +286,7 @@ mod tests {
             result: HookRun::answer(output),
             duration: Duration::from_millis(1),
             sha256: None,
+            detached: false,
         }
     }
 
@@ -553,6 +561,7 @@ mod tests {
                     result: HookRun::non_blocking("exit 1"),
                     duration: Duration::ZERO,
                     sha256: None,
+                    detached: false,
                 },
                 FinishedHook {
                     name: "y".into(),
@@ -561,6 +570,7 @@ mod tests {
                     result: HookRun::cancelled("fuel"),
                     duration: Duration::ZERO,
                     sha256: None,
+                    detached: false,
                 },
             ],
         );

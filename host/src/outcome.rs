@@ -106,6 +106,47 @@ impl HookRun {
     }
 }
 
+/// What one hook decided, as its report says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HookDecision {
+    /// Allowed the call.
+    Allow,
+    /// Denied it.
+    Deny,
+    /// Asked the user.
+    Ask,
+    /// Deferred to the next decider.
+    Defer,
+    /// Blocked the event (an event without permission decisions).
+    Block,
+}
+
+impl HookDecision {
+    /// Its name in the outcome JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HookDecision::Allow => "allow",
+            HookDecision::Deny => "deny",
+            HookDecision::Ask => "ask",
+            HookDecision::Defer => "defer",
+            HookDecision::Block => "block",
+        }
+    }
+}
+
+impl From<crate::output::PermissionDecision> for HookDecision {
+    fn from(decision: crate::output::PermissionDecision) -> Self {
+        use crate::output::PermissionDecision as P;
+        match decision {
+            P::Allow => HookDecision::Allow,
+            P::Deny => HookDecision::Deny,
+            P::Ask => HookDecision::Ask,
+            P::Defer => HookDecision::Defer,
+        }
+    }
+}
+
 /// One hook's line in the outcome.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[non_exhaustive]
@@ -121,7 +162,11 @@ pub struct HookReport {
     pub status: HookStatus,
     /// What it decided: its permission decision, or `block`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub decision: Option<&'static str>,
+    pub decision: Option<HookDecision>,
+    /// It runs in the background (`async`): its answer comes later, as an
+    /// [`crate::AsyncNotice`], and took no part in this outcome.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub detached: bool,
     /// Wall time in milliseconds.
     pub duration_ms: f64,
     /// The validation round it ran in (0-based; a rewritten input is validated again

@@ -263,7 +263,7 @@ async fn async_and_async_rewake_modes() {
     let outcome = engine.execute("PostToolUse", env.bash("cargo test")).await;
     assert!(!outcome.should_block);
     assert_eq!(outcome.counts.success, 2);
-    assert!(outcome.hooks[0].name.ends_with("(async)"));
+    assert!(outcome.hooks[0].detached);
     let notice = tokio::time::timeout(Duration::from_secs(10), async {
         loop {
             let notice = engine.next_notice().await;

@@ -92,7 +92,7 @@ pub(super) async fn run(args: ExplainArgs) -> CliResult {
             .unwrap_or_default();
         let decision = report
             .decision
-            .map(|d| format!(", decision {d}"))
+            .map(|d| format!(", decision {}", d.as_str()))
             .unwrap_or_default();
         let error = report
             .error
@@ -130,6 +130,6 @@ fn decided_by(outcome: &hookhost::EventOutcome) -> Option<String> {
     outcome
         .hooks
         .iter()
-        .find(|h| h.decision == Some(wanted))
+        .find(|h| h.decision.map(hookhost::HookDecision::as_str) == Some(wanted))
         .map(|h| h.name.clone())
 }

@@ -306,14 +306,11 @@ fn not_run(hook: &Prepared, stop: &str) -> FinishedHook {
     )
 }
 
-/// The merge input for a hook that ran (a detached hook is labelled as such).
+/// The merge input for a hook that ran (a detached hook says so).
 fn ran(hook: &Prepared, result: HookRun, duration: Duration) -> FinishedHook {
-    let name = match hook.executor.detached() {
-        Some(_) => format!("{} (async)", hook.name),
-        None => hook.name.to_string(),
-    };
     FinishedHook {
-        name,
+        name: hook.name.to_string(),
+        detached: hook.executor.detached().is_some(),
         source: hook.spec.layer.clone(),
         executor: hook.spec.handler.executor_kind(),
         result,
