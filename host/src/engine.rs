@@ -9,7 +9,9 @@
 
 mod audit;
 mod explain;
+mod hook_input;
 pub use explain::HookVerdict;
+pub(crate) use hook_input::HookInput;
 pub use session::SessionHook;
 mod revalidate;
 mod schedule;
@@ -28,7 +30,6 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::config::{self, Diagnostic, ExecutorKind, HookSpec, Layer, LoadOptions, LoadedConfig};
-use crate::dialect::Event;
 use crate::dialect::{Dialect, Listing};
 use crate::executor::prompt::LlmOptions;
 use crate::executor::registry::{self, Shared};
@@ -486,33 +487,28 @@ impl Engine {
     pub async fn execute(&self, event: &str, input: Value) -> EventOutcome {
         let event = self.inner.dialect.event(event);
         let mut input = select::normalise_input(&event, input);
-        let session: Arc<str> = Arc::from(
-            input
-                .get("session_id")
-                .and_then(Value::as_str)
-                .unwrap_or(""),
-        );
-        let guard = &self.inner.stop_guard;
-        guard.mark_input(&event, &session, &mut input);
-        let summary = self
-            .inner
-            .audit
-            .as_ref()
-            .map(|_| audit::InputSummary::of(&input));
-        let outcome = self.fire(&event, &session, input).await;
-        if let (Some(log), Some(summary)) = (&self.inner.audit, summary) {
-            log.record(&summary, &outcome);
+        let session = input
+            .get("session_id")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        self.inner
+            .stop_guard
+            .mark_input(&event, &session, &mut input);
+        // The one typed input every stage below reads.
+        let input = HookInput::new(event, input);
+        let outcome = self.fire(&input).await;
+        if let Some(log) = &self.inner.audit {
+            log.record(&audit::InputSummary::of(&input.value), &outcome);
         }
         outcome
     }
 
-    /// The configuration and session hooks that fire for `event` with `input` (`ran`:
-    /// hooks that already ran for this event, exempt from `once`).
+    /// The configuration and session hooks that fire for `input` (`ran`: hooks that
+    /// already ran for this event, exempt from `once`).
     pub(crate) fn select(
         &self,
-        event: &Event,
-        input: &Value,
-        session: &str,
+        input: &HookInput,
         ran: &std::collections::HashSet<u64>,
     ) -> Vec<Prepared> {
         let session_hooks = self
@@ -522,16 +518,15 @@ impl Engine {
             .unwrap_or_else(|e| e.into_inner());
         select::select(
             self.inner.hooks.iter().chain(session_hooks.iter()),
-            event,
             input,
-            session,
             self.inner.home.as_deref(),
             &self.inner.once,
             ran,
         )
     }
 
-    async fn fire(&self, event: &Event, session: &Arc<str>, input: Value) -> EventOutcome {
+    async fn fire(&self, input: &Arc<HookInput>) -> EventOutcome {
+        let event = &input.event;
         if let Some(lost) = self.inner.lost_guards.first() {
             return crate::merge::failed_closed(
                 event.name(),
@@ -539,22 +534,18 @@ impl Engine {
             );
         }
         let guard = &self.inner.stop_guard;
-        let reentry = input.get("stop_hook_active") == Some(&Value::Bool(true));
-        let selected = self.select(event, &input, session, &Default::default());
+        let session = &input.session;
+        let reentry = input.value.get("stop_hook_active") == Some(&Value::Bool(true));
+        let selected = self.select(input, &Default::default());
         if selected.is_empty() {
             return guard.apply(event, session, reentry, EventOutcome::empty(event.name()));
         }
         let run = EventRun {
             event: event.clone(),
-            session: session.clone(),
         };
-        let cwd = input
-            .get("cwd")
-            .and_then(Value::as_str)
-            .map(std::path::PathBuf::from);
-        let mut outcome = self.run_rounds(&run, selected, input).await;
+        let mut outcome = self.run_rounds(&run, selected, input.clone()).await;
         if event.failure_blocks && event.honours(crate::event::Fields::WORKTREE_PATH) {
-            require_worktree_path(&mut outcome, cwd.as_deref());
+            require_worktree_path(&mut outcome, input.cwd.as_deref());
         }
         guard.apply(event, session, reentry, outcome)
     }

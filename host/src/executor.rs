@@ -18,7 +18,6 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde_json::Value;
 use tokio::task::JoinHandle;
 
 use crate::dialect::Event;
@@ -35,16 +34,12 @@ pub struct HookCall {
     pub name: Arc<str>,
     /// The event, with its catalog entry.
     pub event: Event,
-    /// The hook input.
-    pub input: Arc<Value>,
-    /// The hook input, serialised once per event.
-    pub input_json: Arc<str>,
+    /// The hook input (value, JSON text, session), typed once per event.
+    pub(crate) input: Arc<crate::engine::HookInput>,
     /// Time allowed.
     pub timeout: Duration,
     /// The project directory the configuration was loaded for, if any.
     pub project_dir: Option<Arc<Path>>,
-    /// The input's `session_id` (empty when absent).
-    pub session_id: Arc<str>,
     /// Where detached work goes.
     pub background: Background,
 }

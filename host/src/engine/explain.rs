@@ -6,8 +6,8 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::Engine;
 use super::select::{Check, MatchInput, normalise_input};
+use super::{Engine, HookInput};
 use crate::config::ExecutorKind;
 use crate::matcher::Matcher;
 
@@ -38,8 +38,8 @@ impl Engine {
     /// not consulted).
     pub fn explain(&self, event: &str, input: Value) -> Vec<HookVerdict> {
         let event = self.dialect().event(event);
-        let input = normalise_input(&event, input);
-        let context = MatchInput::new(&event, &input, self.inner.home.as_deref());
+        let input = HookInput::new(event.clone(), normalise_input(&event, input));
+        let context = MatchInput::new(&input, self.inner.home.as_deref());
         let mut verdicts = Vec::new();
         for hook in &self.inner.hooks {
             let spec = &hook.spec;

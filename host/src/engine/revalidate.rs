@@ -8,10 +8,8 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use serde_json::Value;
-
 use super::schedule::EventRun;
-use super::{Engine, Prepared, select};
+use super::{Engine, HookInput, Prepared, select};
 use crate::merge::merge;
 use crate::outcome::{Counts, EventOutcome};
 
@@ -24,10 +22,10 @@ impl Engine {
         &self,
         run: &EventRun,
         selected: Vec<Prepared>,
-        input: Value,
+        input: Arc<HookInput>,
     ) -> EventOutcome {
         let mut ran: HashSet<u64> = selected.iter().map(|h| h.id).collect();
-        let mut seen = Arc::new(input);
+        let mut seen = input;
         let mut outcome = merge(&run.event, self.run_all(run, &selected, seen.clone()).await);
         if !self.inner.revalidate_rewrites {
             return outcome;
@@ -40,10 +38,10 @@ impl Engine {
             let Some(updated) = &outcome.updated_input else {
                 break;
             };
-            let Some(next) = select::rewrite_input(&seen, updated) else {
+            let Some(next) = select::rewrite_input(&seen.value, updated) else {
                 break;
             };
-            if next == *seen {
+            if next == seen.value {
                 break; // a fixpoint: every hook of this round saw the final input
             }
             history.push(std::mem::replace(&mut outcome, EventOutcome::empty("")));
@@ -59,20 +57,21 @@ impl Engine {
                 }
                 break;
             }
-            let hooks = self.select(&run.event, &next, &run.session, &ran);
+            let next = seen.rewritten(next);
+            let hooks = self.select(&next, &ran);
             let hooks: Vec<Prepared> = hooks
                 .into_iter()
                 .filter(|hook| hook.executor.detached().is_none())
                 .collect();
             ran.extend(hooks.iter().map(|h| h.id));
-            seen = Arc::new(next);
+            seen = next;
             outcome = merge(&run.event, self.run_all(run, &hooks, seen.clone()).await);
             for report in &mut outcome.hooks {
                 report.round = round;
             }
             if outcome.updated_input.is_none() {
                 // Nobody rewrote the validated input: it is the answer.
-                outcome.updated_input = seen.get("tool_input").cloned();
+                outcome.updated_input = seen.value.get("tool_input").cloned();
             }
         }
         combine(history, outcome)

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::{ActiveHook, Engine, Prepared, select};
+use super::{ActiveHook, Engine, HookInput, Prepared, select};
 use crate::dialect::Event;
 use crate::dialect::{Chain, SEQUENTIAL_GROUP};
 use crate::executor::{AsyncNotice, HookCall};
@@ -20,7 +20,6 @@ use crate::outcome::{HookRun, HookStatus};
 #[derive(Clone)]
 pub(crate) struct EventRun {
     pub(crate) event: Event,
-    pub(crate) session: Arc<str>,
 }
 
 impl Engine {
@@ -29,9 +28,8 @@ impl Engine {
         &self,
         run: &EventRun,
         selected: &[Prepared],
-        input: Arc<Value>,
+        input: Arc<HookInput>,
     ) -> Vec<FinishedHook> {
-        let input_json: Arc<str> = Arc::from(input.to_string());
         // Units: a dialect that runs its hooks in order makes them all one chain; else a
         // sequential group is one chain and every other hook its own unit.
         let mut units: Vec<(Vec<usize>, Chain)> = Vec::new();
@@ -54,9 +52,9 @@ impl Engine {
         let run_unit = |(unit, chain): (Vec<usize>, Chain)| {
             let engine = self.clone();
             let hooks: Vec<Prepared> = unit.iter().map(|&i| selected[i].clone()).collect();
-            let (input, input_json, run) = (input.clone(), input_json.clone(), run.clone());
+            let (input, run) = (input.clone(), run.clone());
             async move {
-                let ran = engine.run_unit(&run, hooks, chain, input, input_json).await;
+                let ran = engine.run_unit(&run, hooks, chain, input).await;
                 unit.into_iter().zip(ran).collect::<Vec<_>>()
             }
         };
@@ -103,8 +101,7 @@ impl Engine {
         run: &EventRun,
         hooks: Vec<Prepared>,
         chain: Chain,
-        mut input: Arc<Value>,
-        mut input_json: Arc<str>,
+        mut input: Arc<HookInput>,
     ) -> Vec<FinishedHook> {
         let chained = hooks.len() > 1;
         let mut out: Vec<Option<FinishedHook>> = vec![None; hooks.len()];
@@ -141,7 +138,7 @@ impl Engine {
                 }
                 timeout = timeout.min(left);
             }
-            let call = self.call(run, hook, &input, &input_json, timeout);
+            let call = self.call(run, hook, &input, timeout);
             let started = Instant::now();
             let result = self.run_one(hook, call).await;
             let duration = started.elapsed();
@@ -153,10 +150,9 @@ impl Engine {
                     stopped_by = Some(format!("{} answered continue: false", hook.name));
                 }
                 if chain.feed_forward
-                    && let Some(next) = fed_forward(&input, output)
+                    && let Some(next) = fed_forward(&input.value, output)
                 {
-                    input_json = Arc::from(next.to_string());
-                    input = Arc::new(next);
+                    input = input.rewritten(next);
                 }
             }
             out[index] = Some(ran(hook, result, duration));
@@ -167,7 +163,7 @@ impl Engine {
                 out[index] = Some(not_run(hook, stop));
                 continue;
             }
-            let call = self.call(run, hook, &input, &input_json, hook.timeout);
+            let call = self.call(run, hook, &input, hook.timeout);
             let result = self.run_one(hook, call).await;
             out[index] = Some(ran(hook, result, Duration::ZERO));
         }
@@ -182,29 +178,25 @@ impl Engine {
         &self,
         run: &EventRun,
         hook: &Prepared,
-        input: &Arc<Value>,
-        input_json: &Arc<str>,
+        input: &Arc<HookInput>,
         timeout: Duration,
     ) -> HookCall {
-        let (input, input_json) = match run.event.dialect().hook_name_field {
+        let input = match run.event.dialect().hook_name_field {
             Some(field) => {
-                let mut named = Value::clone(input);
+                let mut named = input.value.clone();
                 if let Some(map) = named.as_object_mut() {
                     map.insert(field.into(), Value::String(hook.name.to_string()));
                 }
-                let json = Arc::from(named.to_string());
-                (Arc::new(named), json)
+                input.rewritten(named)
             }
-            None => (input.clone(), input_json.clone()),
+            None => input.clone(),
         };
         HookCall {
             name: hook.name.clone(),
             event: run.event.clone(),
             input,
-            input_json,
             timeout,
             project_dir: self.inner.project_dir.clone(),
-            session_id: run.session.clone(),
             background: self.inner.background.clone(),
         }
     }

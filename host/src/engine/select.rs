@@ -2,14 +2,14 @@
 //! `once` per session, and the input normalisation they rely on.
 
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Map, Value};
 
-use super::Prepared;
 use super::session_store::SessionStore;
 use super::sessions::SessionTable;
+use super::{HookInput, Prepared};
 use crate::condition::RuleContext;
 use crate::config::HookSpec;
 use crate::dialect::Event;
@@ -69,20 +69,19 @@ fn stable_key(spec: &HookSpec) -> String {
 /// in `ran`: the hooks that already ran for this event, validating a rewrite).
 pub(crate) fn select<'a>(
     hooks: impl Iterator<Item = &'a Prepared>,
-    event: &Event,
-    input: &Value,
-    session: &str,
+    input: &HookInput,
     home: Option<&Path>,
     once: &OnceTracker,
     ran: &HashSet<u64>,
 ) -> Vec<Prepared> {
-    let context = MatchInput::new(event, input, home);
+    let event = &input.event;
+    let context = MatchInput::new(input, home);
     let mut selected: Vec<Prepared> = hooks
         .filter(|hook| hook.spec.event == *event && context.matches(&hook.spec))
         .cloned()
         .collect();
     if selected.iter().any(|h| h.spec.once) {
-        selected.retain(|h| !h.spec.once || ran.contains(&h.id) || once.claim(session, h));
+        selected.retain(|h| !h.spec.once || ran.contains(&h.id) || once.claim(&input.session, h));
     }
     selected
 }
@@ -110,29 +109,28 @@ pub(crate) fn normalise_input(event: &Event, input: Value) -> Value {
     Value::Object(map)
 }
 
-/// The parts of an input that matching reads, extracted once per event.
+/// The parts of an input that matching reads: the event's matcher value, and the typed
+/// input's tool call.
 pub(crate) struct MatchInput<'a> {
     spec: &'a EventSpec,
     value: Option<String>,
     tool_name: Option<&'a str>,
     tool_input: &'a Value,
-    cwd: PathBuf,
+    cwd: &'a Path,
     home: Option<&'a Path>,
 }
 
 impl<'a> MatchInput<'a> {
-    pub(crate) fn new(spec: &'a EventSpec, input: &'a Value, home: Option<&'a Path>) -> Self {
-        let field = |name: &str| input.get(name).and_then(Value::as_str);
-        let value = spec.matcher_value(input);
-        static NULL: Value = Value::Null;
+    pub(crate) fn new(input: &'a HookInput, home: Option<&'a Path>) -> Self {
         Self {
-            spec,
-            value,
-            tool_name: field("tool_name"),
-            tool_input: input.get("tool_input").unwrap_or(&NULL),
-            cwd: field("cwd")
-                .map(PathBuf::from)
-                .unwrap_or_else(|| PathBuf::from("/")),
+            spec: &input.event,
+            value: input.event.matcher_value(&input.value),
+            tool_name: input.tool_name.as_deref(),
+            tool_input: input.tool_input(),
+            cwd: input
+                .str_field("cwd")
+                .map(Path::new)
+                .unwrap_or(Path::new("/")),
             home,
         }
     }
@@ -141,9 +139,9 @@ impl<'a> MatchInput<'a> {
         Some(RuleContext {
             tool_name: self.tool_name?,
             tool_input: self.tool_input,
-            cwd: &self.cwd,
+            cwd: self.cwd,
             home: self.home,
-            base: hook.base_dir.as_deref().unwrap_or(&self.cwd),
+            base: hook.base_dir.as_deref().unwrap_or(self.cwd),
         })
     }
 

@@ -55,8 +55,11 @@ impl CommandExecutor {
         if let Some(project) = call.project_dir.as_deref() {
             env.push(("CLAUDE_PROJECT_DIR".into(), project.display().to_string()));
         }
-        if !call.session_id.is_empty() {
-            env.push(("CLAUDE_CODE_SESSION_ID".into(), call.session_id.to_string()));
+        if !call.input.session.is_empty() {
+            env.push((
+                "CLAUDE_CODE_SESSION_ID".into(),
+                call.input.session.to_string(),
+            ));
         }
         env.extend(self.env.iter().cloned());
         env
@@ -234,7 +237,7 @@ impl CommandExecutor {
         };
         let guard = GroupGuard(child.id().map(|id| Pid::from_raw(id as i32)));
         if let Some(mut stdin) = child.stdin.take() {
-            let input = call.input_json.clone();
+            let input = call.input.json.clone();
             tokio::spawn(async move {
                 // A hook that never reads stdin is fine: ignore EPIPE.
                 let _ = stdin.write_all(input.as_bytes()).await;

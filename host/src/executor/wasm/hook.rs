@@ -226,18 +226,18 @@ impl WasmHook {
             .as_ref()
             .map(|(_, preopens)| preopens.as_slice())
             .map_err(|err| Failure::error(err.to_string()))?;
-        let record = v0_2::hook_input(&call.event, &call.input);
+        let record = v0_2::hook_input(&call.event, &call.input.value);
         // 0.1.0 carries the whole input in its record; 0.2.0 hands out the raw input on
         // demand, so the limit and the memory allowance count it either way.
         let (input, input_bytes) = match ready.pre {
             Pre::V0_1(_) => {
                 let base = v0_2::input_size(&record);
-                let wide = v0_1::hook_input(record, &call.input, &call.input_json);
+                let wide = v0_1::hook_input(record, &call.input.value, &call.input.json);
                 let size = v0_1::input_size(base, &wide);
                 (CallInput::V0_1(wide), size)
             }
             Pre::V0_2(_) => {
-                let size = v0_2::input_size(&record) + call.input_json.len();
+                let size = v0_2::input_size(&record) + call.input.json.len();
                 (CallInput::V0_2(record), size)
             }
         };
@@ -283,8 +283,7 @@ impl WasmHook {
             ),
             hook: self.shared.clone(),
             input: call.input.clone(),
-            input_json: call.input_json.clone(),
-            fetch_budget: INPUT_FETCH_FACTOR * call.input_json.len() + limits::INPUT_FETCH_SLACK,
+            fetch_budget: INPUT_FETCH_FACTOR * call.input.json.len() + limits::INPUT_FETCH_SLACK,
             log_calls: 0,
             listing: Default::default(),
         };

@@ -23,8 +23,7 @@ pub(crate) struct HostState {
     pub(super) limiter: Limiter,
     pub(super) hook: Arc<HookShared>,
     /// The call's input, for the 0.2.0 `input` interface.
-    pub(super) input: Arc<Value>,
-    pub(super) input_json: Arc<str>,
+    pub(super) input: Arc<crate::engine::HookInput>,
     /// Bytes still allowed through the `input` interface.
     pub(super) fetch_budget: usize,
     pub(super) log_calls: usize,

@@ -192,17 +192,17 @@ impl HostImports for HostState {
 
 impl InputImports for HostState {
     fn raw(&mut self) -> wasmtime::Result<String> {
-        let raw = self.input_json.to_string();
+        let raw = self.input.json.to_string();
         Ok(self.fetch(Some(raw))?.unwrap_or_default())
     }
 
     fn tool_input(&mut self) -> wasmtime::Result<Option<String>> {
-        let text = self.input.get("tool_input").map(Value::to_string);
+        let text = self.input.value.get("tool_input").map(Value::to_string);
         self.fetch(text)
     }
 
     fn field(&mut self, name: String) -> wasmtime::Result<Option<String>> {
-        let text = self.input.get(&name).map(Value::to_string);
+        let text = self.input.value.get(&name).map(Value::to_string);
         self.fetch(text)
     }
 }

@@ -1,0 +1,65 @@
+//! The input of one event, typed once: built by [`crate::Engine::execute`] (which the
+//! front door calls) from the normalised input, and shared — by reference count — by
+//! selection, every hook call (the executors read its value, JSON text and session),
+//! the Wasm conversion, re-validation rounds and the audit log. A rewrite (a chain's
+//! feed-forward, a validation round, hygge's per-hook name) makes a new one.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::dialect::Event;
+
+/// One event's input and the parts every stage reads.
+#[derive(Debug)]
+pub(crate) struct HookInput {
+    /// The event, with its catalog entry.
+    pub(crate) event: Event,
+    /// The input's `session_id` (empty when absent).
+    pub(crate) session: Arc<str>,
+    /// The working directory the input names (the dialect's field: `cwd`, hygge `pwd`).
+    pub(crate) cwd: Option<PathBuf>,
+    /// `tool_name`, on tool events.
+    pub(crate) tool_name: Option<Arc<str>>,
+    /// The whole input.
+    pub(crate) value: Value,
+    /// The whole input as JSON text, serialised once.
+    pub(crate) json: Arc<str>,
+}
+
+impl HookInput {
+    /// The typed input of `event` for the normalised input `value`.
+    pub(crate) fn new(event: Event, value: Value) -> Arc<HookInput> {
+        let field = |name: &str| value.get(name).and_then(Value::as_str);
+        let session = Arc::from(field("session_id").unwrap_or(""));
+        let cwd_field = event.dialect().input.cwd;
+        let cwd = field(cwd_field).or(field("cwd")).map(PathBuf::from);
+        let tool_name = field("tool_name").map(Arc::from);
+        let json = Arc::from(value.to_string());
+        Arc::new(HookInput {
+            event,
+            session,
+            cwd,
+            tool_name,
+            value,
+            json,
+        })
+    }
+
+    /// The same event with the input `value` (after a rewrite).
+    pub(crate) fn rewritten(&self, value: Value) -> Arc<HookInput> {
+        HookInput::new(self.event.clone(), value)
+    }
+
+    /// `tool_input`, or null.
+    pub(crate) fn tool_input(&self) -> &Value {
+        static NULL: Value = Value::Null;
+        self.value.get("tool_input").unwrap_or(&NULL)
+    }
+
+    /// The value of a top-level field, if it is a string.
+    pub(crate) fn str_field(&self, name: &str) -> Option<&str> {
+        self.value.get(name).and_then(Value::as_str)
+    }
+}
