@@ -47,7 +47,7 @@ pub(crate) fn admit(spec: &HookSpec, policy: &AdmissionPolicy) -> Admission {
     }
     let refusal = match &spec.handler {
         Handler::Wasm(_) => policy.grants.refusal(spec, policy.project.as_deref()),
-        Handler::Http(http) => crate::executor::http::checked_url(&http.url, &policy.http).err(),
+        Handler::Http(http) => policy.http.checked_url(&http.url).err(),
         _ => None,
     };
     match refusal {

@@ -8,6 +8,7 @@
 
 mod discover;
 pub mod grant_policy;
+mod http_policy;
 pub mod hygge;
 pub mod layer;
 mod options;

@@ -9,9 +9,8 @@
 
 mod audit;
 mod explain;
-mod hook_input;
+pub(crate) use crate::hook_input::HookInput;
 pub use explain::HookVerdict;
-pub(crate) use hook_input::HookInput;
 pub use session::SessionHook;
 mod revalidate;
 mod schedule;

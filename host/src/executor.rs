@@ -35,7 +35,7 @@ pub struct HookCall {
     /// The event, with its catalog entry.
     pub event: Event,
     /// The hook input (value, JSON text, session), typed once per event.
-    pub(crate) input: Arc<crate::engine::HookInput>,
+    pub(crate) input: Arc<crate::hook_input::HookInput>,
     /// Time allowed.
     pub timeout: Duration,
     /// The project directory the configuration was loaded for, if any.

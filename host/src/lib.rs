@@ -53,6 +53,7 @@ mod event;
 mod executor;
 mod files;
 mod front_door;
+mod hook_input;
 mod input;
 mod matcher;
 mod merge;

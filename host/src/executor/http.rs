@@ -19,7 +19,6 @@ use reqwest::{Client, Url};
 use serde_json::Value;
 
 use super::{BoxFuture, Executor, HookCall};
-use crate::condition::wildcard;
 use crate::config::{HttpHandler, HttpPolicy};
 use crate::dialect::Event;
 use crate::outcome::HookRun;
@@ -42,33 +41,6 @@ pub fn client() -> Result<Client, reqwest::Error> {
         .build()
 }
 
-/// The configured URL `text`, parsed, when it is http(s) and allowed by
-/// `allowedHttpHookUrls` (admission refuses the hook otherwise).
-pub(crate) fn checked_url(text: &str, policy: &HttpPolicy) -> Result<Url, String> {
-    let url = Url::parse(text).map_err(|err| format!("invalid URL `{text}`: {err}"))?;
-    check(&url, text, policy)?;
-    Ok(url)
-}
-
-/// `url` is http(s) and allowed by `allowedHttpHookUrls` (`shown`: how to name it).
-fn check(url: &Url, shown: &str, policy: &HttpPolicy) -> Result<(), String> {
-    if !matches!(url.scheme(), "http" | "https") {
-        return Err(format!("URL `{shown}` is not http or https"));
-    }
-    if let Some(patterns) = &policy.allowed_urls {
-        let normalised = normalise(url);
-        if !patterns
-            .iter()
-            .any(|p| wildcard(&normalise_pattern(p), &normalised, false))
-        {
-            return Err(format!(
-                "URL `{shown}` is not allowed by allowedHttpHookUrls; not requested"
-            ));
-        }
-    }
-    Ok(())
-}
-
 /// Runs one `http` hook.
 pub struct HttpExecutor {
     handler: HttpHandler,
@@ -83,7 +55,7 @@ impl HttpExecutor {
     /// error (reported by `hookhost check` with the hook's location) and is never
     /// requested.
     pub fn new(handler: HttpHandler, client: Client, policy: Arc<HttpPolicy>) -> Self {
-        let url = checked_url(&handler.url, &policy);
+        let url = policy.checked_url(&handler.url);
         Self {
             handler,
             client,
@@ -124,7 +96,7 @@ impl HttpExecutor {
         if to.origin() != from.origin() {
             return Err(format!("redirect to another origin ({shown}) not followed"));
         }
-        check(&to, &shown, &self.policy)?;
+        self.policy.check_url(&to, &shown)?;
         Ok(to)
     }
 
@@ -286,32 +258,6 @@ pub fn interpolate(value: &str, allowed: &[&str]) -> String {
     out
 }
 
-fn normalise(url: &Url) -> String {
-    let host = url
-        .host_str()
-        .unwrap_or("")
-        .trim_end_matches('.')
-        .to_lowercase();
-    let port = url.port().map(|p| format!(":{p}")).unwrap_or_default();
-    let query = url.query().map(|q| format!("?{q}")).unwrap_or_default();
-    format!("{}://{host}{port}{}{query}", url.scheme(), url.path())
-}
-
-/// Lower-cases a pattern's scheme and host part (the path stays case-sensitive).
-fn normalise_pattern(pattern: &str) -> String {
-    let Some((scheme, rest)) = pattern.split_once("://") else {
-        return pattern.to_lowercase();
-    };
-    let split = rest.find('/').unwrap_or(rest.len());
-    let (authority, path) = rest.split_at(split);
-    let authority = authority.to_lowercase();
-    let authority = match authority.split_once(':') {
-        Some((host, port)) => format!("{}:{port}", host.trim_end_matches('.')),
-        None => authority.trim_end_matches('.').to_string(),
-    };
-    format!("{}://{authority}{path}", scheme.to_lowercase())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -322,7 +268,7 @@ mod tests {
             allowed_urls: Some(patterns.iter().map(|p| p.to_string()).collect()),
             allowed_env_vars: None,
         };
-        checked_url(url, &policy).is_ok()
+        policy.checked_url(url).is_ok()
     }
 
     #[test]

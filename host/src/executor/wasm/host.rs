@@ -23,7 +23,7 @@ pub(crate) struct HostState {
     pub(super) limiter: Limiter,
     pub(super) hook: Arc<HookShared>,
     /// The call's input, for the 0.2.0 `input` interface.
-    pub(super) input: Arc<crate::engine::HookInput>,
+    pub(super) input: Arc<crate::hook_input::HookInput>,
     /// Bytes still allowed through the `input` interface.
     pub(super) fetch_budget: usize,
     pub(super) log_calls: usize,
