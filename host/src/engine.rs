@@ -20,11 +20,10 @@ mod session_store;
 mod sessions;
 mod stop_guard;
 
-use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::AtomicU64;
-use std::sync::{Arc, Mutex, RwLock};
-use std::time::{Duration, Instant};
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
 
 use serde_json::Value;
 
@@ -194,8 +193,8 @@ pub(crate) struct Inner {
     diagnostics: Vec<Diagnostic>,
     once: OnceTracker,
     stop_guard: StopGuard,
-    active: Mutex<HashMap<u64, (ActiveHook, Instant)>>,
-    next_call: AtomicU64,
+    /// The hooks running now.
+    calls: Arc<schedule::Calls>,
     background: Background,
     revalidate_rewrites: bool,
     audit: Option<audit::AuditLog>,
@@ -314,8 +313,7 @@ impl Engine {
                 diagnostics,
                 once: OnceTracker::with_store(session_store.clone()),
                 stop_guard: StopGuard::new(options.stop_block_cap).with_store(session_store),
-                active: Mutex::new(HashMap::new()),
-                next_call: AtomicU64::new(0),
+                calls: Arc::default(),
                 background: Background::default(),
                 revalidate_rewrites: config.revalidate_rewrites,
                 audit: audit_path.as_deref().map(audit::AuditLog::new),
@@ -447,14 +445,7 @@ impl Engine {
 
     /// Hooks running right now, with their status messages.
     pub fn active_hooks(&self) -> Vec<ActiveHook> {
-        let active = self.inner.active.lock().unwrap_or_else(|e| e.into_inner());
-        active
-            .values()
-            .map(|(hook, started)| ActiveHook {
-                elapsed: started.elapsed(),
-                ..hook.clone()
-            })
-            .collect()
+        self.inner.calls.active()
     }
 
     /// Notices from finished background hooks (`async`, `asyncRewake`, self-detached).
@@ -539,10 +530,18 @@ impl Engine {
         if selected.is_empty() {
             return guard.apply(event, session, reentry, EventOutcome::empty(event.name()));
         }
+        // One way from here: schedule → merge → revalidate, over what the event shares.
         let run = EventRun {
             event: event.clone(),
+            project_dir: self.inner.project_dir.clone(),
+            background: self.inner.background.clone(),
+            calls: self.inner.calls.clone(),
         };
-        let mut outcome = self.run_rounds(&run, selected, input.clone()).await;
+        let reselect =
+            |input: &HookInput, ran: &std::collections::HashSet<u64>| self.select(input, ran);
+        let revalidate = self.inner.revalidate_rewrites;
+        let mut outcome =
+            revalidate::run_rounds(&run, selected, input.clone(), revalidate, reselect).await;
         if event.failure_blocks && event.honours(crate::event::Fields::WORKTREE_PATH) {
             require_worktree_path(&mut outcome, input.cwd.as_deref());
         }

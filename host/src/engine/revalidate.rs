@@ -9,73 +9,75 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use super::schedule::EventRun;
-use super::{Engine, HookInput, Prepared, select};
+use super::{HookInput, Prepared, select};
 use crate::merge::merge;
 use crate::outcome::{Counts, EventOutcome};
 
 /// Rounds of hooks (the first included) before a still-changing rewrite blocks.
 pub const MAX_ROUNDS: u32 = 3;
 
-impl Engine {
-    /// Runs `selected` on `input`, then validates every rewrite as described above.
-    pub(crate) async fn run_rounds(
-        &self,
-        run: &EventRun,
-        selected: Vec<Prepared>,
-        input: Arc<HookInput>,
-    ) -> EventOutcome {
-        let mut ran: HashSet<u64> = selected.iter().map(|h| h.id).collect();
-        let mut seen = input;
-        let mut outcome = merge(&run.event, self.run_all(run, &selected, seen.clone()).await);
-        if !self.inner.revalidate_rewrites {
-            return outcome;
+/// The stages of one event after selection: `selected` run on `input` (schedule), their
+/// answers merged, then — when `revalidate` — every rewrite validated as described
+/// above, the hooks of each round chosen by `reselect` (the input, and the ids of hooks
+/// that already ran, exempt from `once`).
+pub(crate) async fn run_rounds(
+    run: &EventRun,
+    selected: Vec<Prepared>,
+    input: Arc<HookInput>,
+    revalidate: bool,
+    reselect: impl Fn(&HookInput, &HashSet<u64>) -> Vec<Prepared>,
+) -> EventOutcome {
+    let mut ran: HashSet<u64> = selected.iter().map(|h| h.id).collect();
+    let mut seen = input;
+    let mut outcome = merge(&run.event, run.run_all(&selected, seen.clone()).await);
+    if !revalidate {
+        return outcome;
+    }
+    let mut history = Vec::new();
+    for round in 1..=MAX_ROUNDS {
+        if outcome.should_block {
+            break;
         }
-        let mut history = Vec::new();
-        for round in 1..=MAX_ROUNDS {
-            if outcome.should_block {
-                break;
-            }
-            let Some(updated) = &outcome.updated_input else {
-                break;
-            };
-            let Some(next) = select::rewrite_input(&seen.value, updated) else {
-                break;
-            };
-            if next == seen.value {
-                break; // a fixpoint: every hook of this round saw the final input
-            }
-            history.push(std::mem::replace(&mut outcome, EventOutcome::empty("")));
-            if round == MAX_ROUNDS {
-                outcome = crate::merge::failed_closed(
-                    run.event.name(),
-                    &format!(
-                        "hook rewrites did not converge: the input was still being rewritten after {MAX_ROUNDS} rounds of validation"
-                    ),
-                );
-                for report in &mut outcome.hooks {
-                    report.round = round;
-                }
-                break;
-            }
-            let next = seen.rewritten(next);
-            let hooks = self.select(&next, &ran);
-            let hooks: Vec<Prepared> = hooks
-                .into_iter()
-                .filter(|hook| hook.executor.detached().is_none())
-                .collect();
-            ran.extend(hooks.iter().map(|h| h.id));
-            seen = next;
-            outcome = merge(&run.event, self.run_all(run, &hooks, seen.clone()).await);
+        let Some(updated) = &outcome.updated_input else {
+            break;
+        };
+        let Some(next) = select::rewrite_input(&seen.value, updated) else {
+            break;
+        };
+        if next == seen.value {
+            break; // a fixpoint: every hook of this round saw the final input
+        }
+        history.push(std::mem::replace(&mut outcome, EventOutcome::empty("")));
+        if round == MAX_ROUNDS {
+            outcome = crate::merge::failed_closed(
+                run.event.name(),
+                &format!(
+                    "hook rewrites did not converge: the input was still being rewritten after {MAX_ROUNDS} rounds of validation"
+                ),
+            );
             for report in &mut outcome.hooks {
                 report.round = round;
             }
-            if outcome.updated_input.is_none() {
-                // Nobody rewrote the validated input: it is the answer.
-                outcome.updated_input = seen.value.get("tool_input").cloned();
-            }
+            break;
         }
-        combine(history, outcome)
+        let next = seen.rewritten(next);
+        let hooks = reselect(&next, &ran);
+        let hooks: Vec<Prepared> = hooks
+            .into_iter()
+            .filter(|hook| hook.executor.detached().is_none())
+            .collect();
+        ran.extend(hooks.iter().map(|h| h.id));
+        seen = next;
+        outcome = merge(&run.event, run.run_all(&hooks, seen.clone()).await);
+        for report in &mut outcome.hooks {
+            report.round = round;
+        }
+        if outcome.updated_input.is_none() {
+            // Nobody rewrote the validated input: it is the answer.
+            outcome.updated_input = seen.value.get("tool_input").cloned();
+        }
     }
+    combine(history, outcome)
 }
 
 /// The final outcome with the reports of the earlier rounds in front of its own.

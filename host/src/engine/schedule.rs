@@ -3,33 +3,60 @@
 //! detached hooks handed to the background; results come back in configuration order.
 
 use std::collections::HashMap;
-use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::{ActiveHook, Engine, HookInput, Prepared, select};
+use super::{ActiveHook, HookInput, Prepared, select};
 use crate::dialect::Event;
 use crate::dialect::{Chain, SEQUENTIAL_GROUP};
+use crate::executor::Background;
 use crate::executor::{AsyncNotice, HookCall};
 use crate::merge::FinishedHook;
 use crate::outcome::{HookRun, HookStatus};
 
-/// What every call of one event shares.
+/// The hooks running now (what [`crate::Engine::active_hooks`] shows), keyed by call.
+#[derive(Default)]
+pub(crate) struct Calls {
+    active: Mutex<HashMap<u64, (ActiveHook, Instant)>>,
+    next: AtomicU64,
+}
+
+impl Calls {
+    /// The hooks running now, with their elapsed time.
+    pub(crate) fn active(&self) -> Vec<ActiveHook> {
+        let active = self.active.lock().unwrap_or_else(|e| e.into_inner());
+        active
+            .values()
+            .map(|(hook, started)| ActiveHook {
+                elapsed: started.elapsed(),
+                ..hook.clone()
+            })
+            .collect()
+    }
+}
+
+/// What the stages of one event share, and nothing else of the engine: the event, where
+/// command hooks run, where detached work goes, and the table of running calls.
 #[derive(Clone)]
 pub(crate) struct EventRun {
     pub(crate) event: Event,
+    pub(crate) project_dir: Option<Arc<Path>>,
+    pub(crate) background: Background,
+    pub(crate) calls: Arc<Calls>,
 }
 
-impl Engine {
+impl EventRun {
     /// Runs `selected` on `input` and returns one result per hook, in order.
     pub(crate) async fn run_all(
         &self,
-        run: &EventRun,
         selected: &[Prepared],
         input: Arc<HookInput>,
     ) -> Vec<FinishedHook> {
+        let run = self;
         // Units: a dialect that runs its hooks in order makes them all one chain; else a
         // sequential group is one chain and every other hook its own unit.
         let mut units: Vec<(Vec<usize>, Chain)> = Vec::new();
@@ -50,11 +77,10 @@ impl Engine {
         }
         let mut slots: Vec<Option<FinishedHook>> = vec![None; selected.len()];
         let run_unit = |(unit, chain): (Vec<usize>, Chain)| {
-            let engine = self.clone();
             let hooks: Vec<Prepared> = unit.iter().map(|&i| selected[i].clone()).collect();
             let (input, run) = (input.clone(), run.clone());
             async move {
-                let ran = engine.run_unit(&run, hooks, chain, input).await;
+                let ran = run.run_unit(hooks, chain, input).await;
                 unit.into_iter().zip(ran).collect::<Vec<_>>()
             }
         };
@@ -98,11 +124,11 @@ impl Engine {
     /// unit of one hook is simply that hook).
     async fn run_unit(
         &self,
-        run: &EventRun,
         hooks: Vec<Prepared>,
         chain: Chain,
         mut input: Arc<HookInput>,
     ) -> Vec<FinishedHook> {
+        let run = self;
         let chained = hooks.len() > 1;
         let mut out: Vec<Option<FinishedHook>> = vec![None; hooks.len()];
         let mut stopped_by: Option<String> = None;
@@ -138,7 +164,7 @@ impl Engine {
                 }
                 timeout = timeout.min(left);
             }
-            let call = self.call(run, hook, &input, timeout);
+            let call = self.call(hook, &input, timeout);
             let started = Instant::now();
             let result = self.run_one(hook, call).await;
             let duration = started.elapsed();
@@ -163,7 +189,7 @@ impl Engine {
                 out[index] = Some(not_run(hook, stop));
                 continue;
             }
-            let call = self.call(run, hook, &input, hook.timeout);
+            let call = self.call(hook, &input, hook.timeout);
             let result = self.run_one(hook, call).await;
             out[index] = Some(ran(hook, result, Duration::ZERO));
         }
@@ -174,14 +200,8 @@ impl Engine {
 
     /// The call of `hook` on `input` (with the hook's own name in the input where the
     /// dialect passes it, hygge's `hook_name`).
-    fn call(
-        &self,
-        run: &EventRun,
-        hook: &Prepared,
-        input: &Arc<HookInput>,
-        timeout: Duration,
-    ) -> HookCall {
-        let input = match run.event.dialect().hook_name_field {
+    fn call(&self, hook: &Prepared, input: &Arc<HookInput>, timeout: Duration) -> HookCall {
+        let input = match self.event.dialect().hook_name_field {
             Some(field) => {
                 let mut named = input.value.clone();
                 if let Some(map) = named.as_object_mut() {
@@ -193,11 +213,11 @@ impl Engine {
         };
         HookCall {
             name: hook.name.clone(),
-            event: run.event.clone(),
+            event: self.event.clone(),
             input,
             timeout,
-            project_dir: self.inner.project_dir.clone(),
-            background: self.inner.background.clone(),
+            project_dir: self.project_dir.clone(),
+            background: self.background.clone(),
         }
     }
 
@@ -218,12 +238,12 @@ impl Engine {
             });
             return HookRun::answer(Default::default());
         }
-        let key = self.inner.next_call.fetch_add(1, Ordering::Relaxed);
+        let key = self.calls.next.fetch_add(1, Ordering::Relaxed);
         self.track(key, hook, &call);
         let failure_blocks = call.event.failure_blocks;
         let call_timeout_blocks = call.event.timeout_blocks;
         let result = hook.executor.execute(call).await;
-        self.inner
+        self.calls
             .active
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -260,7 +280,7 @@ impl Engine {
             status_message: hook.spec.status_message.clone(),
             elapsed: Duration::ZERO,
         };
-        self.inner
+        self.calls
             .active
             .lock()
             .unwrap_or_else(|e| e.into_inner())
