@@ -715,6 +715,14 @@ fn one_line(text: &str, max: usize) -> String {
     hookhost::internals::shorten(&flat, max)
 }
 
+/// A hook status as the outcome JSON names it (`success`, `blocking`, …).
+fn status_name(status: hookhost::HookStatus) -> String {
+    serde_json::to_value(status)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
 /// A few lines a person can read: the decision, then one line per hook.
 fn summary(outcome: &hookhost::EventOutcome) -> String {
     let mut lines = Vec::new();
@@ -742,10 +750,7 @@ fn summary(outcome: &hookhost::EventOutcome) -> String {
         lines.push(format!("  system message: {}", one_line(message, 160)));
     }
     for hook in &outcome.hooks {
-        let status = serde_json::to_value(hook.status)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_string))
-            .unwrap_or_default();
+        let status = status_name(hook.status);
         let error = hook
             .error
             .as_deref()

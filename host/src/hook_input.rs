@@ -5,7 +5,7 @@
 //! feed-forward, a validation round, hygge's per-hook name) makes a new one.
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
@@ -24,8 +24,9 @@ pub(crate) struct HookInput {
     pub(crate) tool_name: Option<Arc<str>>,
     /// The whole input.
     pub(crate) value: Value,
-    /// The whole input as JSON text, serialised once.
-    pub(crate) json: Arc<str>,
+    /// The whole input as JSON text, serialised once, when a hook first needs it (an
+    /// event no hook matches never pays for it).
+    json: OnceLock<Arc<str>>,
 }
 
 impl HookInput {
@@ -36,15 +37,19 @@ impl HookInput {
         let cwd_field = event.dialect().input.cwd;
         let cwd = field(cwd_field).or(field("cwd")).map(PathBuf::from);
         let tool_name = field("tool_name").map(Arc::from);
-        let json = Arc::from(value.to_string());
         Arc::new(HookInput {
             event,
             session,
             cwd,
             tool_name,
             value,
-            json,
+            json: OnceLock::new(),
         })
+    }
+
+    /// The whole input as JSON text.
+    pub(crate) fn json(&self) -> &Arc<str> {
+        self.json.get_or_init(|| Arc::from(self.value.to_string()))
     }
 
     /// The same event with the input `value` (after a rewrite).

@@ -49,6 +49,18 @@ fn claude_binary() -> PathBuf {
     path
 }
 
+/// Starts `hookhost serve` (its command line given) and returns it, the address it
+/// listens on and the token it generated in the test's home.
+fn start_serve(serve: Command, test: &TestEnv) -> (Killed, String, String) {
+    let (child, listening) = start(serve);
+    let addr = listening
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("serve did not start: {listening}"))
+        .to_string();
+    let token = std::fs::read_to_string(test.home.join(".config/hookhost/serve-token")).unwrap();
+    (child, addr, token)
+}
+
 /// The Messages API mock, asking for one Bash `command`.
 struct Mock {
     _child: Killed,
@@ -174,12 +186,7 @@ fn claude_code_sends_the_token_and_a_serve_deny_stops_the_tool() {
         .arg(test.managed_path())
         .env("HOME", &test.home)
         .env_remove("XDG_CONFIG_HOME");
-    let (_serve, listening) = start(serve);
-    let addr = listening
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("serve did not start: {listening}"))
-        .to_string();
-    let token = std::fs::read_to_string(test.home.join(".config/hookhost/serve-token")).unwrap();
+    let (_serve, addr, token) = start_serve(serve, &test);
     let mock = Mock::start(&test, "rm -rf victim");
     // The README's drop-in, in Claude Code's own user settings.
     std::fs::create_dir_all(test.home.join(".claude")).unwrap();
@@ -301,12 +308,7 @@ fn claude_install_serve_wiring_reaches_a_serve_that_reads_hookhost_files() {
         .current_dir(&test.project)
         .env("HOME", &test.home)
         .env_remove("XDG_CONFIG_HOME");
-    let (_serve, listening) = start(serve);
-    let addr = listening
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("serve did not start: {listening}"))
-        .to_string();
-    let token = std::fs::read_to_string(test.home.join(".config/hookhost/serve-token")).unwrap();
+    let (_serve, addr, token) = start_serve(serve, &test);
     hookhost(
         &test,
         &["claude", "install", "--serve", &format!("http://{addr}")],

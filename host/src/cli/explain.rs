@@ -86,10 +86,7 @@ pub(super) async fn run(args: ExplainArgs) -> CliResult {
     }
     println!("answers:");
     for report in &outcome.hooks {
-        let status = serde_json::to_value(report.status)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_string))
-            .unwrap_or_default();
+        let status = super::status_name(report.status);
         let decision = report
             .decision
             .map(|d| format!(", decision {}", d.as_str()))

@@ -237,7 +237,7 @@ impl CommandExecutor {
         };
         let guard = GroupGuard(child.id().map(|id| Pid::from_raw(id as i32)));
         if let Some(mut stdin) = child.stdin.take() {
-            let input = call.input.json.clone();
+            let input = call.input.json().clone();
             tokio::spawn(async move {
                 // A hook that never reads stdin is fine: ignore EPIPE.
                 let _ = stdin.write_all(input.as_bytes()).await;

@@ -117,7 +117,7 @@ impl HttpExecutor {
         // Validated when the configuration was read.
         let method = reqwest::Method::from_bytes(self.handler.method.as_bytes())
             .unwrap_or(reqwest::Method::POST);
-        let body = call.input.json.to_string();
+        let body = call.input.json().to_string();
         let mut url = url;
         let mut hops = 0;
         let response = loop {

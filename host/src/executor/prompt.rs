@@ -177,7 +177,7 @@ impl PromptExecutor {
             })?,
         };
         let model = self.handler.model.as_deref().unwrap_or(&self.options.model);
-        let prompt = render_prompt(&self.handler.prompt, &call.input.json);
+        let prompt = render_prompt(&self.handler.prompt, call.input.json());
         let base = self.options.base_url.trim_end_matches('/');
         let request = match self.options.provider {
             Provider::Anthropic => self

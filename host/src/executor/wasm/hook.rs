@@ -232,12 +232,12 @@ impl WasmHook {
         let (input, input_bytes) = match ready.pre {
             Pre::V0_1(_) => {
                 let base = v0_2::input_size(&record);
-                let wide = v0_1::hook_input(record, &call.input.value, &call.input.json);
+                let wide = v0_1::hook_input(record, &call.input.value, call.input.json());
                 let size = v0_1::input_size(base, &wide);
                 (CallInput::V0_1(wide), size)
             }
             Pre::V0_2(_) => {
-                let size = v0_2::input_size(&record) + call.input.json.len();
+                let size = v0_2::input_size(&record) + call.input.json().len();
                 (CallInput::V0_2(record), size)
             }
         };
@@ -283,7 +283,7 @@ impl WasmHook {
             ),
             hook: self.shared.clone(),
             input: call.input.clone(),
-            fetch_budget: INPUT_FETCH_FACTOR * call.input.json.len() + limits::INPUT_FETCH_SLACK,
+            fetch_budget: INPUT_FETCH_FACTOR * call.input.json().len() + limits::INPUT_FETCH_SLACK,
             log_calls: 0,
             listing: Default::default(),
         };

@@ -192,7 +192,7 @@ impl HostImports for HostState {
 
 impl InputImports for HostState {
     fn raw(&mut self) -> wasmtime::Result<String> {
-        let raw = self.input.json.to_string();
+        let raw = self.input.json().to_string();
         Ok(self.fetch(Some(raw))?.unwrap_or_default())
     }
 
