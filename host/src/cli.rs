@@ -1,6 +1,7 @@
 //! The `hookhost` command line: `fire`, `check`, `list`, `trust`, `serve`, and the
 //! author tools `test` and `new`.
 
+mod cache;
 mod cases;
 mod claude;
 mod explain;
@@ -85,6 +86,9 @@ enum Command {
     /// per case and a summary, exit 1 when any case fails; `--bless` rewrites the
     /// expectations from the outcomes.
     Test(cases::TestArgs),
+    /// The compiled-artifact cache: list it (default), `--prune` it to its cap (least
+    /// recently used first), or `--clear` it.
+    Cache(cache::CacheArgs),
     /// hookhost behind Claude Code: `hook` (the command Claude Code runs), `install`,
     /// `uninstall` and `status`.
     #[command(subcommand)]
@@ -434,6 +438,7 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::Test(args) => cases::run(args).await.map_err(CliError::Usage),
         Command::New(args) => scaffold::run(args).map_err(CliError::Usage),
         Command::Claude(command) => claude::run(command).await,
+        Command::Cache(args) => cache::run(&args),
         Command::Explain(args) => explain::run(args).await,
         Command::CompileWorker { .. } => Err(CliError::Usage(anyhow::anyhow!(
             "__compile-worker runs only as hookhost's own child"

@@ -484,6 +484,8 @@ pub struct LoadedConfig {
     /// Hooks configured but left out at load (a duplicate, a policy switch, the
     /// layering), each with why: what `hookhost explain` shows.
     pub dropped: Vec<DroppedHook>,
+    /// `wasmCacheMaxMb` from the owners' settings: the artifact cache's cap.
+    pub wasm_cache_max_mb: Option<u64>,
 }
 
 /// A configured hook that was left out at load, and why.

@@ -258,6 +258,9 @@ impl Engine {
             }
         }
         let audit_path = options.audit_log.clone().or(config.audit_log.clone());
+        if let Some(mb) = config.wasm_cache_max_mb {
+            options.wasm.cache_max_bytes = mb.saturating_mul(1 << 20);
+        }
         let shared = Shared::new(
             config.http_policy,
             config.grant_policy,

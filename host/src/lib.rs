@@ -94,6 +94,10 @@ pub mod internals {
     pub use crate::dialect::{Dialect, Event, Layering, Listing};
     pub use crate::event::{CATALOG, EventSpec};
     pub use crate::executor::command::OUTPUT_CAP;
+    pub use crate::executor::wasm::cache::{
+        CacheEntry, DEFAULT_MAX_BYTES as DEFAULT_CACHE_MAX_BYTES, entries as cache_entries,
+        prune as prune_cache,
+    };
     pub use crate::executor::wasm::compile_worker_main;
     pub use crate::executor::wasm::input_record_size;
     pub use crate::files::{create_private_dir, open_regular};

@@ -496,6 +496,66 @@ fn artifacts(cache: &Path) -> Vec<std::path::PathBuf> {
 }
 
 #[tokio::test]
+async fn the_cache_stays_under_its_cap_least_recently_used_first() {
+    let env = TestEnv::new();
+    let cache = env.root.join("capped-cache");
+    let engine_with_cap = |component: &str, cap: u64| {
+        let settings = env.settings(
+            "settings.json",
+            hooks("PreToolUse", None, vec![wasm(component, json!({}))]),
+        );
+        let mut options = env.engine_options();
+        options.wasm.cache_dir = Some(cache.clone());
+        options.wasm.cache_max_bytes = cap;
+        Engine::load(&env.load_options(&[settings], &[]), options).unwrap()
+    };
+    let first = engine_with_cap(guests::BASH_GUARD, 1);
+    fire(&first, &env).await;
+    let after_first = artifacts(&cache);
+    assert_eq!(after_first.len(), 1);
+    // A cap smaller than one artifact keeps only the one just stored.
+    let second = engine_with_cap(guests::PATH_GUARD, 1);
+    fire(&second, &env).await;
+    let after_second = artifacts(&cache);
+    assert_eq!(after_second.len(), 1, "{after_second:?}");
+    assert_ne!(after_second, after_first, "the older artifact went");
+    // A roomy cap keeps both.
+    let third = engine_with_cap(guests::BASH_GUARD, 1 << 40);
+    fire(&third, &env).await;
+    assert_eq!(artifacts(&cache).len(), 2);
+    // `hookhost cache` lists, prunes to a cap and clears.
+    let cli = |args: &[&str]| {
+        let out = std::process::Command::new(CLI)
+            .arg("cache")
+            .args(args)
+            .arg("--cache-dir")
+            .arg(&cache)
+            .arg("--home")
+            .arg(&env.home)
+            .arg("--managed-settings")
+            .arg(env.managed_path())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let listed = cli(&[]);
+    assert!(listed.contains("2 artifacts"), "{listed}");
+    let pruned = cli(&["--prune", "--max-mb", "0"]);
+    assert!(pruned.contains("removed 2 artifacts"), "{pruned}");
+    assert!(artifacts(&cache).is_empty());
+    fire(&third, &env).await;
+    assert!(
+        cli(&["--clear"]).contains("removed 0 artifacts"),
+        "already in memory: nothing stored again"
+    );
+}
+
+#[tokio::test]
 async fn a_forged_artifact_is_never_run() {
     let env = TestEnv::new();
     let cache = env.root.join("cache");

@@ -187,6 +187,9 @@ pub fn load(options: &LoadOptions) -> LoadedConfig {
     }
     apply_policy(&sources, &mut hooks, &mut dropped, &mut diags);
     let grant_policy = grant_policy(&sources, options, &mut diags);
+    let wasm_cache_max_mb = owner_values(&sources, "wasmCacheMaxMb", false)
+        .into_iter()
+        .find_map(|(_, value)| value.as_u64().filter(|mb| *mb > 0));
     let audit_log = owner_values(&sources, "hookAuditLog", false)
         .into_iter()
         .find_map(|(_, value)| value.as_str().map(PathBuf::from));
@@ -222,6 +225,7 @@ pub fn load(options: &LoadOptions) -> LoadedConfig {
         dialect: dialect_id,
         dialect_detected_from: detected_from,
         dropped,
+        wasm_cache_max_mb,
     }
 }
 

@@ -48,6 +48,9 @@ pub const DEFAULT_COMPILE_MEMORY_BYTES: u64 = 4 << 30;
 pub struct WasmOptions {
     /// Directory for precompiled artifacts (`None`: memory cache only).
     pub cache_dir: Option<PathBuf>,
+    /// Most bytes of artifacts the cache folder keeps; past it the least recently used
+    /// are removed (default 2 GiB; owners' settings key `wasmCacheMaxMb`).
+    pub cache_max_bytes: u64,
     /// hookhost's configuration folder: holds the artifact MAC key (`None`: memory
     /// cache only). Like the cache folder, no grant may reach it.
     pub config_dir: Option<PathBuf>,
@@ -71,6 +74,7 @@ impl Default for WasmOptions {
     fn default() -> Self {
         Self {
             cache_dir: cache::default_dir(),
+            cache_max_bytes: cache::DEFAULT_MAX_BYTES,
             config_dir: cache::default_config_dir(),
             max_instances: DEFAULT_MAX_INSTANCES,
             max_component_bytes: DEFAULT_MAX_COMPONENT_BYTES,

@@ -22,6 +22,9 @@
 //! Out of scope: code running as the same user outside hookhost (it could replace the
 //! hookhost binary itself).
 
+mod lru;
+pub use lru::{CacheEntry, DEFAULT_MAX_BYTES, entries, prune};
+
 use std::collections::HashMap;
 use std::fs::OpenOptions;
 use std::hash::{Hash, Hasher};
@@ -86,6 +89,8 @@ pub struct ComponentCache {
 struct DiskCache {
     dir: PathBuf,
     key: [u8; 32],
+    /// Most bytes of artifacts the folder keeps (least recently used go first).
+    max_bytes: u64,
 }
 
 impl ComponentCache {
@@ -96,11 +101,12 @@ impl ComponentCache {
         dir: Option<PathBuf>,
         key_dir: Option<PathBuf>,
         limits: CompileLimits,
+        max_bytes: u64,
     ) -> Self {
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
         engine.precompile_compatibility_hash().hash(&mut hasher);
         let disk = match (dir, key_dir) {
-            (Some(dir), Some(key_dir)) => match DiskCache::open(dir, &key_dir) {
+            (Some(dir), Some(key_dir)) => match DiskCache::open(dir, &key_dir, max_bytes) {
                 Ok(disk) => Some(disk),
                 Err(err) => {
                     tracing::warn!("Wasm disk cache disabled: {err}");
@@ -314,11 +320,15 @@ fn deserialize_own_bytes(engine: &Engine, bytes: &[u8]) -> Result<Component, Str
 }
 
 impl DiskCache {
-    fn open(dir: PathBuf, key_dir: &Path) -> Result<Self, String> {
+    fn open(dir: PathBuf, key_dir: &Path, max_bytes: u64) -> Result<Self, String> {
         ensure_private_dir(&dir)?;
         ensure_private_dir(key_dir)?;
         let key = load_or_create_key(&key_dir.join("cache.key"))?;
-        Ok(Self { dir, key })
+        Ok(Self {
+            dir,
+            key,
+            max_bytes,
+        })
     }
 
     fn mac(&self, name: &str, artifact: &[u8]) -> Hmac<Sha256> {
@@ -353,7 +363,8 @@ impl DiskCache {
             return Err(format!("unexpected size {} bytes", meta.len()));
         }
         let mut contents = Vec::with_capacity(meta.len() as usize);
-        file.take(MAX_ARTIFACT_BYTES)
+        (&file)
+            .take(MAX_ARTIFACT_BYTES)
             .read_to_end(&mut contents)
             .map_err(|e| format!("cannot read: {e}"))?;
         if contents.len() < MAC_BYTES {
@@ -363,6 +374,7 @@ impl DiskCache {
         self.mac(name, &artifact)
             .verify_slice(&contents)
             .map_err(|_| "MAC does not verify (not written by this hookhost)".to_string())?;
+        lru::touch(&file);
         Ok(Some(artifact))
     }
 
@@ -374,11 +386,20 @@ impl DiskCache {
             .and_then(|()| file.write_all(artifact))
             .and_then(|()| file.sync_data());
         drop(file);
-        if let Err(err) =
-            written.and_then(|()| std::fs::rename(&temp, self.dir.join(format!("{name}.cwasm"))))
-        {
+        let stored = self.dir.join(format!("{name}.cwasm"));
+        if let Err(err) = written.and_then(|()| std::fs::rename(&temp, &stored)) {
             let _ = std::fs::remove_file(&temp);
             return Err(err.to_string());
+        }
+        // Keep the folder under its cap; the artifact just stored stays.
+        match prune(&self.dir, self.max_bytes, Some(&stored)) {
+            Ok(removed) if !removed.is_empty() => tracing::debug!(
+                "Wasm cache over {} bytes: removed {} least recently used artifacts",
+                self.max_bytes,
+                removed.len()
+            ),
+            Ok(_) => {}
+            Err(err) => tracing::warn!("cannot keep the Wasm cache under its cap: {err}"),
         }
         Ok(())
     }

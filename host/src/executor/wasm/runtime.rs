@@ -153,6 +153,7 @@ impl WasmRuntime {
                     worker: options.compile_worker,
                     memory_bytes: options.compile_memory_bytes,
                 },
+                options.cache_max_bytes,
             ),
             engine,
             linker,
