@@ -515,7 +515,19 @@ impl Runner {
             .write_all(Value::Object(input).to_string().as_bytes())
             .await?;
         drop(stdin);
-        let out = child.wait_with_output().await?;
+        // A first compile of a big component takes seconds: say so instead of going quiet.
+        let waiting = child.wait_with_output();
+        tokio::pin!(waiting);
+        let out = tokio::select! {
+            out = &mut waiting => out?,
+            () = tokio::time::sleep(std::time::Duration::from_secs(3)) => {
+                eprintln!(
+                    "  … still running {} (a component compiles once, then loads from the cache)",
+                    fire["event"].as_str().unwrap_or("the event")
+                );
+                waiting.await?
+            }
+        };
         let stdout = String::from_utf8_lossy(&out.stdout);
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
         let outcome = serde_json::from_str(&stdout).with_context(|| {
