@@ -270,6 +270,30 @@ fn hook_project(input: &[u8]) -> Option<PathBuf> {
         .or_else(|| std::env::current_dir().ok())
 }
 
+/// `${CLAUDE_PLUGIN_ROOT}` for hookhost's own files, from the environment — only where it
+/// names a plugin Claude Code installed (below `~/.claude/plugins/`): a repository's
+/// settings can set any variable for hook processes, and must not make an owner's
+/// `${CLAUDE_PLUGIN_ROOT}/guard.wasm` load a component of its own choosing.
+fn plugin_root(value: Option<std::ffi::OsString>, project: Option<&Path>) -> Option<String> {
+    let root = PathBuf::from(value?).canonicalize().ok()?;
+    let plugins = hookhost::internals::home()?
+        .join(".claude")
+        .join("plugins")
+        .canonicalize()
+        .ok()?;
+    let inside_project = project
+        .and_then(|dir| dir.canonicalize().ok())
+        .is_some_and(|dir| root.starts_with(dir));
+    if !root.starts_with(&plugins) || inside_project {
+        tracing::warn!(
+            "CLAUDE_PLUGIN_ROOT {} is no plugin Claude Code installed; not expanded",
+            root.display()
+        );
+        return None;
+    }
+    root.to_str().map(str::to_string)
+}
+
 /// `hookhost claude hook`: never an exit status Claude Code would misread.
 async fn hook() -> ExitCode {
     match hook_answer().await {
@@ -288,11 +312,9 @@ async fn hook_answer() -> anyhow::Result<ExitCode> {
         // The hookhost that started this process already runs the hooks.
         return Ok(ExitCode::SUCCESS);
     }
-    let mut config = ConfigArgs::own(hook_project(&bytes));
-    if let Some(root) = std::env::var("CLAUDE_PLUGIN_ROOT")
-        .ok()
-        .filter(|root| Path::new(root).is_absolute())
-    {
+    let project = hook_project(&bytes);
+    let mut config = ConfigArgs::own(project.clone());
+    if let Some(root) = plugin_root(std::env::var_os("CLAUDE_PLUGIN_ROOT"), project.as_deref()) {
         config.vars.push(("CLAUDE_PLUGIN_ROOT".into(), root));
     }
     let engine = config.one_shot_engine(true).map_err(|err| match err {
