@@ -162,6 +162,7 @@ mod tests {
             file: "hooks.toml".into(),
             layer: Layer::User,
             base_dir: None,
+            component_base: None,
             vars: Vec::new(),
             env: Vec::new(),
             trusted: true,

@@ -130,6 +130,11 @@ pub fn load(options: &LoadOptions) -> LoadedConfig {
             file: source.label.clone(),
             layer: source.layer.clone(),
             base_dir: source.base_dir.clone(),
+            // A relative component is relative to the file that names it.
+            component_base: (!source.label.starts_with("--settings["))
+                .then(|| Path::new(&source.label).parent().map(Path::to_path_buf))
+                .flatten()
+                .and_then(|dir| std::path::absolute(dir).ok()),
             vars,
             env: Vec::new(),
             trusted,

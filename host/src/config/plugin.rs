@@ -116,6 +116,7 @@ pub fn read_plugin_in(
         file,
         layer: Layer::Plugin(name.clone()),
         base_dir: Some(root.clone()),
+        component_base: None,
         vars: vars.clone(),
         env: env.clone(),
         // Named by the caller (`--plugin`): trusted; its Wasm grants are still bounded.

@@ -30,6 +30,9 @@ pub struct FileContext {
     pub layer: Layer,
     /// Base directory for `/pattern` rules.
     pub base_dir: Option<PathBuf>,
+    /// What a relative Wasm `component` path is relative to: the folder of the file that
+    /// names it (`None`: `base_dir`, for inline settings and session hooks).
+    pub component_base: Option<PathBuf>,
     /// `${NAME}` placeholders expanded in commands, args, urls and paths.
     pub vars: Vec<(String, String)>,
     /// Environment added to the hooks of this file.
@@ -584,7 +587,10 @@ fn read_wasm(raw: &Value, ctx: &FileContext) -> Result<WasmHandler, String> {
     }
     let resolve = |path: &str| {
         let expanded = PathBuf::from(ctx.expand(path));
-        match (&ctx.base_dir, expanded.is_relative()) {
+        match (
+            ctx.component_base.as_ref().or(ctx.base_dir.as_ref()),
+            expanded.is_relative(),
+        ) {
             (Some(base), true) => base.join(expanded),
             _ => expanded,
         }
@@ -643,6 +649,7 @@ fn test_ctx() -> FileContext {
         file: "settings.json".into(),
         layer: Layer::Project,
         base_dir: Some("/proj".into()),
+        component_base: None,
         vars: vec![("CLAUDE_PROJECT_DIR".into(), "/proj".into())],
         env: vec![],
         trusted: true,

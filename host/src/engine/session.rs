@@ -69,6 +69,7 @@ impl Engine {
             file: "session".into(),
             layer: Layer::Session,
             base_dir: self.inner.project_dir.as_deref().map(Into::into),
+            component_base: None,
             vars: Vec::new(),
             env: Vec::new(),
             trusted: true,

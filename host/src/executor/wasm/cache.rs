@@ -293,7 +293,11 @@ fn compile_in_worker(
         .find(|l| !l.trim().is_empty())
         .unwrap_or("")
         .trim();
-    if let Some(reason) = first.strip_prefix("not a valid component: ") {
+    if let Some(reason) = first.strip_prefix("not a valid component: ")
+        // An allocation wasmtime could not make under the address-space limit comes back
+        // as an error rather than an abort: still the memory limit, not the component.
+        && !reason.contains("out of memory")
+    {
         return Err(LoadError::Invalid(reason.to_string()));
     }
     // Allocation failures under the address-space limit abort the worker.
