@@ -211,7 +211,8 @@ fn install(args: &InstallArgs) -> CliResult {
             return Err(anyhow::anyhow!("--event: `{event}` is no Claude Code event").into());
         }
     }
-    entries::install(&mut settings, &wiring, &events);
+    entries::install(&mut settings, &wiring, &events)
+        .map_err(|why| anyhow::anyhow!("{}: {why}; not changed", file.display()))?;
     if Some(&settings) == original.as_ref() {
         println!("already installed in {} (unchanged)", file.display());
         return Ok(ExitCode::SUCCESS);

@@ -118,27 +118,33 @@ pub fn is_ours(handler: &Value) -> bool {
 
 /// Adds hookhost's entry for each of `events` to `settings` (a Claude Code settings
 /// object), replacing stale ones (another binary path or serve URL); an entry already as
-/// wanted is left where it is. Every other key and entry is kept.
-pub fn install(settings: &mut Map<String, Value>, wiring: &Wiring, events: &[String]) {
+/// wanted is left where it is. Every other key and entry is kept; a `hooks` value that is
+/// not an object, or an event's value that is not a list, is refused (nothing is
+/// changed).
+pub fn install(
+    settings: &mut Map<String, Value>,
+    wiring: &Wiring,
+    events: &[String],
+) -> Result<(), String> {
     let hooks = settings
         .entry("hooks")
         .or_insert_with(|| Value::Object(Map::new()));
-    if !hooks.is_object() {
-        *hooks = Value::Object(Map::new());
-    }
     let Value::Object(hooks) = hooks else {
-        unreachable!("just made an object")
+        return Err("`hooks` is not an object".into());
     };
+    if let Some(event) = events
+        .iter()
+        .find(|event| hooks.get(*event).is_some_and(|groups| !groups.is_array()))
+    {
+        return Err(format!("`hooks.{event}` is not a list"));
+    }
     for event in events {
         let wanted = wiring.handler(event);
         let groups = hooks
             .entry(event.clone())
             .or_insert_with(|| Value::Array(Vec::new()));
-        if !groups.is_array() {
-            *groups = Value::Array(Vec::new());
-        }
         let Value::Array(groups) = groups else {
-            unreachable!("just made an array")
+            unreachable!("checked above")
         };
         let current = groups.iter().any(|group| {
             group.get("matcher").is_none()
@@ -156,6 +162,7 @@ pub fn install(settings: &mut Map<String, Value>, wiring: &Wiring, events: &[Str
             groups.push(json!({"hooks": [wanted]}));
         }
     }
+    Ok(())
 }
 
 /// Removes every hookhost entry from `settings`; a group, event or `hooks` object left
@@ -253,9 +260,9 @@ mod tests {
     #[test]
     fn install_twice_is_install_once_and_uninstall_restores() {
         let mut settings = original();
-        install(&mut settings, &wiring(None), &events());
+        install(&mut settings, &wiring(None), &events()).unwrap();
         let once = settings.clone();
-        install(&mut settings, &wiring(None), &events());
+        install(&mut settings, &wiring(None), &events()).unwrap();
         assert_eq!(settings, once);
         let pre = &settings["hooks"]["PreToolUse"];
         assert_eq!(pre.as_array().unwrap().len(), 2, "{pre}");
@@ -276,7 +283,7 @@ mod tests {
             command: hook_command("/old/place/hookhost"),
             serve: None,
         };
-        install(&mut settings, &old, &events());
+        install(&mut settings, &old, &events()).unwrap();
         install(
             &mut settings,
             &wiring(Some("http://127.0.0.1:8787/")),
@@ -296,6 +303,18 @@ mod tests {
         );
         assert_eq!(uninstall(&mut settings), 2);
         assert_eq!(settings, original());
+    }
+
+    #[test]
+    fn a_malformed_hooks_value_is_refused_not_replaced() {
+        for bad in [
+            json!({"hooks": []}),
+            json!({"hooks": {"PreToolUse": {"x": 1}}}),
+        ] {
+            let mut settings = bad.as_object().unwrap().clone();
+            assert!(install(&mut settings, &wiring(None), &events()).is_err());
+            assert_eq!(Value::Object(settings), bad, "nothing changed");
+        }
     }
 
     #[test]
