@@ -288,7 +288,8 @@ mod tests {
             &mut settings,
             &wiring(Some("http://127.0.0.1:8787/")),
             &events(),
-        );
+        )
+        .unwrap();
         let pre = settings["hooks"]["PreToolUse"].as_array().unwrap();
         assert_eq!(pre.len(), 2, "{pre:?}");
         assert_eq!(pre[1]["hooks"][0]["url"], "http://127.0.0.1:8787/hooks");
