@@ -179,7 +179,13 @@ pub fn open_verified(preopens: &[Preopen]) -> Result<Vec<OpenedGrant>, String> {
             };
             let fd = open_no_follow(&grant.host).map_err(|_| changed())?;
             let stat = nix::sys::stat::fstat(&fd).map_err(|_| changed())?;
-            if (stat.st_dev, stat.st_ino) != grant.identity {
+            // `st_dev` is `u64` on Linux and `i32` on macOS: compare as the u64 `dev()`
+            // of `MetadataExt` that `identity` was taken with.
+            #[allow(clippy::unnecessary_cast, clippy::useless_conversion)]
+            let dev = stat.st_dev as u64;
+            #[allow(clippy::useless_conversion)]
+            let ino = u64::from(stat.st_ino);
+            if (dev, ino) != grant.identity {
                 return Err(changed());
             }
             Ok(OpenedGrant { fd })
