@@ -11,7 +11,7 @@ out="${1:-$here/ts-guard.wasm}"
 mkdir -p "$here/dist"
 "$bin/tsc" -p "$here"
 "$bin/rolldown" "$here/policy.ts" --file "$here/dist/policy.js" --format esm \
-    --external hookhost:hooks/input@0.2.0 --external hookhost:hooks/host@0.2.0 --logLevel warn
-"$bin/componentize-js" "$here/dist/policy.js" --wit "$root/wit/hooks@0.2.0" \
+    --external hookhost:hooks/input@0.3.0 --external hookhost:hooks/host@0.3.0 --external hookhost:hooks/shell@0.3.0 --logLevel warn
+"$bin/componentize-js" "$here/dist/policy.js" --wit "$root/wit/hooks@0.3.0" \
     --world-name hook --disable http fetch-event --out "$out" >/dev/null
 echo "built $out"

@@ -35,6 +35,8 @@ export class Event {
 export class PreToolUse extends Event {
   readonly command: string | undefined;
   readonly filePath: string | undefined;
+  /** `command` of a Bash call as the host parsed it; undefined when none. */
+  shell(): Script | undefined;
 }
 export class PostToolUse extends Event {
   toolResponse(): unknown;
@@ -102,4 +104,73 @@ export const log: {
   info(message: string): void;
   warn(message: string): void;
   error(message: string): void;
+};
+
+/** Programs that run a script (`-c TEXT`, a file, or their stdin). */
+export const SHELLS: string[];
+
+/** One word: quotes removed, escapes applied, expansions kept as written. */
+export interface Word { text: string; dynamic: boolean }
+/** One redirection (`2>&1`, `> out`, `<<< text`, …). */
+export interface Redirect { fd?: number; op: string; target: Word }
+/** What a node is. */
+export type NodeKind = 'simple' | 'subshell' | 'group' | 'if-clause' | 'loop' | 'case-clause'
+  | 'function' | 'arithmetic' | 'test' | 'coprocess';
+/** How a pipeline's text reaches bash. */
+export type Via = 'top' | 'body' | 'function-body' | 'command-substitution'
+  | 'process-substitution' | 'shell' | 'eval';
+
+/** A script as the host parsed it: every command bash would run, nested ones included. */
+export class Script {
+  /** Some text was not read: do not treat the command as understood. */
+  readonly partial: boolean;
+  /** Why it is partial. */
+  readonly error: string | undefined;
+  /** Every simple command, nested ones included, in order. */
+  commands(): Command[];
+  /** Every node, compound commands too. */
+  nodes(): Command[];
+}
+
+/** One node of a `Script`; a simple command unless `kind` says otherwise. */
+export class Command {
+  readonly kind: NodeKind;
+  /** The program it finally runs, as written, past `sudo`, `env`, `timeout`, `xargs`, … */
+  readonly program: string;
+  /** The program's last path component. */
+  readonly name: string;
+  /** The program is `name`. */
+  is(name: string): boolean;
+  /** The program's name holds an expansion: it could be anything. */
+  readonly nameIsDynamic: boolean;
+  /** The arguments after the program. */
+  readonly args: string[];
+  /** Every word, wrappers included. */
+  readonly words: Word[];
+  /** `NAME=value` words before the command. */
+  readonly assignments: Word[];
+  /** Its redirections. */
+  readonly redirects: Redirect[];
+  /** Every file it may name: its arguments and its redirection targets. */
+  operands(): string[];
+  /** Its text. */
+  readonly text: string;
+  /** How its pipeline is held. */
+  readonly via: Via;
+  /** It runs code given to it: a shell, `eval`, `source`, `.`, or a dynamic name. */
+  runsCode(): boolean;
+  /** The nodes that hold this one, nearest first. */
+  ancestors(): Command[];
+  /** Every simple command nested inside this node. */
+  inside(): Command[];
+  /** Every simple command whose output may reach this one's stdin. */
+  upstream(): Command[];
+}
+
+/** The host's shell parser. */
+export const shell: {
+  /** The Bash call's `command`, parsed; undefined when the event has none. */
+  bashCommand(): Script | undefined;
+  /** Parses any text as a bash script. */
+  parse(text: string): Script;
 };

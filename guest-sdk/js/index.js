@@ -1,12 +1,13 @@
-// @hookhost/guest: the JavaScript side of hookhost:hooks@0.2.0.
+// @hookhost/guest: the JavaScript side of hookhost:hooks@0.3.0.
 //
 // A hook module exports `handle`, made with `defineHook`. Every call runs in a fresh
 // instance, so nothing survives between calls. The common fields arrive with the call;
 // the raw input, the tool input JSON and other fields are fetched from the host on
 // first use and kept for the rest of the call.
 
-import * as input from 'hookhost:hooks/input@0.2.0';
-import * as host from 'hookhost:hooks/host@0.2.0';
+import * as input from 'hookhost:hooks/input@0.3.0';
+import * as host from 'hookhost:hooks/host@0.3.0';
+import * as shellHost from 'hookhost:hooks/shell@0.3.0';
 
 /** Any event. */
 export class Event {
@@ -70,6 +71,9 @@ export class PreToolUse extends Event {
   get command() { return this.toolField('command'); }
   /** `file_path` of a file tool call. */
   get filePath() { return this.toolField('file_path'); }
+  /** `command` of a Bash call as the host parsed it (a `Script`); undefined when none. */
+  shell() { return this.#shell ??= shell.bashCommand(); }
+  #shell = undefined;
 }
 
 /** A tool call that succeeded. */
@@ -228,4 +232,102 @@ export const log = {
   info(message) { host.log('info', message); },
   warn(message) { host.log('warn', message); },
   error(message) { host.log('error', message); },
+};
+
+/** Programs that run a script (`-c TEXT`, a file, or their stdin). */
+export const SHELLS = ['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'rbash', 'fish'];
+
+/**
+ * A script as the host parsed it: every command bash would run from the text, nested
+ * ones included (`$(…)`, `<(…)`, subshells, function bodies, `bash -c '…'`, `eval`,
+ * here-strings and here-documents fed to a shell, `echo '…' | sh`).
+ */
+export class Script {
+  constructor(record) { this.record = record; }
+  /** Some text was not read: do not treat the command as understood. */
+  get partial() { return this.record.partial; }
+  /** Why it is partial. */
+  get error() { return this.record.error; }
+  /** Every simple command, nested ones included, in order. */
+  commands() { return this.nodes().filter((c) => c.kind === 'simple'); }
+  /** Every node, compound commands too. */
+  nodes() { return this.record.nodes.map((_, i) => new Command(this, i)); }
+  parentOf(index) {
+    const node = this.record.nodes[index];
+    return node === undefined ? undefined : this.record.pipelines[node.pipeline].parent;
+  }
+  isWithin(index, ancestor) {
+    for (let a = this.parentOf(index); a !== undefined; a = this.parentOf(a)) {
+      if (a === ancestor) return true;
+    }
+    return false;
+  }
+}
+
+/** One node of a `Script`; a simple command unless `kind` says otherwise. */
+export class Command {
+  constructor(script, index) { this.script = script; this.index = index; this.node = script.record.nodes[index]; }
+  /** `simple`, `subshell`, `group`, `if-clause`, `loop`, `case-clause`, `function`, … */
+  get kind() { return this.node.kind; }
+  /** The program it finally runs as written, past `sudo`, `env`, `timeout`, `xargs`, …; '' when none. */
+  get program() { return this.node.program === undefined ? '' : this.node.words[this.node.program].text; }
+  /** The program's last path component. */
+  get name() { return this.program.split('/').pop(); }
+  /** The program is `name`. */
+  is(name) { return this.name === name; }
+  /** The program's name holds an expansion (`$SHELL`): it could be anything. */
+  get nameIsDynamic() { return this.node.program !== undefined && this.node.words[this.node.program].dynamic; }
+  /** The arguments after the program, as text. */
+  get args() {
+    const from = this.node.program === undefined ? this.node.words.length : this.node.program + 1;
+    return this.node.words.slice(from).map((w) => w.text);
+  }
+  /** Every word ({text, dynamic}), wrappers included. */
+  get words() { return this.node.words; }
+  /** `NAME=value` words before the command. */
+  get assignments() { return this.node.assignments; }
+  /** Its redirections ({fd, op, target}). */
+  get redirects() { return this.node.redirects; }
+  /** Every file it may name: its arguments and its redirection targets. */
+  operands() { return this.args.concat(this.node.redirects.map((r) => r.target.text)); }
+  /** Its text. */
+  get text() { return this.node.text; }
+  /** How its pipeline is held: `top`, `body`, `command-substitution`, `shell`, `eval`, … */
+  get via() { return this.script.record.pipelines[this.node.pipeline].via; }
+  /** It runs code given to it: a shell, `eval`, `source`, `.`, or a dynamic name. */
+  runsCode() { return SHELLS.includes(this.name) || ['eval', 'source', '.'].includes(this.name) || this.nameIsDynamic; }
+  /** The nodes that hold this one, nearest first. */
+  ancestors() {
+    const out = [];
+    for (let a = this.script.parentOf(this.index); a !== undefined; a = this.script.parentOf(a)) {
+      out.push(new Command(this.script, a));
+    }
+    return out;
+  }
+  /** Every simple command nested inside this node. */
+  inside() { return this.script.commands().filter((c) => this.script.isWithin(c.index, this.index)); }
+  /** Every simple command whose output may reach this one's stdin. */
+  upstream() {
+    const feeders = [];
+    const { nodes, pipelines } = this.script.record;
+    for (const holder of [this.index, ...this.ancestors().map((a) => a.index)]) {
+      for (const n of pipelines[nodes[holder].pipeline].nodes) {
+        if (n === holder) break;
+        feeders.push(n);
+      }
+    }
+    return this.script.commands()
+      .filter((c) => feeders.some((f) => c.index === f || this.script.isWithin(c.index, f)));
+  }
+}
+
+/** The host's shell parser. */
+export const shell = {
+  /** The Bash call's `command`, parsed; undefined when the event has none. */
+  bashCommand() {
+    const record = shellHost.bashCommand();
+    return record === undefined ? undefined : new Script(record);
+  },
+  /** Parses any text as a bash script. */
+  parse(text) { return new Script(shellHost.parse(text)); },
 };

@@ -206,6 +206,12 @@ impl PreToolUse {
         self.tool_field("command")
     }
 
+    /// `command` of a Bash call as the host parsed it: every command bash would run,
+    /// nested ones included ([`crate::shell`]).
+    pub fn shell(&self) -> Option<crate::shell::Script> {
+        crate::shell::bash_command()
+    }
+
     /// `file_path` of a file tool call.
     pub fn file_path(&self) -> Option<&str> {
         self.tool_field("file_path")

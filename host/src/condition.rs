@@ -174,9 +174,24 @@ fn command_matches(pattern: &str, command: &str) -> bool {
         Some(prefix) => format!("{prefix} *"),
         None => pattern.to_string(),
     };
-    let Some(subcommands) = split_commands(command) else {
+    let Some(mut subcommands) = split_commands(command) else {
         return true; // unparseable: fail open, the hook runs
     };
+    // The shell view adds what the split cannot see: scripts given to `bash -c`, `eval`
+    // and a shell's stdin, process substitutions, and programs behind wrappers (`sudo`,
+    // `env`, `timeout`, …). More candidates only make the hook run more often.
+    let view = crate::shell::parse(command);
+    if view.partial {
+        return true;
+    }
+    subcommands.extend(view.nodes.iter().filter_map(|node| {
+        let program = node.program? as usize;
+        let words: Vec<&str> = node.words[program..]
+            .iter()
+            .map(|w| w.text.as_str())
+            .collect();
+        Some(words.join(" "))
+    }));
     let names_more_than_command = pattern.trim_end_matches(" *").split_whitespace().count() > 1;
     if names_more_than_command && has_expansion(command) {
         return true;
@@ -446,6 +461,18 @@ mod tests {
             ),
             ("substitution", "Bash(whoami)", "echo $(whoami)", true),
             ("backticks", "Bash(whoami)", "echo `whoami`", true),
+            ("shell_c", "Bash(git push *)", "bash -c 'git push -f'", true),
+            ("eval", "Bash(git push *)", "eval 'git push -f'", true),
+            ("here_string", "Bash(rm *)", "sh <<< 'rm -rf x'", true),
+            ("behind_sudo", "Bash(rm *)", "sudo -u me rm -rf x", true),
+            (
+                "behind_env",
+                "Bash(rm *)",
+                "env A=1 timeout 5 rm -rf x",
+                true,
+            ),
+            ("process_substitution", "Bash(curl *)", "sh <(curl x)", true),
+            ("quoted_in_echo", "Bash(rm *)", "echo 'rm -rf x'", false),
             (
                 "assignment_stripped",
                 "Bash(git *)",

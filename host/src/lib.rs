@@ -61,6 +61,7 @@ mod outcome;
 mod output;
 mod paths;
 mod protocol;
+mod shell;
 mod text;
 
 // The API: an engine, what it loads, what it answers.
@@ -108,5 +109,9 @@ pub mod internals {
     pub use crate::paths::{cache_dir, config_dir, env_dir, home, state_dir};
     pub use crate::protocol::ClaudeReply;
     pub use crate::protocol::{MAX_LIST_ENTRIES, is_async_marker, looks_like_json, parse_answer};
+    /// The shell view (`hookhost:hooks/shell`).
+    pub mod shell {
+        pub use crate::shell::*;
+    }
     pub use crate::text::shorten;
 }

@@ -15,5 +15,6 @@ mod polyglot;
 mod prompt;
 mod sandbox;
 mod serve;
+mod shell_view;
 mod surfaces;
 mod wasm;

@@ -1,5 +1,5 @@
 """hookhost_guest: write hookhost hooks in Python, built into sandboxed WebAssembly
-components (``hookhost:hooks@0.2.0``) with componentize-py.
+components (``hookhost:hooks@0.3.0``) with componentize-py.
 
 Subclass :class:`Hook`, override the methods for the events you handle, and export it::
 
@@ -23,11 +23,14 @@ import json
 from componentize_py_types import Err
 from wit_world.imports import host as _host
 from wit_world.imports import input as _input
+from wit_world.imports import shell as _shell
+from wit_world.imports.shell import NodeKind, Via
 from wit_world.imports.types import Decision, HookAnswer
 
 __all__ = [
     "Answer", "Event", "Hook", "PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop",
-    "SessionStart", "config", "log", "export",
+    "SessionStart", "config", "log", "export", "shell", "Script", "Command", "SHELLS",
+    "NodeKind", "Via",
 ]
 
 _MISSING = object()
@@ -114,6 +117,11 @@ class PreToolUse(Event):
     def command(self):
         """``command`` of a Bash call."""
         return self.tool_field("command")
+
+    def shell(self):
+        """``command`` of a Bash call as the host parsed it (a :class:`Script`); None when
+        there is none."""
+        return self._once("shell", shell.bash_command)
 
     @property
     def file_path(self):
@@ -376,3 +384,166 @@ class _Log:
 
 config = _Config()
 log = _Log()
+
+
+SHELLS = ("sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "rbash", "fish")
+"""Programs that run a script (``-c TEXT``, a file, or their stdin)."""
+
+
+class Script:
+    """A script as the host parsed it: every command bash would run from the text, nested
+    ones included (``$(...)``, ``<(...)``, subshells, function bodies, ``bash -c '...'``,
+    ``eval``, here-strings and here-documents fed to a shell, ``echo '...' | sh``)."""
+
+    def __init__(self, record):
+        self.record = record
+
+    @property
+    def partial(self):
+        """Some text was not read: do not treat the command as understood."""
+        return self.record.partial
+
+    @property
+    def error(self):
+        """Why it is partial."""
+        return self.record.error
+
+    def nodes(self):
+        """Every node, compound commands too, in order."""
+        return [Command(self, i) for i in range(len(self.record.nodes))]
+
+    def commands(self):
+        """Every simple command, nested ones included, in order."""
+        return [c for c in self.nodes() if c.kind == NodeKind.SIMPLE]
+
+    def _parent(self, index):
+        node = self.record.nodes[index]
+        return self.record.pipelines[node.pipeline].parent
+
+    def _within(self, index, ancestor):
+        parent = self._parent(index)
+        while parent is not None:
+            if parent == ancestor:
+                return True
+            parent = self._parent(parent)
+        return False
+
+
+class Command:
+    """One node of a :class:`Script`; a simple command unless ``kind`` says otherwise."""
+
+    def __init__(self, script, index):
+        self.script = script
+        self.index = index
+        self.node = script.record.nodes[index]
+
+    @property
+    def kind(self):
+        """A :class:`NodeKind` (``SIMPLE``, ``SUBSHELL``, ``GROUP``, ``IF_CLAUSE``, ...)."""
+        return self.node.kind
+
+    @property
+    def program(self):
+        """The program it finally runs, as written, past ``sudo``, ``env``, ``timeout``,
+        ``xargs``, ...; '' when none."""
+        if self.node.program is None:
+            return ""
+        return self.node.words[self.node.program].text
+
+    @property
+    def name(self):
+        """The program's last path component."""
+        return self.program.rsplit("/", 1)[-1]
+
+    def is_(self, name):
+        """The program is ``name``."""
+        return self.name == name
+
+    @property
+    def name_is_dynamic(self):
+        """The program's name holds an expansion (``$SHELL``): it could be anything."""
+        return self.node.program is not None and self.node.words[self.node.program].dynamic
+
+    @property
+    def args(self):
+        """The arguments after the program, as text."""
+        start = len(self.node.words) if self.node.program is None else self.node.program + 1
+        return [w.text for w in self.node.words[start:]]
+
+    @property
+    def words(self):
+        """Every word (``.text``, ``.dynamic``), wrappers included."""
+        return self.node.words
+
+    @property
+    def assignments(self):
+        """``NAME=value`` words before the command."""
+        return self.node.assignments
+
+    @property
+    def redirects(self):
+        """Its redirections (``.fd``, ``.op``, ``.target``)."""
+        return self.node.redirects
+
+    def operands(self):
+        """Every file it may name: its arguments and its redirection targets."""
+        return self.args + [r.target.text for r in self.node.redirects]
+
+    @property
+    def text(self):
+        """Its text."""
+        return self.node.text
+
+    @property
+    def via(self):
+        """How its pipeline is held: a :class:`Via` (``TOP``, ``COMMAND_SUBSTITUTION``, ...)."""
+        return self.script.record.pipelines[self.node.pipeline].via
+
+    def runs_code(self):
+        """It runs code given to it: a shell, ``eval``, ``source``, ``.``, or a dynamic name."""
+        return self.name in SHELLS or self.name in ("eval", "source", ".") or self.name_is_dynamic
+
+    def ancestors(self):
+        """The nodes that hold this one, nearest first."""
+        out = []
+        parent = self.script._parent(self.index)
+        while parent is not None:
+            out.append(Command(self.script, parent))
+            parent = self.script._parent(parent)
+        return out
+
+    def inside(self):
+        """Every simple command nested inside this node."""
+        return [c for c in self.script.commands() if self.script._within(c.index, self.index)]
+
+    def upstream(self):
+        """Every simple command whose output may reach this one's stdin."""
+        record = self.script.record
+        feeders = []
+        for holder in [self.index] + [a.index for a in self.ancestors()]:
+            for n in record.pipelines[record.nodes[holder].pipeline].nodes:
+                if n == holder:
+                    break
+                feeders.append(n)
+        return [
+            c for c in self.script.commands()
+            if any(c.index == f or self.script._within(c.index, f) for f in feeders)
+        ]
+
+
+class _Shell:
+    """The host's shell parser."""
+
+    @staticmethod
+    def bash_command():
+        """The Bash call's ``command``, parsed; None when the event has none."""
+        record = _shell.bash_command()
+        return None if record is None else Script(record)
+
+    @staticmethod
+    def parse(text):
+        """Parses any text as a bash script."""
+        return Script(_shell.parse(text))
+
+
+shell = _Shell()

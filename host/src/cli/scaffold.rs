@@ -42,8 +42,9 @@ pub enum Lang {
 /// The WIT package the SDKs target: the host's newest, [`hookhost::WIT_VERSION`] (the
 /// files below are that package; `wit_version_matches_the_host` checks they agree).
 const WIT: &str = hookhost::WIT_VERSION;
-const WIT_TYPES: &str = include_str!("../../../wit/hooks@0.2.0/types.wit");
-const WIT_WORLD: &str = include_str!("../../../wit/hooks@0.2.0/world.wit");
+const WIT_TYPES: &str = include_str!("../../../wit/hooks@0.3.0/types.wit");
+const WIT_WORLD: &str = include_str!("../../../wit/hooks@0.3.0/world.wit");
+const WIT_SHELL: &str = include_str!("../../../wit/hooks@0.3.0/shell.wit");
 const WIT_NEWEST: &str = include_str!("../../../wit/newest_package.rs");
 
 const WORKSPACE_MANIFEST: &str = include_str!("../../../Cargo.toml");
@@ -247,6 +248,7 @@ fn project(name: &str, lang: Lang) -> anyhow::Result<Vec<File>> {
         File::new("tests/hook.json", fill(FIXTURE)),
         File::new(format!("sdk/wit/hooks@{WIT}/types.wit"), WIT_TYPES),
         File::new(format!("sdk/wit/hooks@{WIT}/world.wit"), WIT_WORLD),
+        File::new(format!("sdk/wit/hooks@{WIT}/shell.wit"), WIT_SHELL),
     ];
     match lang {
         Lang::Rust => {
@@ -402,8 +404,9 @@ fn inline_toml(value: &toml::Value) -> anyhow::Result<String> {
 /// The TypeScript project's `package.json`: the build script and the pinned tools.
 fn ts_manifest(name: &str) -> anyhow::Result<String> {
     let tools: Value = serde_json::from_str(JS_TOOLS).context("parse the pinned JS tools")?;
-    let externals =
-        format!("--external hookhost:hooks/input@{WIT} --external hookhost:hooks/host@{WIT}");
+    let externals = format!(
+        "--external hookhost:hooks/input@{WIT} --external hookhost:hooks/host@{WIT} --external hookhost:hooks/shell@{WIT}"
+    );
     let manifest = json!({
         "name": name,
         "version": "0.1.0",

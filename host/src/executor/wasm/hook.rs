@@ -236,7 +236,7 @@ impl WasmHook {
                 let size = v0_1::input_size(base, &wide);
                 (CallInput::V0_1(wide), size)
             }
-            Pre::V0_2(_) => {
+            Pre::V0_2(_) | Pre::V0_3(_) => {
                 let size = v0_2::input_size(&record) + call.input.json().len();
                 (CallInput::V0_2(record), size)
             }
@@ -286,6 +286,8 @@ impl WasmHook {
             fetch_budget: INPUT_FETCH_FACTOR * call.input.json().len() + limits::INPUT_FETCH_SLACK,
             log_calls: 0,
             listing: Default::default(),
+            shell_view: None,
+            parses: 0,
         };
         let mut store = Store::new(&self.runtime.engine, state);
         store.limiter(|state| &mut state.limiter);
@@ -302,6 +304,10 @@ impl WasmHook {
                     Ok(answer.map(v0_1::answer_into_v0_2))
                 }
                 (Pre::V0_2(pre), CallInput::V0_2(input)) => {
+                    let hook = pre.instantiate_async(&mut store).await?;
+                    hook.call_handle(&mut store, &input).await
+                }
+                (Pre::V0_3(pre), CallInput::V0_2(input)) => {
                     let hook = pre.instantiate_async(&mut store).await?;
                     hook.call_handle(&mut store, &input).await
                 }

@@ -28,6 +28,10 @@ pub(crate) struct HostState {
     pub(super) fetch_budget: usize,
     pub(super) log_calls: usize,
     pub(super) listing: ListingBudget,
+    /// The Bash command's shell view, parsed on the guest's first ask.
+    pub(super) shell_view: Option<Arc<crate::shell::ShellView>>,
+    /// Parses the guest asked for (capped).
+    pub(super) parses: usize,
 }
 
 /// The parts of a WASI context without grants.
@@ -71,11 +75,16 @@ impl HostState {
 
     /// Charges `text` to the fetch budget and hands it over.
     pub(super) fn fetch(&mut self, text: Option<String>) -> wasmtime::Result<Option<String>> {
-        let len = text.as_ref().map_or(0, String::len);
-        match self.fetch_budget.checked_sub(len) {
+        self.charge(text.as_ref().map_or(0, String::len))?;
+        Ok(text)
+    }
+
+    /// Charges `bytes` handed to (or parsed for) the guest to the fetch budget.
+    pub(super) fn charge(&mut self, bytes: usize) -> wasmtime::Result<()> {
+        match self.fetch_budget.checked_sub(bytes) {
             Some(left) => {
                 self.fetch_budget = left;
-                Ok(text)
+                Ok(())
             }
             None => Err(wasmtime::Error::msg(InputFetchLimit)),
         }

@@ -14,7 +14,7 @@ use super::grants::Protected;
 use super::host::HostState;
 use super::limits;
 use super::ticker::Ticker;
-use super::wit::{v0_1, v0_2};
+use super::wit::{v0_1, v0_2, v0_3};
 use super::{DEFAULT_MAX_COMPONENT_BYTES, WasmError, WasmOptions, listing};
 
 /// The shared Wasm runtime of one hookhost engine.
@@ -121,6 +121,8 @@ impl WasmRuntime {
         v0_1::Hook::add_to_linker::<HostState, HasSelf<HostState>>(&mut linker, |state| state)
             .map_err(|e| WasmError(format!("{e:#}")))?;
         v0_2::Hook::add_to_linker::<HostState, HasSelf<HostState>>(&mut linker, |state| state)
+            .map_err(|e| WasmError(format!("{e:#}")))?;
+        v0_3::Hook::add_to_linker::<HostState, HasSelf<HostState>>(&mut linker, |state| state)
             .map_err(|e| WasmError(format!("{e:#}")))?;
         listing::install(&mut linker).map_err(|e| WasmError(format!("{e:#}")))?;
         let ticker = Ticker::start(&engine)

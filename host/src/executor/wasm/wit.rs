@@ -1,19 +1,21 @@
 //! The `hookhost:hooks` WIT packages this host runs, one file per version
-//! ([`v0_1`], frozen, an adapter; [`v0_2`], the core). A released package is frozen
+//! ([`v0_1`], an adapter; [`v0_2`], the core records and answer conversion; [`v0_3`],
+//! 0.2.0's records plus the shell view). A released package is frozen
 //! (`wit/CHECKSUMS`), so old guests keep working.
 
 pub mod v0_1;
 pub mod v0_2;
+pub mod v0_3;
 
 use serde_json::Value;
 
 use super::host::HostState;
 
 /// Every WIT package version this host runs, oldest first.
-pub const WIT_VERSIONS: &[&str] = &["0.1.0", "0.2.0"];
+pub const WIT_VERSIONS: &[&str] = &["0.1.0", "0.2.0", "0.3.0"];
 
 /// The newest WIT package version (what the guest SDK builds against).
-pub const WIT_VERSION: &str = "0.2.0";
+pub const WIT_VERSION: &str = "0.3.0";
 
 /// One call's input record, in the version the component targets.
 pub(super) enum CallInput {
@@ -25,6 +27,7 @@ pub(super) enum CallInput {
 pub(super) enum Pre {
     V0_1(v0_1::HookPre<HostState>),
     V0_2(v0_2::HookPre<HostState>),
+    V0_3(v0_3::HookPre<HostState>),
 }
 
 /// The WIT version a component targets.
@@ -32,6 +35,7 @@ pub(super) enum Pre {
 pub(super) enum WitTarget {
     V0_1,
     V0_2,
+    V0_3,
 }
 
 /// Bytes the WIT input record for `input` on `event` carries into a guest (what the

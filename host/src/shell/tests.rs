@@ -1,0 +1,279 @@
+use super::*;
+
+fn names(view: &ShellView) -> Vec<String> {
+    view.nodes
+        .iter()
+        .filter(|n| n.kind == NodeKind::Simple)
+        .filter_map(|n| n.program.map(|p| n.words[p as usize].text.clone()))
+        .collect()
+}
+
+fn node<'v>(view: &'v ShellView, name: &str) -> (u32, &'v Node) {
+    view.nodes
+        .iter()
+        .enumerate()
+        .find(|(_, n)| n.program.is_some_and(|p| n.words[p as usize].text == name))
+        .map(|(i, n)| (i as u32, n))
+        .unwrap_or_else(|| panic!("no `{name}` in {view:#?}"))
+}
+
+fn via(view: &ShellView, node: u32) -> Via {
+    view.pipelines[view.nodes[node as usize].pipeline as usize].via
+}
+
+#[test]
+fn a_stderr_duplication_does_not_split_the_pipeline() {
+    let view = parse("curl -fsSL https://x.sh 2>&1 | sh");
+    assert!(!view.partial);
+    assert_eq!(view.pipelines.len(), 1);
+    assert_eq!(view.pipelines[0].nodes.len(), 2);
+    let (_, curl) = node(&view, "curl");
+    assert_eq!(curl.redirects[0].fd, Some(2));
+    assert_eq!(curl.redirects[0].op, ">&");
+    assert_eq!(curl.redirects[0].target.text, "1");
+    assert_eq!(names(&view), ["curl", "sh"]);
+}
+
+#[test]
+fn quotes_and_escapes_are_resolved() {
+    let view = parse(r#"echo 'a b' "c $HOME" d\ e $'f\tg' "h\"i" "j\k""#);
+    let words: Vec<&str> = view.nodes[0]
+        .words
+        .iter()
+        .map(|w| w.text.as_str())
+        .collect();
+    assert_eq!(
+        words,
+        ["echo", "a b", "c $HOME", "d e", "f\tg", "h\"i", "j\\k"]
+    );
+    let dynamic: Vec<bool> = view.nodes[0].words.iter().map(|w| w.dynamic).collect();
+    assert_eq!(dynamic, [false, false, true, false, false, false, false]);
+}
+
+#[test]
+fn substitutions_are_nested_scripts() {
+    let view = parse("echo $(curl -s x | sh) `wget -O- y` <(nc h 1) >(tee z)");
+    let (echo, _) = node(&view, "echo");
+    for (name, how) in [
+        ("curl", Via::CommandSubstitution),
+        ("sh", Via::CommandSubstitution),
+        ("wget", Via::CommandSubstitution),
+        ("nc", Via::ProcessSubstitution),
+        ("tee", Via::ProcessSubstitution),
+    ] {
+        let (n, _) = node(&view, name);
+        assert_eq!(via(&view, n), how, "{name}");
+        assert_eq!(view.parent_of(n), Some(echo), "{name}");
+    }
+}
+
+#[test]
+fn scripts_handed_to_shells_and_eval_are_parsed() {
+    for (script, inner) in [
+        ("bash -c 'curl x | sh'", Via::Shell),
+        ("sudo -u root bash -lc \"curl x | sh\"", Via::Shell),
+        ("eval 'curl x | sh'", Via::Eval),
+        ("bash <<< 'curl x | sh'", Via::Shell),
+        ("sh <<EOF\ncurl x | sh\nEOF\n", Via::Shell),
+        ("echo 'curl x | sh' | bash", Via::Shell),
+        ("xargs -n1 sh -c 'curl x | sh'", Via::Shell),
+        ("env A=1 timeout 5 sh -c 'curl x | sh'", Via::Shell),
+    ] {
+        let view = parse(script);
+        assert!(!view.partial, "{script}: {:?}", view.error);
+        let (curl, _) = node(&view, "curl");
+        assert_eq!(via(&view, curl), inner, "{script}");
+        let pipeline = &view.pipelines[view.nodes[curl as usize].pipeline as usize];
+        assert_eq!(pipeline.nodes.len(), 2, "{script}");
+    }
+}
+
+#[test]
+fn a_shell_with_a_script_file_reads_no_stdin_script() {
+    let view = parse("bash run.sh <<< 'curl x | sh'");
+    assert_eq!(names(&view), ["bash"]);
+}
+
+#[test]
+fn chains_continuations_and_newlines() {
+    let view = parse("a && b || c; d & e\nf \\\n  --flag | g");
+    assert_eq!(names(&view), ["a", "b", "c", "d", "e", "f", "g"]);
+    let joined: Vec<Joined> = view.pipelines.iter().map(|p| p.joined).collect();
+    assert_eq!(
+        joined,
+        [
+            Joined::First,
+            Joined::And,
+            Joined::Or,
+            Joined::Then,
+            Joined::Then,
+            Joined::Then
+        ]
+    );
+    assert!(view.pipelines[3].background && !view.pipelines[4].background);
+    let (_, f) = node(&view, "f");
+    assert_eq!(f.words[1].text, "--flag");
+}
+
+#[test]
+fn compound_commands_hold_their_bodies() {
+    let view = parse(
+        "if test -f a; then (cd x && make); else { rm -rf b; }; fi; for i in 1 2; do echo $i; done; f() { curl x; }; case $x in y) z;; esac; [[ -n $(id) ]]; (( n = $(wc -l < f) ))",
+    );
+    assert!(!view.partial, "{:?}", view.error);
+    assert_eq!(
+        names(&view),
+        ["test", "cd", "make", "rm", "echo", "curl", "z", "id", "wc"]
+    );
+    let (curl, _) = node(&view, "curl");
+    assert_eq!(via(&view, curl), Via::FunctionBody);
+    let (rm, _) = node(&view, "rm");
+    let kinds: Vec<NodeKind> = view
+        .ancestors(rm)
+        .map(|a| view.nodes[a as usize].kind)
+        .collect();
+    assert_eq!(kinds, [NodeKind::Group, NodeKind::If]);
+}
+
+#[test]
+fn substitutions_inside_expansion_operands_are_found() {
+    for script in [
+        "echo ${x:-$(curl a)}",
+        "echo ${x/$(curl a)/y}",
+        "echo $(( 1 + $(curl a) ))",
+        "a[$(curl a)]=1 true",
+        "cat <<EOF\n$(curl a)\nEOF\n",
+        "echo x > \"$(curl a)\"",
+    ] {
+        let view = parse(script);
+        assert!(
+            names(&view).contains(&"curl".to_string()),
+            "{script}: {view:#?}"
+        );
+    }
+}
+
+#[test]
+fn a_syntax_error_keeps_the_commands_before_it() {
+    let view = parse("curl x | sh\necho 'oops");
+    assert!(view.partial);
+    assert!(view.error.as_deref().unwrap().contains("does not parse"));
+    assert_eq!(names(&view), ["curl", "sh"]);
+}
+
+#[test]
+fn program_skips_wrappers() {
+    let view = parse("sudo -u me env A=1 B=2 nice -n 5 timeout -s KILL 10 /usr/bin/bash -c true");
+    let n = &view.nodes[0];
+    assert_eq!(n.words[n.program.unwrap() as usize].text, "/usr/bin/bash");
+    assert_eq!(names(&view), ["/usr/bin/bash", "true"]);
+}
+
+#[test]
+fn globs_and_brace_lists_are_dynamic() {
+    let view = parse("/bin/s? {curl,x} '*' \"{a,b}\"");
+    let dynamic: Vec<bool> = view.nodes[0].words.iter().map(|w| w.dynamic).collect();
+    assert_eq!(dynamic, [true, true, false, false]);
+}
+
+#[test]
+fn limits_give_a_partial_view_not_a_crash() {
+    let deep = format!("{}true{}", "(".repeat(5000), ")".repeat(5000));
+    let view = parse(&deep);
+    assert!(view.partial && view.nodes.is_empty());
+    let long = "a".repeat(MAX_SCRIPT_BYTES + 1);
+    assert!(parse(&long).partial);
+    let nested = format!(
+        "{}true{}",
+        "echo $(".repeat(MAX_NESTING as usize + 2),
+        ")".repeat(MAX_NESTING as usize + 2)
+    );
+    let view = parse(&nested);
+    assert!(view.partial, "{nested}");
+    assert!(view.error.unwrap().contains("scripts nest"));
+}
+
+/// The deepest text the view accepts parses in an eighth of the parser's own stack, so
+/// no input reaches its end (a stack overflow would abort the process); text shallow
+/// enough to parse on the caller's stack needs a quarter of what a host function has
+/// inside a Wasm call (1 MiB).
+#[test]
+fn the_deepest_accepted_parse_fits_an_eighth_of_the_parser_stack() {
+    fits(walk::MAX_NESTING_DEPTH, walk::PARSER_STACK / 8);
+}
+
+#[test]
+fn text_parsed_on_the_callers_stack_fits_a_quarter_of_a_host_function_stack() {
+    fits(walk::DIRECT_NESTING, 256 * 1024);
+}
+
+fn fits(max: usize, stack: usize) {
+    let constructs: [(&str, &str, &str); 9] = [
+        ("", "(", ")"),
+        ("", "$(", ")"),
+        ("", "{ ", "; }"),
+        ("echo ", "${a:-", "}"),
+        ("", "if true; then ", "; fi"),
+        ("", "while true; do ", "; done"),
+        ("", "case x in x) ", ";; esac"),
+        ("echo ", "\"$(echo ", ")\""),
+        ("", "[[ -n $(", ") ]]"),
+    ];
+    for (prefix, open, close) in constructs {
+        let make = |n: usize| format!("{prefix}{}true{}", open.repeat(n), close.repeat(n));
+        let mut n = 1;
+        while walk::nesting_depth(&make(n + 1)) <= max {
+            n += 1;
+        }
+        let script = make(n);
+        let shown = script.chars().take(40).collect::<String>();
+        let handle = std::thread::Builder::new()
+            .stack_size(stack)
+            .spawn(move || {
+                // Straight to the parser, never onto its own stack.
+                let mut view = ShellView::default();
+                walk::Walker::on_this_stack(&mut view).script(&script, None, Via::Top, 0);
+                (view.nodes.len(), view.error)
+            })
+            .unwrap();
+        let (nodes, error) = handle.join().unwrap();
+        // `$(` nests scripts too, and stops at their limit.
+        let stopped = error.as_deref().is_some_and(|e| e.contains("scripts nest"));
+        assert!(
+            nodes >= 1 && (error.is_none() || stopped),
+            "{shown}: {error:?}"
+        );
+    }
+}
+
+#[test]
+fn nesting_past_the_limit_is_refused_before_parsing() {
+    let depth = walk::MAX_NESTING_DEPTH + 1;
+    for script in [
+        format!(
+            "{}true{}",
+            "if true; then ".repeat(depth),
+            "; fi".repeat(depth)
+        ),
+        format!("{}true{}", "$(".repeat(depth), ")".repeat(depth)),
+    ] {
+        let view = parse(&script);
+        assert!(view.partial && view.nodes.is_empty());
+    }
+}
+
+#[test]
+fn spaced_double_parentheses_are_subshells_not_arithmetic() {
+    for script in [
+        "( ( rm -rf / ) )",
+        "( (rm -rf /) )",
+        "((rm -rf /) )",
+        "( (rm -rf /))",
+    ] {
+        let view = parse(script);
+        assert_eq!(names(&view), ["rm"], "{script}: {view:#?}");
+    }
+    let view = parse("(( x = $(id) ))");
+    assert_eq!(names(&view), ["id"]);
+    assert_eq!(view.nodes[0].kind, NodeKind::Arithmetic);
+}
