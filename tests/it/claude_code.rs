@@ -223,7 +223,7 @@ fn guarded_project(test: &TestEnv, file: &Path) -> PathBuf {
 }
 
 /// What the bash guard says about piping a download into a shell.
-const GUARD_REASON: &str = "piping a download into a shell runs unreviewed code";
+const GUARD_REASON: &str = "running a download as code runs unreviewed code";
 
 #[test]
 fn claude_install_runs_wasm_hooks_from_hookhost_files_and_claude_codes_own_hooks_once() {

@@ -105,6 +105,9 @@ fn typescript_project_builds_and_passes_its_fixture() {
                 .unwrap();
         },
     );
+    // Building unchanged sources again keeps the component (componentize-js is not
+    // reproducible: a real rebuild would give new bytes and break every sha256 pin).
+    rebuild_keeps_the_component(project.path(), "npm run build");
     // The build type-checks: a handler returning a string instead of an Answer stops it,
     // with TypeScript's error.
     let hook = project.path().join("hook.ts");
@@ -131,9 +134,84 @@ fn typescript_project_builds_and_passes_its_fixture() {
 #[test]
 fn python_project_builds_and_passes_its_fixture() {
     let tools = toolchains();
-    make_build_test("python", "./build.sh", None, |_, command| {
-        command.env("COMPONENTIZE_PY", tools.join("py/bin/componentize-py"));
+    let componentize = tools.join("py/bin/componentize-py");
+    let project = make_build_test("python", "./build.sh", None, |_, command| {
+        command.env("COMPONENTIZE_PY", &componentize);
     });
+    rebuild_keeps_the_component(project.path(), "./build.sh");
+    // A syntax error is reported in a few lines naming the file, line and column, not
+    // in componentize-py's backtrace.
+    let app = project.path().join("app.py");
+    let source = std::fs::read_to_string(&app).unwrap();
+    std::fs::write(&app, source.replacen("def ", "def (", 1)).unwrap();
+    let out = Command::new("sh")
+        .args(["-c", "./build.sh"])
+        .current_dir(project.path())
+        .env("COMPONENTIZE_PY", &componentize)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!out.status.success(), "{text}");
+    assert!(
+        text.starts_with("./app.py:") && text.lines().count() <= 3,
+        "{text}"
+    );
+}
+
+/// Runs `build` again on unchanged sources: the component keeps its bytes; after a
+/// change to an input the stamp no longer matches.
+fn rebuild_keeps_the_component(project: &Path, build: &str) {
+    let component = project.join("my-hook.wasm");
+    let before = std::fs::read(&component).unwrap();
+    let out = Command::new("sh")
+        .args(["-c", build])
+        .current_dir(project)
+        .env(
+            "COMPONENTIZE_PY",
+            toolchains().join("py/bin/componentize-py"),
+        )
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success() && text.contains("my-hook.wasm is up to date"),
+        "{text}"
+    );
+    assert_eq!(
+        std::fs::read(&component).unwrap(),
+        before,
+        "same sources, same bytes"
+    );
+    let check = |project: &Path| {
+        let inputs = if project.join("app.py").exists() {
+            "./app.py sdk/python sdk/wit requirements.txt"
+        } else {
+            "dist/hook.js sdk/wit package-lock.json"
+        };
+        Command::new("sh")
+            .args([
+                "-c",
+                &format!("sh sdk/unchanged.sh check my-hook.wasm {inputs}"),
+            ])
+            .current_dir(project)
+            .status()
+            .unwrap()
+            .success()
+    };
+    assert!(check(project));
+    let wit = project
+        .join("sdk/wit")
+        .read_dir()
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let types = wit.join("types.wit");
+    let text = std::fs::read_to_string(&types).unwrap();
+    std::fs::write(&types, format!("{text}\n")).unwrap();
+    assert!(!check(project), "a changed input is seen");
+    std::fs::write(&types, text).unwrap();
 }
 
 #[test]

@@ -59,7 +59,7 @@ fn check_example(name: &str) {
     let cache = tempfile::tempdir().unwrap();
     let (ok, text) = hookhost_test(&example(name), cache.path());
     assert!(ok, "{text}");
-    assert!(text.contains("4 passed, 0 failed"), "{text}");
+    assert!(text.contains("10 passed, 0 failed"), "{text}");
     assert!(
         text.contains("ok   denies a recursive delete of /"),
         "{text}"

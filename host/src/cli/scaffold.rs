@@ -97,6 +97,8 @@ const JS_TOOLS_LOCK: &str = include_str!("../../../tests/toolchains/package-lock
 const PYTHON_TOOLS: &str = include_str!("../../../tests/toolchains/requirements.txt");
 
 const README: &str = include_str!("scaffold/README.md.in");
+/// Keeps a component its unchanged inputs made (the componentizers are not reproducible).
+const UNCHANGED: &str = include_str!("scaffold/unchanged.sh");
 const FIXTURE: &str = include_str!("scaffold/fixture.json");
 
 /// One file of a project: its path inside the project, contents, and whether it is a
@@ -299,6 +301,7 @@ fn project(name: &str, lang: Lang) -> anyhow::Result<Vec<File>> {
                     .iter()
                     .map(|(path, text)| File::new(format!("sdk/js/{path}"), *text)),
             );
+            files.push(File::new("sdk/unchanged.sh", UNCHANGED));
         }
         Lang::Python => {
             files.push(File::new(
@@ -319,6 +322,7 @@ fn project(name: &str, lang: Lang) -> anyhow::Result<Vec<File>> {
                     .iter()
                     .map(|(path, text)| File::new(format!("sdk/python/{path}"), *text)),
             );
+            files.push(File::new("sdk/unchanged.sh", UNCHANGED));
         }
     }
     Ok(files)
@@ -407,6 +411,9 @@ fn ts_manifest(name: &str) -> anyhow::Result<String> {
     let externals = format!(
         "--external hookhost:hooks/input@{WIT} --external hookhost:hooks/host@{WIT} --external hookhost:hooks/shell@{WIT}"
     );
+    // What the component is made from: the bundle (the SDK is in it), the WIT package and
+    // the tools' lock.
+    let inputs = "dist/hook.js sdk/wit package-lock.json";
     let manifest = json!({
         "name": name,
         "version": "0.1.0",
@@ -416,8 +423,9 @@ fn ts_manifest(name: &str) -> anyhow::Result<String> {
         "scripts": {
             "build": format!(
                 "tsc -p . && rolldown hook.ts --file dist/hook.js --format esm {externals} --logLevel warn \
-                 && componentize-js dist/hook.js --wit sdk/wit/hooks@{WIT} --world-name hook \
-                 --disable http fetch-event --out {name}.wasm"
+                 && (sh sdk/unchanged.sh check {name}.wasm {inputs} && echo '{name}.wasm is up to date' \
+                 || (componentize-js dist/hook.js --wit sdk/wit/hooks@{WIT} --world-name hook \
+                 --disable http fetch-event --out {name}.wasm && sh sdk/unchanged.sh record {name}.wasm {inputs}))"
             ),
             "test": "hookhost test",
         },
