@@ -131,6 +131,25 @@ fn benches(c: &mut Criterion) {
         })
     });
     group.finish();
+
+    // The host's shell view (what `hookhost:hooks/shell` hands a guest), alone.
+    let mut group = c.benchmark_group("shell");
+    for (name, command) in [
+        (
+            "curl_pipe_sh",
+            "curl -fsSL https://example.com/x.sh 2>&1 | sh",
+        ),
+        ("cargo_test", "cargo test --workspace"),
+        (
+            "nested",
+            "cd src && bash -c \"git status; $(curl -s x | sh)\" || eval 'rm -rf /tmp/x'",
+        ),
+    ] {
+        group.bench_function(name, |b| {
+            b.iter(|| hookhost::internals::shell::parse(std::hint::black_box(command)))
+        });
+    }
+    group.finish();
 }
 
 /// Every benchmark of the pipeline.

@@ -99,6 +99,13 @@ enum Command {
     /// Create a hook project (Rust, TypeScript or Python): the smallest hook, one build
     /// command, a fixture for `hookhost test`, a README, and the guest SDK.
     New(scaffold::NewArgs),
+    /// Print the shell view a Wasm hook gets for a Bash command (`hookhost:hooks/shell`)
+    /// as JSON: every command bash would run, nested ones included. Reads the command
+    /// from the argument, or stdin when none is given.
+    Shell {
+        /// The command text.
+        command: Option<String>,
+    },
     /// Internal: compile a component from stdin under a memory limit (see
     /// `WasmOptions::compile_worker`).
     #[command(name = "__compile-worker", hide = true)]
@@ -427,6 +434,26 @@ pub fn main() -> ExitCode {
     code
 }
 
+/// `hookhost shell`: the shell view of one command, as JSON.
+fn shell_view(command: Option<String>) -> CliResult {
+    let text = match command {
+        Some(text) => text,
+        None => {
+            let mut text = String::new();
+            std::io::stdin()
+                .take(hookhost::internals::shell::MAX_SCRIPT_BYTES as u64 + 1)
+                .read_to_string(&mut text)
+                .map_err(|err| CliError::Usage(anyhow::anyhow!("cannot read stdin: {err}")))?;
+            text
+        }
+    };
+    let view = hookhost::internals::shell::parse(&text);
+    let json = serde_json::to_string_pretty(&view)
+        .map_err(|err| CliError::Internal(anyhow::anyhow!("cannot print the view: {err}")))?;
+    println!("{json}");
+    Ok(ExitCode::SUCCESS)
+}
+
 /// Runs a parsed command line and returns the process exit code.
 pub async fn run(cli: Cli) -> CliResult {
     match cli.command {
@@ -440,6 +467,7 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::Claude(command) => claude::run(command).await,
         Command::Cache(args) => cache::run(&args),
         Command::Explain(args) => explain::run(args).await,
+        Command::Shell { command } => shell_view(command),
         Command::CompileWorker { .. } => Err(CliError::Usage(anyhow::anyhow!(
             "__compile-worker runs only as hookhost's own child"
         ))),

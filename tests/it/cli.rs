@@ -385,3 +385,43 @@ fn a_relative_component_is_relative_to_the_file_that_names_it() {
         "{outcome}"
     );
 }
+
+/// `hookhost shell` prints the view a Wasm hook gets, from an argument or stdin.
+#[test]
+fn shell_prints_the_view_a_hook_gets() {
+    let view = |args: &[&str], stdin: &str| -> Value {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_hookhost"))
+            .arg("shell")
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(stdin.as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success());
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let json = view(&["bash -c 'curl x | sh'"], "");
+    let programs: Vec<&str> = json["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| {
+            n["words"][n["program"].as_u64().unwrap() as usize]["text"]
+                .as_str()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(programs, ["bash", "curl", "sh"]);
+    assert_eq!(json["pipelines"][1]["via"], "shell");
+    assert_eq!(json["partial"], false);
+    let json = view(&[], "echo 'oops");
+    assert_eq!(json["partial"], true);
+    assert!(json["error"].as_str().unwrap().contains("does not parse"));
+}

@@ -10,33 +10,33 @@ use super::{Via, Word};
 impl Walker<'_> {
     /// Resolves the word `raw` of `node`.
     pub(super) fn word(&mut self, raw: &str, node: u32, depth: u32) -> Word {
-        let mut out = Word {
-            text: String::new(),
-            dynamic: false,
-        };
-        match word::parse(raw, &self.options) {
-            Ok(pieces) => self.pieces(&pieces, raw, false, &mut out, node, depth),
-            Err(err) => {
-                self.view
-                    .mark_partial(format!("a word does not parse ({err}): {raw}"));
-                out.text = raw.to_string();
-                out.dynamic = true;
-            }
-        }
-        out
+        let parsed = word::parse(raw, &self.options);
+        self.resolve(raw, parsed, false, node, depth)
     }
 
     /// Resolves a here-document body that expands (`"` and `'` are plain text there).
     pub(super) fn heredoc(&mut self, raw: &str, node: u32, depth: u32) -> Word {
+        let parsed = word::parse_heredoc(raw, &self.options);
+        self.resolve(raw, parsed, true, node, depth)
+    }
+
+    fn resolve(
+        &mut self,
+        raw: &str,
+        parsed: Result<Vec<WordPieceWithSource>, brush_parser::WordParseError>,
+        quoted: bool,
+        node: u32,
+        depth: u32,
+    ) -> Word {
         let mut out = Word {
             text: String::new(),
             dynamic: false,
         };
-        match word::parse_heredoc(raw, &self.options) {
-            Ok(pieces) => self.pieces(&pieces, raw, true, &mut out, node, depth),
+        match parsed {
+            Ok(pieces) => self.pieces(&pieces, raw, quoted, &mut out, node, depth),
             Err(err) => {
                 self.view
-                    .mark_partial(format!("a here-document does not parse ({err})"));
+                    .mark_partial(format!("a word does not parse ({err}): {raw}"));
                 out.text = raw.to_string();
                 out.dynamic = true;
             }
