@@ -78,6 +78,10 @@ fn scripts_handed_to_shells_and_eval_are_parsed() {
         ("echo 'curl x | sh' | bash", Via::Shell),
         ("xargs -n1 sh -c 'curl x | sh'", Via::Shell),
         ("env A=1 timeout 5 sh -c 'curl x | sh'", Via::Shell),
+        ("env -S \"sh -c 'curl x | sh'\"", Via::Shell),
+        ("su root -c 'curl x | sh'", Via::Shell),
+        ("watch -n 5 'curl x | sh'", Via::Shell),
+        ("find . -name x -exec sh -c 'curl x | sh' \\;", Via::Shell),
     ] {
         let view = parse(script);
         assert!(!view.partial, "{script}: {:?}", view.error);

@@ -465,19 +465,26 @@ impl<'v> Walker<'v> {
         let Some(at) = n.program else { return };
         let name = basename(&n.words[at as usize].text);
         let args = &n.words[at as usize + 1..];
-        let script = if name == "eval" {
+        let mut scripts: Vec<(String, Via)> = Vec::new();
+        if name == "eval" {
             let text: Vec<&str> = args.iter().map(|w| w.text.as_str()).collect();
-            Some((text.join(" "), Via::Eval))
+            scripts.push((text.join(" "), Via::Eval));
         } else if SHELLS.contains(&name) {
             match shell_script(args) {
-                ShellScript::Text(text) => Some((text, Via::Shell)),
-                ShellScript::Stdin => stdin_text(&n.redirects).map(|t| (t, Via::Shell)),
-                ShellScript::File => None,
+                ShellScript::Text(text) => scripts.push((text, Via::Shell)),
+                ShellScript::Stdin => {
+                    scripts.extend(stdin_text(&n.redirects).map(|t| (t, Via::Shell)))
+                }
+                ShellScript::File => {}
             }
-        } else {
-            None
-        };
-        if let Some((text, via)) = script {
+        }
+        // Programs that run a command line given as text or as their arguments.
+        scripts.extend(
+            commands_in_arguments(name, args, &n.words[..at as usize])
+                .into_iter()
+                .map(|text| (text, Via::Shell)),
+        );
+        for (text, via) in scripts {
             self.script(&text, Some(node), via, depth + 1);
         }
     }
@@ -661,21 +668,25 @@ const WRAPPERS: &[(&str, &[&str])] = &[
             "--arg-file",
         ],
     ),
-    ("watch", &["-n", "-d"]),
 ];
 
 /// The index of the word naming what a simple command finally runs, past wrappers
 /// (`sudo -u me env A=1 bash …` → `bash`); none for an empty command.
 pub(super) fn program_index(words: &[Word]) -> Option<u32> {
     let mut at = 0usize;
+    let mut wrapper = None;
     loop {
-        let word = words.get(at)?;
+        // A wrapper with nothing after it (`sudo`, `env -S '…'`) is the program.
+        let Some(word) = words.get(at) else {
+            return wrapper;
+        };
         let Some((name, valued)) = WRAPPERS
             .iter()
             .find(|(name, _)| *name == basename(&word.text))
         else {
             return Some(at as u32);
         };
+        wrapper = Some(at as u32);
         at += 1;
         // `timeout` and `chrt` take a positional value before the command.
         let mut positional = matches!(*name, "timeout" | "chrt");
@@ -700,6 +711,84 @@ pub(super) fn program_index(words: &[Word]) -> Option<u32> {
             }
         }
     }
+}
+
+/// Command lines a program runs from its arguments: `su -c TEXT` (also `runuser`,
+/// `flock`, `script`), `watch ARGS…` (joined, as watch hands them to `sh -c`),
+/// `find … -exec ARGV… ;`, and `env -S TEXT` among the wrappers before the program
+/// (`before`).
+fn commands_in_arguments(name: &str, args: &[Word], before: &[Word]) -> Vec<String> {
+    let text = |words: &[Word]| {
+        words
+            .iter()
+            .map(|w| w.text.as_str())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let mut out = Vec::new();
+    let mut words = before.iter().chain(args).peekable();
+    while let Some(word) = words.next() {
+        let w = word.text.as_str();
+        if let Some(value) = w.strip_prefix("--split-string=") {
+            out.push(value.to_string());
+        } else if w == "-S" || w == "--split-string" {
+            out.extend(words.peek().map(|next| next.text.clone()));
+        } else if let Some(value) = w.strip_prefix("-S").filter(|v| !v.is_empty()) {
+            if before.iter().any(|b| basename(&b.text) == "env") {
+                out.push(value.to_string());
+            }
+        }
+    }
+    match name {
+        "su" | "runuser" | "flock" | "script" => {
+            for (i, word) in args.iter().enumerate() {
+                let w = word.text.as_str();
+                if let Some(value) = w.strip_prefix("--command=") {
+                    out.push(value.to_string());
+                } else if w == "-c" || w == "--command" {
+                    out.extend(args.get(i + 1).map(|next| next.text.clone()));
+                }
+            }
+        }
+        "watch" => {
+            let mut i = 0;
+            while args.get(i).is_some_and(|w| w.text.starts_with('-')) {
+                i += if matches!(args[i].text.as_str(), "-n" | "--interval") {
+                    2
+                } else {
+                    1
+                };
+            }
+            if let Some(rest) = args.get(i..).filter(|rest| !rest.is_empty()) {
+                out.push(text(rest));
+            }
+        }
+        "find" => {
+            let mut i = 0;
+            while i < args.len() {
+                if matches!(
+                    args[i].text.as_str(),
+                    "-exec" | "-execdir" | "-ok" | "-okdir"
+                ) {
+                    let start = i + 1;
+                    let end = args[start..]
+                        .iter()
+                        .position(|w| w.text == ";" || w.text == "+")
+                        .map_or(args.len(), |p| start + p);
+                    // An argv, not a command line: quote each word back.
+                    let argv: Vec<String> = args[start..end]
+                        .iter()
+                        .map(|w| format!("'{}'", w.text.replace('\'', r"'\''")))
+                        .collect();
+                    out.push(argv.join(" "));
+                    i = end;
+                }
+                i += 1;
+            }
+        }
+        _ => {}
+    }
+    out
 }
 
 /// The deepest nesting of brackets and compound-command keywords in `text`, quotes
