@@ -154,11 +154,20 @@ pub struct OpenedGrant {
 }
 
 impl OpenedGrant {
-    /// `/proc/self/fd/N`: opening it reaches the very directory this handle holds, so
-    /// nothing can be swapped in between the check and wasmtime's open.
+    /// A path that opens the very directory this handle holds, so nothing can be swapped
+    /// in between the check and wasmtime's open. wasmtime-wasi 48 preopens only by path
+    /// (`WasiCtxBuilder::preopened_dir`; its preopen list is private), so the handle is
+    /// named through the descriptor file system: `/proc/self/fd/N` on Linux (the open
+    /// reaches the inode the descriptor holds, not a path), `/dev/fd/N` on macOS and the
+    /// BSDs, where fdesc(5) makes the open a `dup` of descriptor N.
     pub fn host_path(&self) -> PathBuf {
         use std::os::fd::AsRawFd;
-        PathBuf::from(format!("/proc/self/fd/{}", self.fd.as_raw_fd()))
+        let fd = self.fd.as_raw_fd();
+        if cfg!(target_os = "linux") {
+            PathBuf::from(format!("/proc/self/fd/{fd}"))
+        } else {
+            PathBuf::from(format!("/dev/fd/{fd}"))
+        }
     }
 }
 

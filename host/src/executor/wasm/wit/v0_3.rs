@@ -24,13 +24,13 @@ use self::hookhost::hooks::shell as wit;
 /// How many times one call may ask the host to parse text.
 const MAX_PARSES: usize = 64;
 
-impl hookhost::hooks::host::Host for HostState {
+impl self::hookhost::hooks::host::Host for HostState {
     fn log(
         &mut self,
-        level: hookhost::hooks::host::Level,
+        level: self::hookhost::hooks::host::Level,
         message: String,
     ) -> wasmtime::Result<()> {
-        use hookhost::hooks::host::Level as L;
+        use self::hookhost::hooks::host::Level as L;
         let level = match level {
             L::Trace => v0_2::Level::Trace,
             L::Debug => v0_2::Level::Debug,
@@ -50,7 +50,7 @@ impl hookhost::hooks::host::Host for HostState {
     }
 }
 
-impl hookhost::hooks::input::Host for HostState {
+impl self::hookhost::hooks::input::Host for HostState {
     fn raw(&mut self) -> wasmtime::Result<String> {
         v0_2::InputImports::raw(self)
     }
