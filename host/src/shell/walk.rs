@@ -733,10 +733,10 @@ fn commands_in_arguments(name: &str, args: &[Word], before: &[Word]) -> Vec<Stri
             out.push(value.to_string());
         } else if w == "-S" || w == "--split-string" {
             out.extend(words.peek().map(|next| next.text.clone()));
-        } else if let Some(value) = w.strip_prefix("-S").filter(|v| !v.is_empty()) {
-            if before.iter().any(|b| basename(&b.text) == "env") {
-                out.push(value.to_string());
-            }
+        } else if let Some(value) = w.strip_prefix("-S").filter(|v| !v.is_empty())
+            && before.iter().any(|b| basename(&b.text) == "env")
+        {
+            out.push(value.to_string());
         }
     }
     match name {
