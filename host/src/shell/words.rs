@@ -10,6 +10,13 @@ use super::{Via, Word};
 impl Walker<'_> {
     /// Resolves the word `raw` of `node`.
     pub(super) fn word(&mut self, raw: &str, node: u32, depth: u32) -> Word {
+        // Most words are plain text: no quotes, escapes, expansions or globs to resolve.
+        if !raw.contains(['\'', '"', '\\', '$', '`', '*', '?', '[', '{', '~', '(']) {
+            return Word {
+                text: raw.to_string(),
+                dynamic: false,
+            };
+        }
         let parsed = word::parse(raw, &self.options);
         self.resolve(raw, parsed, false, node, depth)
     }
