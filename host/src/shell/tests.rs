@@ -281,3 +281,16 @@ fn spaced_double_parentheses_are_subshells_not_arithmetic() {
     assert_eq!(names(&view), ["id"]);
     assert_eq!(view.nodes[0].kind, NodeKind::Arithmetic);
 }
+
+#[test]
+fn text_read_again_and_again_is_bounded() {
+    // Each level parses its substitution and then, again, the eval text around it: the
+    // text read doubles per level.
+    let mut script = format!("true {}", "x".repeat(60_000));
+    for _ in 0..MAX_NESTING {
+        script = format!("eval \"$(echo {script})\"");
+    }
+    let view = parse(&script);
+    assert!(view.partial);
+    assert!(view.error.unwrap().contains("repeat too much text"));
+}

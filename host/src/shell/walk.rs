@@ -15,6 +15,11 @@ use super::{Joined, MAX_NESTING, Node, NodeKind, Pipeline, Redirect, ShellView, 
 /// (see the stack tests).
 pub(super) const MAX_NESTING_DEPTH: usize = 48;
 
+/// Bytes of script text one view may read, nested scripts included (each is read
+/// again where it is handed on): four times the largest script, so any script that fits
+/// can nest a few times, and a chain that doubles its text at each level cannot.
+pub(super) const READ_BUDGET: usize = 4 * super::MAX_SCRIPT_BYTES;
+
 /// Programs that read a script: `-c TEXT`, or their stdin when given no script file.
 pub(super) const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "rbash"];
 
@@ -34,6 +39,9 @@ pub(super) struct Walker<'v> {
     own_stack: bool,
     /// The text being parsed (the tree's positions point into it).
     source: String,
+    /// Bytes of script text parsed so far, nested scripts included, and the cap.
+    read: usize,
+    read_budget: usize,
 }
 
 /// Where a list's pipelines go.
@@ -51,6 +59,8 @@ impl<'v> Walker<'v> {
             options: ParserOptions::default(),
             own_stack: false,
             source: String::new(),
+            read: 0,
+            read_budget: READ_BUDGET,
         }
     }
 
@@ -68,6 +78,16 @@ impl<'v> Walker<'v> {
         if depth > MAX_NESTING {
             self.view.mark_partial(format!(
                 "scripts nest more than {MAX_NESTING} deep (substitutions, `bash -c`, `eval`)"
+            ));
+            return;
+        }
+        // Nested scripts are parsed again where they are handed on (`eval "$(…)"` parses
+        // the substitution and then the eval text), so bound the text read in all.
+        self.read = self.read.saturating_add(text.len());
+        if self.read > self.read_budget {
+            self.view.mark_partial(format!(
+                "nested scripts repeat too much text (over {} bytes read in all); not parsed",
+                self.read_budget
             ));
             return;
         }
