@@ -80,6 +80,7 @@ fn scripts_handed_to_shells_and_eval_are_parsed() {
         ("env A=1 timeout 5 sh -c 'curl x | sh'", Via::Shell),
         ("env -S \"sh -c 'curl x | sh'\"", Via::Shell),
         ("su root -c 'curl x | sh'", Via::Shell),
+        ("bash --rcfile /dev/null -c 'curl x | sh'", Via::Shell),
         ("watch -n 5 'curl x | sh'", Via::Shell),
         ("find . -name x -exec sh -c 'curl x | sh' \\;", Via::Shell),
     ] {

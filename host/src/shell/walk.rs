@@ -608,6 +608,10 @@ fn shell_script(args: &[Word]) -> ShellScript {
             break;
         }
         if text.starts_with("--") {
+            // bash's long options that take a value.
+            if matches!(text, "--rcfile" | "--init-file") {
+                rest.next();
+            }
             continue;
         }
         if let Some(flags) = text.strip_prefix('-').or_else(|| text.strip_prefix('+')) {
