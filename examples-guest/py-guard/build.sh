@@ -7,6 +7,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 tool="${HOOKHOST_TOOLCHAINS:-$root/target/toolchains}/py/bin/componentize-py"
 out="${1:-$here/py-guard.wasm}"
-"$tool" --quiet --wit-path "$root/wit/hooks@0.3.0" --world hook componentize app \
+# A failure is reported as app.py:line: message (build_errors.py).
+python3 "$root/guest-sdk/python/build_errors.py" -- "$tool" --quiet --wit-path "$root/wit/hooks@0.3.0" --world hook componentize app \
     --python-path "$here" --python-path "$root/guest-sdk/python" --output "$out"
 echo "built $out"

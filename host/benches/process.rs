@@ -175,15 +175,41 @@ fn main() {
                 "command": "grep -q 'rm -rf /' && { echo no >&2; exit 2; }; exit 0"}]}]}),
         );
         let none = settings(dir.path(), "none-hooks.json", json!({}));
-        // Warm the disk cache.
-        fire(dir.path(), &wasm, 2);
+        let mut runs = vec![
+            ("fire/no_hooks", none),
+            ("fire/one_cached_wasm_hook", wasm.clone()),
+            ("fire/one_command_hook", command),
+        ];
+        // The big components: TypeScript (~12 MB, a ~25 MB artifact) and Python (~18 MB,
+        // a ~40 MB artifact), where the toolchains are installed.
+        if support::toolchains_installed() {
+            for (name, guest) in [
+                ("fire/one_cached_ts_hook", "ts-guard"),
+                ("fire/one_cached_python_hook", "py-guard"),
+            ] {
+                let file = settings(
+                    dir.path(),
+                    &format!("{guest}.json"),
+                    json!({"PreToolUse": [{"matcher": "Bash", "hooks": [
+                        {"type": "wasm", "component": support::script_guest(guest)}]}]}),
+                );
+                runs.push((name, file));
+            }
+        } else {
+            eprintln!("guest toolchains missing: TS/Python fire rows skipped");
+        }
+        // Warm the disk cache; a component's digest is remembered once its file has not
+        // changed for 2 s (see cache::memo), so warm again after that.
+        for (_, file) in &runs {
+            fire(dir.path(), file, 1);
+        }
+        std::thread::sleep(Duration::from_millis(2100));
+        for (_, file) in &runs {
+            fire(dir.path(), file, 1);
+        }
         println!("| fire | median | p90 |");
         println!("| --- | --- | --- |");
-        for (name, file) in [
-            ("fire/no_hooks", &none),
-            ("fire/one_cached_wasm_hook", &wasm),
-            ("fire/one_command_hook", &command),
-        ] {
+        for (name, file) in &runs {
             let times = fire(dir.path(), file, 60);
             println!(
                 "| {name} | {:.2} ms | {:.2} ms |",

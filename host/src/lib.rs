@@ -60,6 +60,7 @@ mod merge;
 mod outcome;
 mod output;
 mod paths;
+mod platform;
 mod protocol;
 mod shell;
 mod text;

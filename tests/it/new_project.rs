@@ -129,6 +129,32 @@ fn typescript_project_builds_and_passes_its_fixture() {
         text.contains("error TS2322") && text.contains("not assignable to type 'Answer'"),
         "{text}"
     );
+    // An exception while the component initialises is reported at its place in hook.ts
+    // (mapped back from the bundle), not as componentize-js's Node stack.
+    let thrown = format!("{source}throw new Error('init failed on purpose');\n");
+    std::fs::write(&hook, &thrown).unwrap();
+    let text = build_failure(project.path(), "npm run build", &[]);
+    let line = thrown.lines().count();
+    assert!(
+        text.contains(&format!("hook.ts:{line}:"))
+            && text.contains("Error: init failed on purpose")
+            && !text.contains("componentize.js")
+            && !text.contains("wizer"),
+        "{text}"
+    );
+}
+
+/// Runs a build that must fail: its standard error.
+fn build_failure(project: &Path, build: &str, env: &[(&str, &Path)]) -> String {
+    let out = Command::new("sh")
+        .args(["-c", build])
+        .current_dir(project)
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!out.status.success(), "{text}");
+    text
 }
 
 #[test]
@@ -144,18 +170,27 @@ fn python_project_builds_and_passes_its_fixture() {
     let app = project.path().join("app.py");
     let source = std::fs::read_to_string(&app).unwrap();
     std::fs::write(&app, source.replacen("def ", "def (", 1)).unwrap();
-    let out = Command::new("sh")
-        .args(["-c", "./build.sh"])
-        .current_dir(project.path())
-        .env("COMPONENTIZE_PY", &componentize)
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(!out.status.success(), "{text}");
+    let env = [("COMPONENTIZE_PY", componentize.as_path())];
+    let text = build_failure(project.path(), "./build.sh", &env);
     assert!(
         text.starts_with("./app.py:") && text.lines().count() <= 3,
         "{text}"
     );
+    // An exception while the component initialises: file, line and message in two lines,
+    // not the launcher's traceback and componentize-py's Rust backtrace.
+    let raising = format!("{source}undefined_on_purpose()\n");
+    std::fs::write(&app, &raising).unwrap();
+    let text = build_failure(project.path(), "./build.sh", &env);
+    let line = raising.lines().count();
+    assert_eq!(
+        text.lines().next(),
+        Some(
+            format!("app.py:{line}: NameError: name 'undefined_on_purpose' is not defined")
+                .as_str()
+        ),
+        "{text}"
+    );
+    assert!(text.lines().count() <= 2, "{text}");
 }
 
 /// Runs `build` again on unchanged sources: the component keeps its bytes; after a

@@ -30,16 +30,22 @@ pub fn rust_guest(package: &str) -> PathBuf {
         .join(format!("{}.wasm", package.replace('-', "_")))
 }
 
+/// True when the pinned TypeScript and Python guest toolchains are installed.
+pub fn toolchains_installed() -> bool {
+    let root = workspace();
+    root.join("target/toolchains/js/node_modules/.bin/componentize-js")
+        .exists()
+        && root
+            .join("target/toolchains/py/bin/componentize-py")
+            .exists()
+}
+
 /// Builds an example guest written in TypeScript or Python with its `build.sh` and the
 /// pinned toolchains, and returns its component.
 pub fn script_guest(name: &str) -> PathBuf {
     let root = workspace();
     assert!(
-        root.join("target/toolchains/js/node_modules/.bin/componentize-js")
-            .exists()
-            && root
-                .join("target/toolchains/py/bin/componentize-py")
-                .exists(),
+        toolchains_installed(),
         "guest toolchains missing: run `bash tests/toolchains/install.sh` first"
     );
     let dir = root.join("examples-guest").join(name);

@@ -80,6 +80,10 @@ const JS_SDK: &[(&str, &str)] = &[
         include_str!("../../../guest-sdk/js/package.json"),
     ),
     ("README.md", include_str!("../../../guest-sdk/js/README.md")),
+    (
+        "build-errors.mjs",
+        include_str!("../../../guest-sdk/js/build-errors.mjs"),
+    ),
 ];
 const PYTHON_SDK: &[(&str, &str)] = &[
     (
@@ -89,6 +93,10 @@ const PYTHON_SDK: &[(&str, &str)] = &[
     (
         "README.md",
         include_str!("../../../guest-sdk/python/README.md"),
+    ),
+    (
+        "build_errors.py",
+        include_str!("../../../guest-sdk/python/build_errors.py"),
     ),
 ];
 /// The pinned tool versions the repository's own examples build with.
@@ -422,10 +430,11 @@ fn ts_manifest(name: &str) -> anyhow::Result<String> {
         "description": format!("{name}: a hookhost hook in TypeScript, built into a WebAssembly component"),
         "scripts": {
             "build": format!(
-                "tsc -p . && rolldown hook.ts --file dist/hook.js --format esm {externals} --logLevel warn \
+                "tsc -p . && rolldown hook.ts --file dist/hook.js --format esm --sourcemap {externals} --logLevel warn \
                  && (sh sdk/unchanged.sh check {name}.wasm {inputs} && echo '{name}.wasm is up to date' \
-                 || (componentize-js dist/hook.js --wit sdk/wit/hooks@{WIT} --world-name hook \
-                 --disable http fetch-event --out {name}.wasm && sh sdk/unchanged.sh record {name}.wasm {inputs}))"
+                 || (node sdk/js/build-errors.mjs -- componentize-js dist/hook.js --wit sdk/wit/hooks@{WIT} \
+                 --world-name hook --disable http fetch-event --out {name}.wasm \
+                 && sh sdk/unchanged.sh record {name}.wasm {inputs}))"
             ),
             "test": "hookhost test",
         },

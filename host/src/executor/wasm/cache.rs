@@ -7,15 +7,22 @@
 //! cache must never load bytes hookhost did not compile itself. The defences:
 //! - the cache folder must be owned by this user and not writable by group or others;
 //!   a folder that is not is refused (the cache is then memory-only), never `chmod`ed;
-//! - every artifact carries an HMAC-SHA256 over its content digest, engine key and bytes,
-//!   keyed by a random 256-bit key in hookhost's *configuration* folder (`cache.key`,
-//!   mode 0600), not in the cache folder; an artifact whose MAC does not verify is
-//!   ignored and recompiled;
+//! - every artifact carries a keyed BLAKE3 MAC over its name (content digest, engine
+//!   key) and bytes, keyed by a random 256-bit key in hookhost's *configuration* folder
+//!   (`cache.key`, mode 0600), not in the cache folder; an artifact whose MAC does not
+//!   verify is ignored and recompiled. BLAKE3 rather than HMAC-SHA256 because the check
+//!   runs on every process start over artifacts of tens of megabytes (a Python guest's is
+//!   ~40 MB): it verifies at several GB/s, faster than the file is read;
 //! - no Wasm grant may contain or lie inside the cache folder or the configuration
 //!   folder (refused at load, see `grants`), so a guest can read neither the key nor
 //!   the artifacts;
-//! - artifacts are read into memory, verified, then deserialised from that private copy
-//!   (never mapped from a file another writer could change underneath);
+//! - an artifact is verified through the opened file (no symlink followed, regular, this
+//!   user's, no one else may write it), then mapped by wasmtime from its name, and used
+//!   only if that name still holds the very file verified, unchanged (device, inode,
+//!   size, modification and status-change times). Mapping rather than copying is what
+//!   makes a 40 MB artifact load in milliseconds; the window between the check and the
+//!   map is open only to a writer of this user's private cache folder, which is out of
+//!   scope (below): such a process can read the MAC key as well;
 //! - temporary files are created with `O_CREAT | O_EXCL | O_NOFOLLOW` and renamed into
 //!   place, so a planted symlink or file is never followed or overwritten.
 //!
@@ -23,6 +30,7 @@
 //! hookhost binary itself).
 
 mod lru;
+pub mod memo;
 pub use lru::{CacheEntry, DEFAULT_MAX_BYTES, entries, prune};
 
 use std::collections::HashMap;
@@ -35,7 +43,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use hmac::{Hmac, Mac};
 use sha2::{Digest, Sha256};
 use wasmtime::Engine;
 use wasmtime::component::Component;
@@ -44,7 +51,12 @@ use super::LoadError;
 
 /// Largest artifact read back from disk (a bigger file is ignored and recompiled).
 pub const MAX_ARTIFACT_BYTES: u64 = 1 << 30;
-const MAC_BYTES: usize = 32;
+const MAC_BYTES: usize = blake3::OUT_LEN;
+/// The format of a stored artifact: wasmtime's bytes, then a 32-byte keyed BLAKE3 MAC of
+/// them (a trailer: wasmtime maps the file whole and reads its sections, so the bytes
+/// after the last one are never looked at; the test
+/// `a_flipped_byte_anywhere_in_an_artifact_is_refused` proves it for the pinned wasmtime).
+const ARTIFACT_FORMAT: &str = "blake3-keyed-trailer-v1";
 
 /// Counters of the component cache.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -105,6 +117,9 @@ impl ComponentCache {
     ) -> Self {
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
         engine.precompile_compatibility_hash().hash(&mut hasher);
+        // The artifact format (its MAC) is part of the name: artifacts of another format
+        // are never read, only aged out by the size cap.
+        ARTIFACT_FORMAT.hash(&mut hasher);
         let disk = match (dir, key_dir) {
             (Some(dir), Some(key_dir)) => match DiskCache::open(dir, &key_dir, max_bytes) {
                 Ok(disk) => Some(disk),
@@ -138,47 +153,57 @@ impl ComponentCache {
         }
     }
 
-    /// The component for `bytes`: from memory, from disk, or compiled (and stored).
-    /// Blocking; concurrent loads of the same bytes compile once.
-    pub fn load(&self, bytes: &[u8], digest: &str) -> Result<Component, LoadError> {
-        let digest = digest.to_string();
-        let (slot, fresh) = {
-            let mut loaded = self.loaded.lock().unwrap_or_else(|e| e.into_inner());
-            match loaded.get(&digest) {
-                Some(slot) => (slot.clone(), false),
-                None => {
-                    let slot = Loaded::default();
-                    loaded.insert(digest.clone(), slot.clone());
-                    (slot, true)
-                }
-            }
-        };
-        if !fresh && slot.get().is_some() {
-            self.memory_hits.fetch_add(1, Ordering::Relaxed);
-        }
-        slot.get_or_init(|| self.load_uncached(&digest, bytes))
-            .clone()
+    /// The component whose bytes have `digest`: from memory, from disk, or compiled (and
+    /// stored) from what `bytes` gives, which is asked for only then. Blocking;
+    /// concurrent loads of the same digest compile once.
+    pub fn load<'a>(
+        &self,
+        digest: &str,
+        bytes: impl FnOnce() -> Result<std::borrow::Cow<'a, [u8]>, LoadError>,
+    ) -> Result<Component, LoadError> {
+        let slot = self.slot(digest);
+        slot.get_or_init(|| match self.stored(digest) {
+            Some(component) => Ok(component),
+            None => self.compile_and_store(digest, &bytes()?),
+        })
+        .clone()
     }
 
-    fn load_uncached(&self, digest: &str, bytes: &[u8]) -> Result<Component, LoadError> {
-        let name = format!("{digest}-{}", self.engine_key);
-        if let Some(disk) = &self.disk {
-            match disk.read(&name) {
-                Ok(Some(artifact)) => {
-                    if let Ok(component) = deserialize_own_bytes(&self.engine, &artifact) {
-                        self.disk_hits.fetch_add(1, Ordering::Relaxed);
-                        return Ok(component);
-                    }
-                    self.rejected.fetch_add(1, Ordering::Relaxed);
-                }
-                Ok(None) => {}
-                Err(err) => {
-                    tracing::warn!("ignoring cached artifact {name}: {err}");
-                    self.rejected.fetch_add(1, Ordering::Relaxed);
-                }
+    /// The slot of `digest` in the in-memory map (a hit is counted when it is filled).
+    fn slot(&self, digest: &str) -> Loaded {
+        let mut loaded = self.loaded.lock().unwrap_or_else(|e| e.into_inner());
+        let slot = loaded.entry(digest.to_string()).or_default().clone();
+        if slot.get().is_some() {
+            self.memory_hits.fetch_add(1, Ordering::Relaxed);
+        }
+        slot
+    }
+
+    fn artifact_name(&self, digest: &str) -> String {
+        format!("{digest}-{}", self.engine_key)
+    }
+
+    /// The stored artifact of `digest`, verified and deserialised.
+    fn stored(&self, digest: &str) -> Option<Component> {
+        let disk = self.disk.as_ref()?;
+        let name = self.artifact_name(digest);
+        match disk.read(&self.engine, &name) {
+            Ok(Some(component)) => {
+                self.disk_hits.fetch_add(1, Ordering::Relaxed);
+                return Some(component);
+            }
+            Ok(None) => {}
+            Err(err) => {
+                tracing::warn!("ignoring cached artifact {name}: {err}");
+                self.rejected.fetch_add(1, Ordering::Relaxed);
             }
         }
+        None
+    }
+
+    fn compile_and_store(&self, digest: &str, bytes: &[u8]) -> Result<Component, LoadError> {
         let precompiled = self.compile(bytes)?;
+        let name = self.artifact_name(digest);
         if let Some(disk) = &self.disk
             && let Err(err) = disk.write(&name, &precompiled)
         {
@@ -186,6 +211,22 @@ impl ComponentCache {
             tracing::debug!("cannot store artifact {name}: {err}");
         }
         deserialize_own_bytes(&self.engine, &precompiled).map_err(LoadError::Deserialize)
+    }
+
+    /// The SHA-256 remembered for a component file whose identity and change stamp are
+    /// `stamp` (see [`memo`]); `None` when nothing is remembered or it no longer holds.
+    pub fn recall_digest(&self, stamp: &memo::Stamp) -> Option<String> {
+        let disk = self.disk.as_ref()?;
+        memo::recall(&disk.dir, &disk.key, stamp)
+    }
+
+    /// Remembers `digest` for a component file just read whole with `stamp`.
+    pub fn remember_digest(&self, stamp: &memo::Stamp, digest: &str) {
+        if let Some(disk) = &self.disk
+            && let Err(err) = memo::remember(&disk.dir, &disk.key, stamp, digest)
+        {
+            tracing::debug!("cannot remember the digest of a component file: {err}");
+        }
     }
 
     /// Compiles within the limits: in a worker process when one is configured, else on a
@@ -313,14 +354,52 @@ fn compile_in_worker(
 
 #[expect(
     unsafe_code,
-    reason = "the bytes were produced by this engine's precompile step (directly, or read back from the cache after their MAC verified)"
+    reason = "a read-only map of an artifact of the private cache folder, open and checked"
+)]
+fn map_read_only(file: &std::fs::File, len: u64) -> std::io::Result<memmap2::Mmap> {
+    // SAFETY: the map is only read, while the file stays open, and dropped before the
+    // artifact is used. Only a writer of this user's private cache folder could change it
+    // meanwhile (out of scope: see the module doc); a change then fails the MAC or the
+    // identity check in `DiskCache::read`. Pages are populated up front (one call instead
+    // of a fault per page).
+    unsafe {
+        memmap2::MmapOptions::new()
+            .len(usize::try_from(len).map_err(std::io::Error::other)?)
+            .populate()
+            .map(file)
+    }
+}
+
+#[expect(
+    unsafe_code,
+    reason = "an artifact of the private cache folder whose MAC was just verified through the open file, mapped by its name (`DiskCache::read` checks the name still holds that file)"
+)]
+fn map_own_artifact(engine: &Engine, path: &Path) -> Result<Component, String> {
+    // SAFETY: see the module doc (threat model) and `DiskCache::read`.
+    unsafe { Component::deserialize_file(engine, path) }.map_err(|err| format!("{err:#}"))
+}
+
+#[expect(
+    unsafe_code,
+    reason = "the bytes were produced by this engine's precompile step just now"
 )]
 fn deserialize_own_bytes(engine: &Engine, bytes: &[u8]) -> Result<Component, String> {
-    // SAFETY: `bytes` come from `Engine::precompile_component` on an engine with this
-    // compatibility hash: either just now, or from a cache file whose HMAC, keyed by a
-    // secret no guest can read, verified over exactly these bytes. They sit in memory
-    // private to this process, so nothing can change them while wasmtime reads them.
+    // SAFETY: `bytes` come from `Engine::precompile_component` on this engine, just now,
+    // and sit in memory private to this process.
     unsafe { Component::deserialize(engine, bytes) }.map_err(|err| format!("{err:#}"))
+}
+
+/// Artifacts from this size on are MAC'd on every core.
+const PARALLEL_MAC_BYTES: usize = 4 << 20;
+
+/// Feeds an artifact's bytes to its MAC: past a few megabytes on every core (a process
+/// loading a hook is otherwise idle).
+fn feed(mac: &mut blake3::Hasher, bytes: &[u8]) {
+    if bytes.len() >= PARALLEL_MAC_BYTES {
+        mac.update_rayon(bytes);
+    } else {
+        mac.update(bytes);
+    }
 }
 
 impl DiskCache {
@@ -335,59 +414,67 @@ impl DiskCache {
         })
     }
 
-    fn mac(&self, name: &str, artifact: &[u8]) -> Hmac<Sha256> {
-        let mut mac =
-            <Hmac<Sha256> as Mac>::new_from_slice(&self.key).expect("HMAC takes any key size");
+    /// A MAC over an artifact's name, to be fed its bytes.
+    fn mac_start(&self, name: &str) -> blake3::Hasher {
+        let mut mac = blake3::Hasher::new_keyed(&self.key);
         mac.update(&(name.len() as u64).to_le_bytes());
         mac.update(name.as_bytes());
-        mac.update(artifact);
         mac
     }
 
-    /// The verified artifact `name`, `None` when absent.
-    fn read(&self, name: &str) -> Result<Option<Vec<u8>>, String> {
+    /// The artifact `name`, verified and deserialised; `None` when absent.
+    fn read(&self, engine: &Engine, name: &str) -> Result<Option<Component>, String> {
         let path = self.dir.join(format!("{name}.cwasm"));
-        let file = match OpenOptions::new()
-            .read(true)
-            .custom_flags(libc_flags::O_NOFOLLOW | libc_flags::O_NONBLOCK)
-            .open(&path)
-        {
-            Ok(file) => file,
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(err) => return Err(format!("cannot open: {err}")),
+        let Some(file) = open_private_file(&path)? else {
+            return Ok(None);
         };
         let meta = file.metadata().map_err(|e| e.to_string())?;
-        if !meta.is_file() {
-            return Err("not a regular file".into());
-        }
-        if meta.uid() != nix::unistd::Uid::effective().as_raw() || meta.mode() & 0o022 != 0 {
-            return Err("not owned by this user, or writable by others".into());
-        }
         if meta.len() > MAX_ARTIFACT_BYTES || meta.len() < MAC_BYTES as u64 {
             return Err(format!("unexpected size {} bytes", meta.len()));
         }
-        let mut contents = Vec::with_capacity(meta.len() as usize);
-        (&file)
-            .take(MAX_ARTIFACT_BYTES)
-            .read_to_end(&mut contents)
-            .map_err(|e| format!("cannot read: {e}"))?;
-        if contents.len() < MAC_BYTES {
-            return Err("truncated".into());
+        let stamp = crate::platform::change_stamp(&meta);
+        self.verify(name, &file, meta.len())?;
+        // SAFETY (of the load below): the file just verified is mapped by name; it is
+        // used only when the name still holds that file, unchanged since the check.
+        let component = map_own_artifact(engine, &path)?;
+        let now = std::fs::symlink_metadata(&path).map_err(|e| e.to_string())?;
+        let same = match (stamp, crate::platform::change_stamp(&now)) {
+            (Some(before), Some(after)) => before == after && now.len() == meta.len(),
+            // Without change times (Windows), the file identity is not known either: the
+            // folder's privacy alone stands between the check and the map.
+            _ => now.len() == meta.len(),
+        };
+        if !same {
+            return Err("replaced or changed while it was loaded".into());
         }
-        let artifact = contents.split_off(MAC_BYTES);
-        self.mac(name, &artifact)
-            .verify_slice(&contents)
-            .map_err(|_| "MAC does not verify (not written by this hookhost)".to_string())?;
         lru::touch(&file);
-        Ok(Some(artifact))
+        Ok(Some(component))
+    }
+
+    /// Checks the MAC trailer of the open artifact `file` of `len` bytes, through a
+    /// read-only map of it (no copy; hashed on every core).
+    fn verify(&self, name: &str, file: &std::fs::File, len: u64) -> Result<(), String> {
+        let body = usize::try_from(len - MAC_BYTES as u64).map_err(|e| e.to_string())?;
+        let mut mac = self.mac_start(name);
+        let map = map_read_only(file, len).map_err(|e| format!("cannot map: {e}"))?;
+        let (bytes, trailer) = map.split_at(body);
+        feed(&mut mac, bytes);
+        let tag: [u8; MAC_BYTES] = trailer.try_into().map_err(|_| "truncated".to_string())?;
+        // `blake3::Hash` compares in constant time.
+        if mac.finalize() != blake3::Hash::from_bytes(tag) {
+            return Err("MAC does not verify (not written by this hookhost)".to_string());
+        }
+        Ok(())
     }
 
     fn write(&self, name: &str, artifact: &[u8]) -> Result<(), String> {
-        let tag = self.mac(name, artifact).finalize().into_bytes();
+        let mut mac = self.mac_start(name);
+        feed(&mut mac, artifact);
+        let tag = *mac.finalize().as_bytes();
         let (temp, mut file) = create_exclusive(&self.dir, name)?;
         let written = file
-            .write_all(&tag)
-            .and_then(|()| file.write_all(artifact))
+            .write_all(artifact)
+            .and_then(|()| file.write_all(&tag))
             .and_then(|()| file.sync_data());
         drop(file);
         let stored = self.dir.join(format!("{name}.cwasm"));
@@ -407,6 +494,29 @@ impl DiskCache {
         }
         Ok(())
     }
+}
+
+/// Opens a file of the cache folder for reading: never through a symlink, never blocking
+/// (a FIFO), and only a regular file of this user that no one else may write. `None` when
+/// it does not exist.
+fn open_private_file(path: &Path) -> Result<Option<std::fs::File>, String> {
+    let file = match OpenOptions::new()
+        .read(true)
+        .custom_flags(libc_flags::O_NOFOLLOW | libc_flags::O_NONBLOCK)
+        .open(path)
+    {
+        Ok(file) => file,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(err) => return Err(format!("cannot open: {err}")),
+    };
+    let meta = file.metadata().map_err(|e| e.to_string())?;
+    if !meta.is_file() {
+        return Err("not a regular file".into());
+    }
+    if meta.uid() != nix::unistd::Uid::effective().as_raw() || meta.mode() & 0o022 != 0 {
+        return Err("not owned by this user, or writable by others".into());
+    }
+    Ok(Some(file))
 }
 
 /// Open flags std does not name.

@@ -60,9 +60,12 @@ fn too_large(path: &Path, size: u64, limit: u64) -> LoadError {
     }
 }
 
-/// Reads a component: opened non-blocking (a FIFO swapped in after the check cannot
-/// hang), checked again on the open file, and read no further than the cap.
-fn read_component(path: &Path, max_bytes: u64) -> Result<Vec<u8>, LoadError> {
+/// Opens a component: non-blocking (a FIFO swapped in after the check cannot hang), and
+/// checked again on the open file. Returns the file and its metadata.
+fn open_component(
+    path: &Path,
+    max_bytes: u64,
+) -> Result<(std::fs::File, std::fs::Metadata), LoadError> {
     let file = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(nix::fcntl::OFlag::O_NONBLOCK.bits())
@@ -74,6 +77,19 @@ fn read_component(path: &Path, max_bytes: u64) -> Result<Vec<u8>, LoadError> {
             path: path.to_path_buf(),
         });
     }
+    if meta.len() > max_bytes {
+        return Err(too_large(path, meta.len(), max_bytes));
+    }
+    Ok((file, meta))
+}
+
+/// Reads an opened component, no further than the cap.
+fn read_component(
+    path: &Path,
+    file: &std::fs::File,
+    meta: &std::fs::Metadata,
+    max_bytes: u64,
+) -> Result<Vec<u8>, LoadError> {
     let mut bytes = Vec::with_capacity(meta.len().min(max_bytes) as usize);
     file.take(max_bytes + 1)
         .read_to_end(&mut bytes)
@@ -154,24 +170,61 @@ fn check_imports(engine: &Engine, component: &Component) -> Result<WitTarget, Lo
     Ok(target.unwrap_or(WitTarget::V0_3))
 }
 
+/// Refuses bytes whose digest is not the hook's `sha256` pin.
+fn check_pin(pin: Option<&str>, digest: &str) -> Result<(), LoadError> {
+    match pin {
+        Some(expected) if expected != digest => Err(LoadError::DigestMismatch {
+            expected: expected.to_string(),
+            actual: digest.to_string(),
+        }),
+        _ => Ok(()),
+    }
+}
+
 impl WasmRuntime {
+    /// The component of a file and its digest. A file unchanged since its digest was
+    /// remembered ([`cache::memo`]) is read only if its artifact is not stored; otherwise
+    /// it is read whole and hashed (and its digest remembered).
+    fn load_file(&self, path: &Path, pin: Option<&str>) -> Result<(Component, String), LoadError> {
+        let (file, meta) = open_component(path, self.max_component_bytes)?;
+        let stamp = cache::memo::Stamp::of(&meta);
+        if let Some(digest) = stamp.as_ref().and_then(|s| self.cache.recall_digest(s)) {
+            check_pin(pin, &digest)?;
+            let component = self.cache.load(&digest, || {
+                let bytes = read_component(path, &file, &meta, self.max_component_bytes)?;
+                // Only a write in the very tick the digest was taken could get here.
+                if cache::digest(&bytes) != digest {
+                    return Err(LoadError::ChangedWhileLoading(path.to_path_buf()));
+                }
+                Ok(bytes.into())
+            })?;
+            return Ok((component, digest));
+        }
+        let bytes = read_component(path, &file, &meta, self.max_component_bytes)?;
+        let digest = cache::digest(&bytes);
+        check_pin(pin, &digest)?;
+        // Remembered only when the file did not change while it was read.
+        let after = file.metadata().ok();
+        if let Some(stamp) = stamp
+            && after.as_ref().and_then(cache::memo::Stamp::of) == Some(stamp)
+        {
+            self.cache.remember_digest(&stamp, &digest);
+        }
+        let component = self.cache.load(&digest, || Ok(bytes.as_slice().into()))?;
+        Ok((component, digest))
+    }
+
     /// Reads, compiles (or loads from cache), checks and pre-instantiates a component.
     /// Blocking.
     pub(super) fn prepare(&self, source: &Source, pin: Option<&str>) -> Result<Ready, LoadError> {
-        let bytes = match source {
-            Source::File(path) => read_component(path, self.max_component_bytes)?,
-            Source::Bytes(bytes) => bytes.to_vec(),
+        let (component, digest) = match source {
+            Source::File(path) => self.load_file(path, pin)?,
+            Source::Bytes(bytes) => {
+                let digest = cache::digest(bytes);
+                check_pin(pin, &digest)?;
+                (self.cache.load(&digest, || Ok(bytes[..].into()))?, digest)
+            }
         };
-        let digest = cache::digest(&bytes);
-        if let Some(expected) = pin
-            && expected != digest
-        {
-            return Err(LoadError::DigestMismatch {
-                expected: expected.to_string(),
-                actual: digest,
-            });
-        }
-        let component = self.cache.load(&bytes, &digest)?;
         let version = check_imports(&self.engine, &component)?;
         let weight = check_resources(&component)?;
         let pre = self

@@ -41,6 +41,9 @@ pub enum LoadError {
         /// The digest of the bytes found.
         actual: String,
     },
+    /// The component file changed while it was being loaded.
+    #[error("component {} changed while it was loaded; load it again", .0.display())]
+    ChangedWhileLoading(PathBuf),
     /// Not a component wasmtime accepts.
     #[error("not a valid component: {0}")]
     Invalid(String),

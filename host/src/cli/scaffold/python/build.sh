@@ -25,7 +25,8 @@ if [ -z "${COMPONENTIZE_PY:-}" ] && [ ! -x "$tool" ]; then
     python3 -m venv .venv
     .venv/bin/pip install --quiet --disable-pip-version-check -r requirements.txt
 fi
-"$tool" --quiet --wit-path sdk/wit/hooks@{{wit}} --world hook componentize app \
+# An exception while the component initialises is reported as file:line: message.
+python3 sdk/python/build_errors.py -- "$tool" --quiet --wit-path sdk/wit/hooks@{{wit}} --world hook componentize app \
     --python-path . --python-path sdk/python --output {{name}}.wasm
 # shellcheck disable=SC2086
 sh sdk/unchanged.sh record {{name}}.wasm $inputs

@@ -49,9 +49,14 @@ pub fn entries(dir: &Path) -> std::io::Result<Vec<CacheEntry>> {
     Ok(found)
 }
 
+/// Remembered component digests ([`super::memo`]) are forgotten after this long unused.
+const MEMO_MAX_AGE: std::time::Duration = std::time::Duration::from_secs(30 * 24 * 3600);
+
 /// Removes the least recently used artifacts of `dir` until they total at most
-/// `max_bytes`, never `keep`; returns what was removed.
+/// `max_bytes`, never `keep`; returns what was removed. Remembered digests go too: all of
+/// them when the cap is 0 (clearing), else those written more than 30 days ago.
 pub fn prune(dir: &Path, max_bytes: u64, keep: Option<&Path>) -> std::io::Result<Vec<CacheEntry>> {
+    forget_memos(dir, (max_bytes > 0).then_some(MEMO_MAX_AGE))?;
     let all = entries(dir)?;
     let mut total: u64 = all.iter().map(|e| e.bytes).sum();
     let mut removed = Vec::new();
@@ -72,6 +77,26 @@ pub fn prune(dir: &Path, max_bytes: u64, keep: Option<&Path>) -> std::io::Result
         }
     }
     Ok(removed)
+}
+
+/// Removes the `*.digest` memos of this user in `dir` older than `max_age` (all: `None`).
+fn forget_memos(dir: &Path, max_age: Option<std::time::Duration>) -> std::io::Result<()> {
+    let me = nix::unistd::Uid::effective().as_raw();
+    let cutoff = max_age.map(|age| SystemTime::now() - age);
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.extension().is_none_or(|ext| ext != "digest") {
+            continue;
+        }
+        let Ok(meta) = std::fs::symlink_metadata(&path) else {
+            continue;
+        };
+        let old = cutoff.is_none_or(|cutoff| meta.modified().is_ok_and(|m| m < cutoff));
+        if meta.is_file() && meta.uid() == me && old {
+            let _ = std::fs::remove_file(&path);
+        }
+    }
+    Ok(())
 }
 
 /// Marks `file` (an open artifact) as used now.
@@ -108,6 +133,23 @@ mod tests {
         assert_eq!(entries(dir.path()).unwrap().len(), 1);
         // Under the cap nothing goes.
         assert!(prune(dir.path(), 10_000, None).unwrap().is_empty());
+    }
+
+    #[test]
+    fn clearing_forgets_remembered_digests_pruning_keeps_fresh_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let memo = dir.path().join("fe00-1.digest");
+        std::fs::write(&memo, b"memo").unwrap();
+        prune(dir.path(), 1 << 20, None).unwrap();
+        assert!(memo.exists(), "a fresh memo stays under a cap");
+        let file = std::fs::File::options().write(true).open(&memo).unwrap();
+        file.set_modified(SystemTime::now() - MEMO_MAX_AGE - Duration::from_secs(60))
+            .unwrap();
+        prune(dir.path(), 1 << 20, None).unwrap();
+        assert!(!memo.exists(), "an old memo goes");
+        std::fs::write(&memo, b"memo").unwrap();
+        prune(dir.path(), 0, None).unwrap();
+        assert!(!memo.exists(), "clearing forgets every memo");
     }
 
     #[test]
