@@ -32,7 +32,7 @@ pub struct WasmRuntime {
 
 /// The engine configuration; `pool` sizes the pooling allocator, `None` allocates on
 /// demand (the fallback where the pool's address space cannot be reserved).
-pub(super) fn engine_config(pool_instances: Option<u32>) -> Config {
+fn engine_config(pool_instances: Option<u32>) -> Config {
     let mut config = Config::new();
     config
         .consume_fuel(true)
