@@ -507,39 +507,13 @@ fn read_input(input: Option<&str>) -> anyhow::Result<Vec<u8>> {
 /// process's ancestors (the case runner `hookhost test` runs `fire` itself, not as a hook).
 /// Judged from the process tree, never from the environment: a project's settings can set
 /// any variable for hook processes, and a variable must not switch the guards off.
-/// Linux reads `/proc`; elsewhere nothing is known and hooks always run.
+/// Linux reads `/proc`; elsewhere nothing is known and hooks always run (see
+/// `platform::nearest_ancestor_of_this_program`).
 fn started_by_hookhost() -> bool {
-    #[cfg(target_os = "linux")]
-    {
-        let Ok(me) = std::fs::read_link("/proc/self/exe") else {
-            return false;
-        };
-        let parent_of = |pid: u32| -> Option<u32> {
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-            // `pid (comm) state ppid …`: the command name may hold spaces and parentheses.
-            let rest = &stat[stat.rfind(')')? + 1..];
-            rest.split_whitespace().nth(1)?.parse().ok()
-        };
-        let mut pid = std::process::id();
-        for _ in 0..32 {
-            match parent_of(pid) {
-                Some(parent) if parent > 1 => pid = parent,
-                _ => return false,
-            }
-            if std::fs::read_link(format!("/proc/{pid}/exe")).is_ok_and(|exe| exe == me) {
-                // The nearest hookhost decides: `hookhost test` runs `fire` for its cases
-                // (not as a hook); any other hookhost ran this process as a hook.
-                let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-                let command = cmdline.split(|b| *b == 0).nth(1).unwrap_or_default();
-                return command != b"test";
-            }
-        }
-        false
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        false
-    }
+    // The nearest hookhost decides: `hookhost test` runs `fire` for its cases (not as a
+    // hook); any other hookhost ran this process as a hook.
+    hookhost::internals::platform::nearest_ancestor_of_this_program()
+        .is_some_and(|subcommand| subcommand != b"test")
 }
 
 /// Whether `needle` occurs in `haystack`.

@@ -3,9 +3,9 @@
 //! tokens): regular files only, opened without blocking, read no further than a cap;
 //! created private and never through a symlink.
 
+use crate::platform;
 use std::fs::File;
 use std::io::{self, Read};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
 use std::path::Path;
 
 /// Largest configuration file (settings, `hooks.toml`, `plugin.json`, `hooks.json`).
@@ -14,10 +14,7 @@ pub const MAX_CONFIG_FILE: u64 = 4 << 20;
 /// Opens `path` for reading: non-blocking (a FIFO cannot hang the caller), a regular file
 /// once opened (a symlink to `/dev/zero` or a device is refused), at most `max` bytes.
 pub fn open_regular(path: &Path, max: u64) -> io::Result<File> {
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(nix::fcntl::OFlag::O_NONBLOCK.bits())
-        .open(path)?;
+    let file = platform::non_blocking(std::fs::OpenOptions::new().read(true)).open(path)?;
     let meta = file.metadata()?;
     if !meta.is_file() {
         return Err(io::Error::new(
@@ -59,37 +56,33 @@ fn too_large(size: u64, max: u64) -> io::Error {
 /// Opens `path` to append, creating it mode 0600: never through a symlink at `path`, and
 /// only a regular file owned by this user that no one else may write.
 pub fn open_private_append(path: &Path) -> io::Result<File> {
-    let file = std::fs::OpenOptions::new()
-        .append(true)
-        .create(true)
-        .mode(0o600)
-        .custom_flags(nix::fcntl::OFlag::O_NOFOLLOW.bits() | nix::fcntl::OFlag::O_NONBLOCK.bits())
-        .open(path)?;
+    let mut options = std::fs::OpenOptions::new();
+    options.append(true).create(true);
+    let file = platform::no_follow(platform::private_file(&mut options)).open(path)?;
     check_private(&file.metadata()?)?;
     Ok(file)
 }
 
 /// Refuses what is not a regular file of this user, writable by no one else.
 pub fn check_private(meta: &std::fs::Metadata) -> io::Result<()> {
-    use std::os::unix::fs::MetadataExt;
     if !meta.is_file() {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
             "not a regular file",
         ));
     }
-    if meta.uid() != nix::unistd::geteuid().as_raw() {
+    if !platform::owned_by_me(meta) {
         return Err(io::Error::new(
             io::ErrorKind::PermissionDenied,
             "owned by another user",
         ));
     }
-    if meta.permissions().mode() & 0o022 != 0 {
+    if platform::others_may_write(meta) {
         return Err(io::Error::new(
             io::ErrorKind::PermissionDenied,
             format!(
-                "writable by others (mode {:o}); make it private: chmod 600",
-                meta.permissions().mode() & 0o777
+                "writable by others ({}); make it private: chmod 600",
+                platform::mode_text(meta)
             ),
         ));
     }
@@ -98,14 +91,13 @@ pub fn check_private(meta: &std::fs::Metadata) -> io::Result<()> {
 
 /// Creates `dir` and its missing parents, the ones created mode 0700.
 pub fn create_private_dir(dir: &Path) -> io::Result<()> {
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)
+    platform::private_dir(std::fs::DirBuilder::new().recursive(true)).create(dir)
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
     use super::*;
 
     #[test]

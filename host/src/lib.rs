@@ -108,6 +108,10 @@ pub mod internals {
     pub use crate::matcher::never_fires_in_claude_code;
     pub use crate::merge::failed_closed;
     pub use crate::paths::{cache_dir, config_dir, env_dir, home, state_dir};
+    /// What differs between operating systems.
+    pub mod platform {
+        pub use crate::platform::*;
+    }
     pub use crate::protocol::ClaudeReply;
     pub use crate::protocol::{MAX_LIST_ENTRIES, is_async_marker, looks_like_json, parse_answer};
     /// The shell view (`hookhost:hooks/shell`).

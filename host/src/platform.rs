@@ -25,3 +25,15 @@ pub struct ChangeStamp {
     /// no unprivileged process can set it.
     pub changed_ns: i128,
 }
+
+/// The identity of a file or directory: (device, inode) on Unix, (volume serial number,
+/// file index) on Windows. Two open handles with one identity are the same file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct FileId(pub u64, pub u64);
+
+/// `N` bytes from the operating system's secure random source.
+pub fn random_bytes<const N: usize>() -> Result<[u8; N], String> {
+    let mut bytes = [0u8; N];
+    getrandom::fill(&mut bytes).map_err(|err| format!("cannot get random bytes: {err}"))?;
+    Ok(bytes)
+}

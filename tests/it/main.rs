@@ -1,4 +1,9 @@
 //! hookhost integration tests: real processes, real Wasm components, one binary.
+//!
+//! Unix only: the fixtures are `sh` scripts, symlinks, FIFOs and mode bits. What differs
+//! on Windows is covered by the unit tests of `platform/windows.rs`, which compile for
+//! that target in CI (see README, "Supported systems").
+#![cfg(unix)]
 
 mod cases;
 mod claude_code;

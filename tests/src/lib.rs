@@ -63,9 +63,7 @@ impl TestEnv {
     /// Writes an executable `sh` script and returns its path.
     pub fn script(&self, name: &str, body: &str) -> String {
         let path = self.write(&format!("scripts/{name}"), &format!("#!/bin/sh\n{body}\n"));
-        let mut perms = std::fs::metadata(&path).expect("stat").permissions();
-        std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
-        std::fs::set_permissions(&path, perms).expect("chmod");
+        hookhost::internals::platform::make_executable(&path).expect("chmod");
         path.display().to_string()
     }
 

@@ -471,11 +471,14 @@ fn write_project(root: &Path, files: &[File]) -> anyhow::Result<()> {
         .unwrap_or(Path::new("."));
     std::fs::create_dir_all(parent)
         .with_context(|| format!("cannot create {}", parent.display()))?;
-    use std::os::unix::fs::PermissionsExt;
-    let staging = tempfile::Builder::new()
-        .prefix(".hookhost-new-")
-        // The project folder's mode as `mkdir` would make it (the umask applies).
-        .permissions(std::fs::Permissions::from_mode(0o777))
+    let mut staging = tempfile::Builder::new();
+    staging.prefix(".hookhost-new-");
+    // The project folder's permissions as `mkdir` would make it (not tempfile's private
+    // ones).
+    if let Some(permissions) = hookhost::internals::platform::plain_folder_permissions() {
+        staging.permissions(permissions);
+    }
+    let staging = staging
         .tempdir_in(parent)
         .with_context(|| format!("cannot create a folder in {}", parent.display()))?;
     for file in files {
@@ -487,7 +490,7 @@ fn write_project(root: &Path, files: &[File]) -> anyhow::Result<()> {
         std::fs::write(&path, &file.contents)
             .with_context(|| format!("cannot write {}", path.display()))?;
         if file.executable {
-            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
+            hookhost::internals::platform::make_executable(&path)
                 .with_context(|| format!("cannot make {} executable", path.display()))?;
         }
     }
@@ -502,7 +505,6 @@ fn write_project(root: &Path, files: &[File]) -> anyhow::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::os::unix::fs::PermissionsExt;
 
     fn file<'a>(files: &'a [File], path: &str) -> &'a str {
         &files
@@ -614,11 +616,11 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names, vec!["p"]);
-        // The folder gets the mode `mkdir` gives, not a temporary folder's 0700.
+        // The folder gets the permissions `mkdir` gives, not a temporary folder's 0700.
         let reference = dir.path().join("reference");
         std::fs::create_dir(&reference).unwrap();
-        let mode = |path: &Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
-        assert_eq!(mode(&root), mode(&reference));
+        let permissions = |path: &Path| std::fs::metadata(path).unwrap().permissions();
+        assert_eq!(permissions(&root), permissions(&reference));
         std::fs::remove_dir(&reference).unwrap();
         // An empty folder of that name is filled.
         let empty = dir.path().join("q");

@@ -40,6 +40,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use hookhost::internals::platform::StopSignals;
 use serde_json::{Value, json};
 use tokio::sync::Semaphore;
 
@@ -51,6 +52,7 @@ mod projects;
 mod reload;
 mod routes;
 mod stdio;
+mod unix_socket;
 
 use auth::*;
 use hookhost::{Answer, Engine, EventOutcome, Failure, RequestLimits, Severity};
@@ -271,14 +273,10 @@ pub async fn serve(mut args: ServeArgs) -> CliResult {
         .layer(middleware::from_fn_with_state(server.clone(), same_origin))
         .with_state(server.clone());
     let drain = Duration::from_secs(args.drain);
-    let stop = StopSignals::watch()?;
+    let stop = StopSignals::watch().context("cannot watch the stop signals")?;
     if let Some(path) = unix {
         let _ = server.hosts.set(Vec::new());
-        let (listener, cleanup) = bind_unix(&path)?;
-        println!("listening on unix:{}", path.display());
-        let result = run_http(listener, app, drain, &server, stop).await;
-        drop(cleanup);
-        result
+        unix_socket::serve(&path, app, drain, &server, stop).await
     } else {
         let addr: std::net::SocketAddr = args
             .listen
@@ -315,73 +313,8 @@ fn allowed_hosts(local: std::net::SocketAddr) -> Vec<String> {
         .collect()
 }
 
-/// Removes the socket (and its private folder) when `serve` ends.
-struct UnixCleanup {
-    socket: PathBuf,
-}
-
-impl Drop for UnixCleanup {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.socket);
-    }
-}
-
-/// Binds a unix socket at `path` with no window in which another user can connect: the
-/// socket is created inside a fresh private (0700) folder and renamed into place. Only a
-/// stale socket at `path` is replaced; any other file there is an error.
-fn bind_unix(path: &Path) -> anyhow::Result<(tokio::net::UnixListener, UnixCleanup)> {
-    use std::os::unix::fs::FileTypeExt;
-    match std::fs::symlink_metadata(path) {
-        Ok(meta) if meta.file_type().is_socket() => std::fs::remove_file(path)
-            .with_context(|| format!("cannot replace the stale socket {}", path.display()))?,
-        Ok(_) => anyhow::bail!(
-            "--listen unix:{}: a file that is not a socket is in the way; not replacing it",
-            path.display()
-        ),
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
-        Err(err) => return Err(err).with_context(|| format!("cannot check {}", path.display())),
-    }
-    let parent = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let private = tempfile::Builder::new()
-        .prefix(".hookhost-sock")
-        .tempdir_in(parent)
-        .with_context(|| format!("cannot create a private folder in {}", parent.display()))?;
-    let staged = private.path().join("s");
-    let listener = tokio::net::UnixListener::bind(&staged)
-        .with_context(|| format!("cannot listen on {}", path.display()))?;
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&staged, std::fs::Permissions::from_mode(0o600))
-        .with_context(|| format!("cannot restrict {}", path.display()))?;
-    std::fs::rename(&staged, path).with_context(|| format!("cannot place {}", path.display()))?;
-    Ok((
-        listener,
-        UnixCleanup {
-            socket: path.to_path_buf(),
-        },
-    ))
-}
-
-/// SIGTERM and SIGINT, watched from before the address is announced: a client that
-/// stops `serve` right after "listening on" gets the drain and the socket removal.
-struct StopSignals {
-    terminate: tokio::signal::unix::Signal,
-    interrupt: tokio::signal::unix::Signal,
-}
-
-impl StopSignals {
-    fn watch() -> anyhow::Result<Self> {
-        use tokio::signal::unix::{SignalKind, signal};
-        Ok(Self {
-            terminate: signal(SignalKind::terminate()).context("cannot watch SIGTERM")?,
-            interrupt: signal(SignalKind::interrupt()).context("cannot watch SIGINT")?,
-        })
-    }
-}
-
-/// Serves `app` on `listener` until SIGTERM or SIGINT, then drains for at most `drain`.
+/// Serves `app` on `listener` until a stop signal (SIGTERM, SIGINT; Ctrl-C on Windows),
+/// then drains for at most `drain`.
 async fn run_http<L>(
     listener: L,
     app: Router,
@@ -403,10 +336,7 @@ where
             })
             .await
     });
-    tokio::select! {
-        _ = stop.terminate.recv() => {}
-        _ = stop.interrupt.recv() => {}
-    }
+    stop.recv().await;
     eprintln!(
         "hookhost serve: stopping; calls in flight get {}s",
         drain.as_secs()

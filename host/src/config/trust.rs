@@ -8,7 +8,6 @@
 //! it `hasTrustDialogAccepted`, or the caller says so ([`Trust::Trusted`]).
 
 use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
@@ -170,12 +169,10 @@ impl TrustStore {
         // symlink) and renamed, so a reader never sees half a file.
         let temp = self.path.with_extension("json.tmp");
         let _ = std::fs::remove_file(&temp);
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&temp)
-            .map_err(io)?;
+        let mut file =
+            crate::platform::private_file(std::fs::OpenOptions::new().write(true).create_new(true))
+                .open(&temp)
+                .map_err(io)?;
         file.write_all((text + "\n").as_bytes()).map_err(io)?;
         drop(file);
         std::fs::rename(&temp, &self.path).map_err(io)

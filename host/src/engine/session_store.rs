@@ -4,21 +4,21 @@
 //!
 //! One small JSON file per session id (named by a digest of the id) in a private folder
 //! (0700, files 0600, never through a symlink). A read-modify-write holds an exclusive
-//! `flock` on the session's lock file, so concurrent `fire` processes of one session do
-//! not lose each other's updates. Bounded: files idle longer than [`MAX_IDLE`] are removed,
-//! and past [`MAX_SESSIONS`] files the least recently used go first.
+//! lock (`File::lock`: `flock` on Unix, `LockFileEx` on Windows) on the session's lock
+//! file, so concurrent `fire` processes of one session do not lose each other's updates.
+//! Bounded: files idle longer than [`MAX_IDLE`] are removed, and past [`MAX_SESSIONS`]
+//! files the least recently used go first.
 
 use std::fs::File;
 use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use nix::fcntl::{Flock, FlockArg};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::sessions::{MAX_IDLE, MAX_SESSIONS};
+use crate::platform;
 
 /// Largest session file read, bytes (a session's `once` list is short).
 const MAX_FILE: u64 = 256 << 10;
@@ -47,13 +47,9 @@ impl SessionStore {
     /// The store in `dir` for sessions of `scope` (the project directory), created
     /// private; a folder others can write is refused.
     pub(crate) fn open(dir: &Path, scope: &str) -> std::io::Result<SessionStore> {
-        use std::os::unix::fs::{MetadataExt, PermissionsExt};
         crate::files::create_private_dir(dir)?;
         let meta = std::fs::symlink_metadata(dir)?;
-        if !meta.is_dir()
-            || meta.uid() != nix::unistd::geteuid().as_raw()
-            || meta.permissions().mode() & 0o022 != 0
-        {
+        if !meta.is_dir() || !platform::owned_by_me(&meta) || platform::others_may_write(&meta) {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::PermissionDenied,
                 format!("{} is not a private folder of this user", dir.display()),
@@ -92,7 +88,8 @@ impl SessionStore {
     ) -> std::io::Result<R> {
         let stem = self.stem(session);
         let lock = private_file(&stem.with_extension("lock"), false)?;
-        let _held = Flock::lock(lock, FlockArg::LockExclusive).map_err(|(_, err)| err)?;
+        // Released when `lock` is closed, at the end of this call.
+        lock.lock()?;
         let path = stem.with_extension("json");
         let existing = crate::files::read_regular(&path, MAX_FILE).ok();
         let mut state: SessionState = existing
@@ -154,11 +151,8 @@ impl SessionStore {
 /// Opens (or creates, mode 0600) a file of the store, never through a symlink.
 fn private_file(path: &Path, new: bool) -> std::io::Result<File> {
     let mut options = File::options();
-    options
-        .read(true)
-        .write(true)
-        .mode(0o600)
-        .custom_flags(nix::fcntl::OFlag::O_NOFOLLOW.bits());
+    options.read(true).write(true);
+    platform::no_follow(platform::private_file(&mut options));
     if new {
         options.create_new(true);
     } else {
@@ -195,6 +189,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(unix)]
     fn a_folder_others_can_write_is_refused() {
         use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();

@@ -11,8 +11,6 @@
 use std::process::Stdio;
 use std::time::Duration;
 
-use nix::sys::signal::{Signal, killpg};
-use nix::unistd::Pid;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, Command};
 use tokio::sync::oneshot;
@@ -24,6 +22,7 @@ use crate::dialect::Event;
 use crate::event::{Exit2, Fields};
 use crate::outcome::HookRun;
 use crate::output::{HookAnswer, PermissionDecision};
+use crate::platform::{self, ProcessTree};
 use crate::protocol::{async_timeout, is_async_marker, looks_like_json, parse_answer};
 
 /// Bytes kept from each of stdout and stderr.
@@ -72,24 +71,28 @@ impl CommandExecutor {
                 c.args(args);
                 c
             }
-            None => match self.handler.shell {
-                Shell::Sh | Shell::Bash => {
-                    let shell = if self.handler.shell == Shell::Sh {
-                        "sh"
-                    } else {
-                        "bash"
-                    };
-                    let mut c = Command::new(shell);
-                    c.arg("-c").arg(&self.handler.command);
-                    c
+            None => {
+                // `sh`/`bash` where there is one (on Windows, Git Bash, as Claude Code
+                // does), else PowerShell; `shell: powershell` always PowerShell.
+                let posix = match self.handler.shell {
+                    Shell::Sh => platform::posix_shell(false),
+                    Shell::Bash => platform::posix_shell(true),
+                    Shell::PowerShell => None,
+                };
+                match posix {
+                    Some(shell) => {
+                        let mut c = Command::new(shell);
+                        c.arg("-c").arg(&self.handler.command);
+                        c
+                    }
+                    None => {
+                        let mut c = Command::new(powershell());
+                        c.args(["-NoProfile", "-NonInteractive", "-Command"])
+                            .arg(&self.handler.command);
+                        c
+                    }
                 }
-                Shell::PowerShell => {
-                    let mut c = Command::new(powershell());
-                    c.args(["-NoProfile", "-NonInteractive", "-Command"])
-                        .arg(&self.handler.command);
-                    c
-                }
-            },
+            }
         };
         // The engine's project directory, never the input's `cwd`: a request field must
         // not choose which `./hooks/check.sh` runs (a caller naming another folder would
@@ -99,8 +102,8 @@ impl CommandExecutor {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            .process_group(0)
             .envs(self.environment(call));
+        platform::own_process_group(&mut command);
         if let Some(cwd) = cwd.filter(|dir| dir.is_dir()) {
             command.current_dir(cwd);
         }
@@ -132,24 +135,6 @@ fn powershell() -> &'static str {
     })
 }
 
-/// Kills a process group when dropped, unless disarmed.
-struct GroupGuard(Option<Pid>);
-
-impl GroupGuard {
-    fn kill(&mut self) {
-        if let Some(pid) = self.0.take() {
-            // ESRCH (group already gone) is fine.
-            let _ = killpg(pid, Signal::SIGKILL);
-        }
-    }
-}
-
-impl Drop for GroupGuard {
-    fn drop(&mut self) {
-        self.kill();
-    }
-}
-
 /// What a finished process left behind.
 struct Finished {
     code: Option<i32>,
@@ -159,7 +144,7 @@ struct Finished {
 
 struct Running {
     child: Child,
-    guard: GroupGuard,
+    tree: ProcessTree,
     stdout: tokio::task::JoinHandle<Vec<u8>>,
     stderr: tokio::task::JoinHandle<Vec<u8>>,
 }
@@ -168,7 +153,7 @@ impl Running {
     /// Waits for exit (or `timeout`), kills the group, collects the output.
     async fn finish(mut self, timeout: Duration) -> Result<Finished, Duration> {
         let status = tokio::time::timeout(timeout, self.child.wait()).await;
-        self.guard.kill();
+        self.tree.kill();
         let status = match status {
             Ok(status) => status.ok(),
             Err(_) => {
@@ -235,7 +220,7 @@ impl CommandExecutor {
                 ));
             }
         };
-        let guard = GroupGuard(child.id().map(|id| Pid::from_raw(id as i32)));
+        let tree = ProcessTree::adopt(&child);
         if let Some(mut stdin) = child.stdin.take() {
             let input = call.input.json().clone();
             tokio::spawn(async move {
@@ -255,7 +240,7 @@ impl CommandExecutor {
         ));
         let running = Running {
             child,
-            guard,
+            tree,
             stdout,
             stderr,
         };

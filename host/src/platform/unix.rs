@@ -1,11 +1,18 @@
-//! Unix (Linux, macOS, the BSDs).
+//! Unix (Linux, macOS, the BSDs): ownership and mode bits, `O_NOFOLLOW`, process groups
+//! and signals, `setrlimit`.
 
-use std::os::unix::fs::MetadataExt;
+use std::fs::{DirBuilder, File, Metadata, OpenOptions};
+use std::io;
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::path::Path;
 
-use super::ChangeStamp;
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+
+use super::{ChangeStamp, FileId};
 
 /// The identity and change times of `meta`.
-pub fn change_stamp(meta: &std::fs::Metadata) -> Option<ChangeStamp> {
+pub fn change_stamp(meta: &Metadata) -> Option<ChangeStamp> {
     let ns = |secs: i64, nanos: i64| i128::from(secs) * 1_000_000_000 + i128::from(nanos);
     Some(ChangeStamp {
         dev: meta.dev(),
@@ -13,4 +20,293 @@ pub fn change_stamp(meta: &std::fs::Metadata) -> Option<ChangeStamp> {
         modified_ns: ns(meta.mtime(), meta.mtime_nsec()),
         changed_ns: ns(meta.ctime(), meta.ctime_nsec()),
     })
+}
+
+/// The identity (device, inode) of an open file or directory.
+pub fn file_id(file: &File) -> io::Result<FileId> {
+    let meta = file.metadata()?;
+    Ok(FileId(meta.dev(), meta.ino()))
+}
+
+/// The identity of the directory at `path` (following symlinks).
+pub fn dir_id(path: &Path) -> io::Result<FileId> {
+    let meta = std::fs::metadata(path)?;
+    Ok(FileId(meta.dev(), meta.ino()))
+}
+
+/// True when this process's effective user owns the file.
+pub fn owned_by_me(meta: &Metadata) -> bool {
+    meta.uid() == nix::unistd::geteuid().as_raw()
+}
+
+/// True when group or others may write the file or folder.
+pub fn others_may_write(meta: &Metadata) -> bool {
+    meta.mode() & 0o022 != 0
+}
+
+/// True when group or others have any access at all (a secret must have none).
+pub fn others_may_access(meta: &Metadata) -> bool {
+    meta.mode() & 0o077 != 0
+}
+
+/// The permission bits, for messages (`mode 644`).
+pub fn mode_text(meta: &Metadata) -> String {
+    format!("mode {:o}", meta.permissions().mode() & 0o7777)
+}
+
+/// True when hookhost runs as the superuser (root).
+pub fn is_superuser() -> bool {
+    nix::unistd::geteuid().is_root()
+}
+
+/// True when a symlink was made by the superuser (whose links a guest cannot plant).
+pub fn made_by_superuser(meta: &Metadata) -> bool {
+    meta.uid() == 0
+}
+
+/// Opens never through a symlink at the last component, and never blocking on a FIFO.
+pub fn no_follow(options: &mut OpenOptions) -> &mut OpenOptions {
+    options
+        .custom_flags(nix::fcntl::OFlag::O_NOFOLLOW.bits() | nix::fcntl::OFlag::O_NONBLOCK.bits())
+}
+
+/// Opens without blocking (a FIFO swapped in for a file cannot hang the caller).
+pub fn non_blocking(options: &mut OpenOptions) -> &mut OpenOptions {
+    options.custom_flags(nix::fcntl::OFlag::O_NONBLOCK.bits())
+}
+
+/// Creates files readable and writable by this user only (0600).
+pub fn private_file(options: &mut OpenOptions) -> &mut OpenOptions {
+    options.mode(0o600)
+}
+
+/// Creates folders usable by this user only (0700).
+pub fn private_dir(builder: &mut DirBuilder) -> &mut DirBuilder {
+    builder.mode(0o700)
+}
+
+/// Makes a file executable by everyone who may read it (a generated build script).
+pub fn make_executable(path: &Path) -> io::Result<()> {
+    let mut permissions = std::fs::metadata(path)?.permissions();
+    permissions.set_mode(permissions.mode() | 0o111);
+    std::fs::set_permissions(path, permissions)
+}
+
+/// The permissions `mkdir` gives a new folder (0777 less the umask).
+pub fn plain_folder_permissions() -> Option<std::fs::Permissions> {
+    Some(std::fs::Permissions::from_mode(0o777))
+}
+
+/// Starts the command in a process group of its own, so its whole tree can be killed.
+pub fn own_process_group(command: &mut tokio::process::Command) {
+    command.process_group(0);
+}
+
+/// A started hook process and everything it starts: its process group. Killed when
+/// dropped, unless already killed.
+#[derive(Debug)]
+pub struct ProcessTree(Option<Pid>);
+
+impl ProcessTree {
+    /// The tree of `child`, started with [`own_process_group`].
+    pub fn adopt(child: &tokio::process::Child) -> Self {
+        Self(
+            child
+                .id()
+                .and_then(|id| i32::try_from(id).ok())
+                .map(Pid::from_raw),
+        )
+    }
+
+    /// Kills every process of the tree (SIGKILL to the group).
+    pub fn kill(&mut self) {
+        if let Some(pid) = self.0.take() {
+            // ESRCH (the group is already gone) is fine.
+            let _ = killpg(pid, Signal::SIGKILL);
+        }
+    }
+}
+
+impl Drop for ProcessTree {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// The shell that runs `sh`/`bash` command hooks: `sh` or `bash` on `PATH`.
+pub fn posix_shell(bash: bool) -> Option<std::ffi::OsString> {
+    Some(if bash { "bash" } else { "sh" }.into())
+}
+
+/// Raises the soft open-files limit to the hard one and returns the soft limit now in
+/// force.
+pub fn raise_descriptor_limit() -> u64 {
+    use nix::sys::resource::{Resource, getrlimit, setrlimit};
+    match getrlimit(Resource::RLIMIT_NOFILE) {
+        Ok((soft, hard)) if soft < hard => match setrlimit(Resource::RLIMIT_NOFILE, hard, hard) {
+            Ok(()) => hard,
+            Err(_) => soft,
+        },
+        Ok((soft, _)) => soft,
+        Err(_) => 1024,
+    }
+}
+
+/// Caps this process's address space at `bytes` (the compile worker limits itself).
+pub fn limit_own_memory(bytes: u64) -> Result<(), String> {
+    use nix::sys::resource::{Resource, setrlimit};
+    setrlimit(Resource::RLIMIT_AS, bytes, bytes).map_err(|err| err.to_string())
+}
+
+/// The signals that stop a server: SIGTERM and SIGINT.
+#[derive(Debug)]
+pub struct StopSignals {
+    terminate: tokio::signal::unix::Signal,
+    interrupt: tokio::signal::unix::Signal,
+}
+
+impl StopSignals {
+    /// Starts watching (call before announcing the server, so no signal is missed).
+    pub fn watch() -> io::Result<Self> {
+        use tokio::signal::unix::{SignalKind, signal};
+        Ok(Self {
+            terminate: signal(SignalKind::terminate())?,
+            interrupt: signal(SignalKind::interrupt())?,
+        })
+    }
+
+    /// Waits for the first of them.
+    pub async fn recv(&mut self) {
+        tokio::select! {
+            _ = self.terminate.recv() => {}
+            _ = self.interrupt.recv() => {}
+        }
+    }
+}
+
+/// The signal that asks a server to reload its configuration: SIGHUP.
+#[derive(Debug)]
+pub struct ReloadSignal(tokio::signal::unix::Signal);
+
+impl ReloadSignal {
+    /// The name a reload reports.
+    pub const NAME: &'static str = "SIGHUP";
+
+    /// Starts watching.
+    pub fn watch() -> io::Result<Self> {
+        use tokio::signal::unix::{SignalKind, signal};
+        Ok(Self(signal(SignalKind::hangup())?))
+    }
+
+    /// Waits for the next one; `None` when no more can come.
+    pub async fn recv(&mut self) -> Option<()> {
+        self.0.recv().await
+    }
+}
+
+/// The first argument (the subcommand) of the nearest ancestor process that runs this
+/// same executable, within 32 generations; `None` when there is none or it cannot be
+/// known. Linux reads `/proc`; other Unix systems do not tell (`None`).
+pub fn nearest_ancestor_of_this_program() -> Option<Vec<u8>> {
+    #[cfg(target_os = "linux")]
+    {
+        let me = std::fs::read_link("/proc/self/exe").ok()?;
+        let parent_of = |pid: u32| -> Option<u32> {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            // `pid (comm) state ppid …`: the command name may hold spaces and parentheses.
+            let rest = &stat[stat.rfind(')')? + 1..];
+            rest.split_whitespace().nth(1)?.parse().ok()
+        };
+        let mut pid = std::process::id();
+        for _ in 0..32 {
+            match parent_of(pid) {
+                Some(parent) if parent > 1 => pid = parent,
+                _ => return None,
+            }
+            if std::fs::read_link(format!("/proc/{pid}/exe")).is_ok_and(|exe| exe == me) {
+                let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+                return Some(
+                    cmdline
+                        .split(|b| *b == 0)
+                        .nth(1)
+                        .unwrap_or_default()
+                        .to_vec(),
+                );
+            }
+        }
+        None
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn killing_the_tree_reaches_grandchildren() {
+        let dir = tempfile::tempdir().unwrap();
+        let pid_file = dir.path().join("grandchild");
+        let mut command = tokio::process::Command::new("sh");
+        command
+            .arg("-c")
+            .arg(format!("sleep 30 & echo $! > {}; wait", pid_file.display()));
+        own_process_group(&mut command);
+        let mut child = command.spawn().unwrap();
+        let mut tree = ProcessTree::adopt(&child);
+        let grandchild = loop {
+            if let Ok(text) = std::fs::read_to_string(&pid_file)
+                && let Ok(pid) = text.trim().parse::<i32>()
+            {
+                break Pid::from_raw(pid);
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        };
+        tree.kill();
+        child.wait().await.unwrap();
+        // The grandchild is gone too (a zombie of init at most, never running).
+        let gone = (0..200).any(|_| {
+            let alive = nix::sys::signal::kill(grandchild, None).is_ok()
+                && !std::fs::read_to_string(format!("/proc/{grandchild}/stat"))
+                    .is_ok_and(|s| s.contains(") Z"));
+            if alive {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            !alive
+        });
+        assert!(gone, "grandchild {grandchild} survived");
+    }
+
+    #[test]
+    fn private_files_and_folders_are_made_private() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("secret");
+        private_file(OpenOptions::new().write(true).create_new(true))
+            .open(&file)
+            .unwrap();
+        let meta = std::fs::metadata(&file).unwrap();
+        assert!(owned_by_me(&meta) && !others_may_access(&meta));
+        let sub = dir.path().join("sub");
+        private_dir(&mut DirBuilder::new()).create(&sub).unwrap();
+        assert!(!others_may_access(&std::fs::metadata(&sub).unwrap()));
+        // no_follow refuses a symlink in the last place.
+        std::os::unix::fs::symlink(&file, dir.path().join("link")).unwrap();
+        assert!(
+            no_follow(OpenOptions::new().read(true))
+                .open(dir.path().join("link"))
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn identities_tell_directories_apart() {
+        let a = tempfile::tempdir().unwrap();
+        let b = tempfile::tempdir().unwrap();
+        let handle = File::open(a.path()).unwrap();
+        assert_eq!(file_id(&handle).unwrap(), dir_id(a.path()).unwrap());
+        assert_ne!(file_id(&handle).unwrap(), dir_id(b.path()).unwrap());
+    }
 }

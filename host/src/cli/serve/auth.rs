@@ -6,22 +6,21 @@ use super::*;
 /// The token in `path`: a private file (readable by no one else), at least 16
 /// characters.
 pub(super) fn read_token(path: &Path) -> anyhow::Result<Vec<u8>> {
-    use std::os::unix::fs::PermissionsExt;
+    use hookhost::internals::platform;
     let file = hookhost::internals::open_regular(path, 4096)
         .with_context(|| format!("cannot read --token-file {}", path.display()))?;
     let meta = file.metadata()?;
-    let mode = meta.permissions().mode();
     // Someone else's file (planted in a folder others can write) is not our secret.
     anyhow::ensure!(
-        std::os::unix::fs::MetadataExt::uid(&meta) == nix::unistd::geteuid().as_raw(),
+        platform::owned_by_me(&meta),
         "--token-file {}: owned by another user; refusing a token someone else chose",
         path.display()
     );
     anyhow::ensure!(
-        mode & 0o077 == 0,
-        "--token-file {}: readable by others (mode {:o}); make it private: chmod 600",
+        !platform::others_may_access(&meta),
+        "--token-file {}: readable by others ({}); make it private: chmod 600",
         path.display(),
-        mode & 0o777
+        platform::mode_text(&meta)
     );
     let text = std::io::read_to_string(file)
         .with_context(|| format!("cannot read --token-file {}", path.display()))?;
@@ -37,8 +36,8 @@ pub(super) fn read_token(path: &Path) -> anyhow::Result<Vec<u8>> {
 /// The token of a TCP `serve` started without `--token-file`: `serve-token` in hookhost's
 /// configuration folder, generated (32 random bytes, hex, mode 0600) when absent.
 pub(super) fn generated_token(config: &ConfigArgs) -> anyhow::Result<Vec<u8>> {
+    use hookhost::internals::platform;
     use std::io::Write;
-    use std::os::unix::fs::OpenOptionsExt;
     let Some(dir) = super::super::config_dir(config.home.clone()) else {
         anyhow::bail!(
             "no usable home for the generated token: give --token-file, or --no-auth to serve loopback without one"
@@ -48,17 +47,14 @@ pub(super) fn generated_token(config: &ConfigArgs) -> anyhow::Result<Vec<u8>> {
     if !path.exists() {
         hookhost::internals::create_private_dir(&dir)
             .with_context(|| format!("cannot create {}", dir.display()))?;
-        let mut bytes = [0u8; 32];
-        std::fs::File::open("/dev/urandom")
-            .and_then(|mut random| std::io::Read::read_exact(&mut random, &mut bytes))
-            .context("cannot read random bytes for the token")?;
+        let bytes = platform::random_bytes::<32>()
+            .map_err(anyhow::Error::msg)
+            .context("cannot make the token")?;
         let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&path)
-            .with_context(|| format!("cannot create {}", path.display()))?;
+        let mut file =
+            platform::private_file(std::fs::OpenOptions::new().write(true).create_new(true))
+                .open(&path)
+                .with_context(|| format!("cannot create {}", path.display()))?;
         writeln!(file, "{token}").with_context(|| format!("cannot write {}", path.display()))?;
         eprintln!(
             "hookhost serve: generated a bearer token in {}",

@@ -2,14 +2,15 @@
 
 use super::*;
 
-/// Reloads on SIGHUP.
+/// Reloads on SIGHUP (Ctrl-Break on Windows).
 pub(super) fn spawn_sighup(server: &Arc<Server>) -> anyhow::Result<()> {
-    let mut hangup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())
-        .context("cannot watch SIGHUP")?;
+    use hookhost::internals::platform::ReloadSignal;
+    let mut hangup =
+        ReloadSignal::watch().with_context(|| format!("cannot watch {}", ReloadSignal::NAME))?;
     let server = server.clone();
     tokio::spawn(async move {
         while hangup.recv().await.is_some() {
-            server.reload("SIGHUP").await;
+            server.reload(ReloadSignal::NAME).await;
         }
     });
     Ok(())

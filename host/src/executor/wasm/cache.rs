@@ -37,7 +37,6 @@ use std::collections::HashMap;
 use std::fs::OpenOptions;
 use std::hash::{Hash, Hasher};
 use std::io::{Read, Write};
-use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -48,6 +47,7 @@ use wasmtime::Engine;
 use wasmtime::component::Component;
 
 use super::LoadError;
+use crate::platform;
 
 /// Largest artifact read back from disk (a bigger file is ignored and recompiled).
 pub const MAX_ARTIFACT_BYTES: u64 = 1 << 30;
@@ -500,11 +500,7 @@ impl DiskCache {
 /// (a FIFO), and only a regular file of this user that no one else may write. `None` when
 /// it does not exist.
 fn open_private_file(path: &Path) -> Result<Option<std::fs::File>, String> {
-    let file = match OpenOptions::new()
-        .read(true)
-        .custom_flags(libc_flags::O_NOFOLLOW | libc_flags::O_NONBLOCK)
-        .open(path)
-    {
+    let file = match platform::no_follow(OpenOptions::new().read(true)).open(path) {
         Ok(file) => file,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(err) => return Err(format!("cannot open: {err}")),
@@ -513,30 +509,20 @@ fn open_private_file(path: &Path) -> Result<Option<std::fs::File>, String> {
     if !meta.is_file() {
         return Err("not a regular file".into());
     }
-    if meta.uid() != nix::unistd::Uid::effective().as_raw() || meta.mode() & 0o022 != 0 {
+    if !platform::owned_by_me(&meta) || platform::others_may_write(&meta) {
         return Err("not owned by this user, or writable by others".into());
     }
     Ok(Some(file))
 }
 
-/// Open flags std does not name.
-mod libc_flags {
-    pub const O_NOFOLLOW: i32 = nix::fcntl::OFlag::O_NOFOLLOW.bits();
-    pub const O_NONBLOCK: i32 = nix::fcntl::OFlag::O_NONBLOCK.bits();
-}
-
 /// Creates a new file in `dir` with an unpredictable name, `O_EXCL | O_NOFOLLOW`, 0600.
 fn create_exclusive(dir: &Path, name: &str) -> Result<(PathBuf, std::fs::File), String> {
     for _ in 0..16 {
-        let nonce = hex(&random_bytes::<8>()?);
+        let nonce = hex(&platform::random_bytes::<8>()?);
         let temp = dir.join(format!(".{name}.{nonce}.tmp"));
-        match OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .custom_flags(libc_flags::O_NOFOLLOW)
-            .open(&temp)
-        {
+        let mut options = OpenOptions::new();
+        options.write(true).create_new(true);
+        match platform::no_follow(platform::private_file(&mut options)).open(&temp) {
             Ok(file) => return Ok((temp, file)),
             Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => continue,
             Err(err) => return Err(format!("cannot create {}: {err}", temp.display())),
@@ -545,21 +531,11 @@ fn create_exclusive(dir: &Path, name: &str) -> Result<(PathBuf, std::fs::File), 
     Err("cannot find a free temporary file name".into())
 }
 
-fn random_bytes<const N: usize>() -> Result<[u8; N], String> {
-    let mut bytes = [0u8; N];
-    std::fs::File::open("/dev/urandom")
-        .and_then(|mut f| f.read_exact(&mut bytes))
-        .map_err(|err| format!("cannot read /dev/urandom: {err}"))?;
-    Ok(bytes)
-}
-
 /// Creates `dir` (0700) if missing; refuses one that is a symlink, not a directory, not
 /// owned by this user, or writable by group or others. Never changes its permissions.
 pub fn ensure_private_dir(dir: &Path) -> Result<(), String> {
     if std::fs::symlink_metadata(dir).is_err() {
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
+        platform::private_dir(std::fs::DirBuilder::new().recursive(true))
             .create(dir)
             .map_err(|err| format!("cannot create {}: {err}", dir.display()))?;
     }
@@ -571,18 +547,14 @@ pub fn ensure_private_dir(dir: &Path) -> Result<(), String> {
             dir.display()
         ));
     }
-    if meta.uid() != nix::unistd::Uid::effective().as_raw() {
-        return Err(format!(
-            "{} is owned by uid {}, not by this user",
-            dir.display(),
-            meta.uid()
-        ));
+    if !platform::owned_by_me(&meta) {
+        return Err(format!("{} is not owned by this user", dir.display()));
     }
-    if meta.mode() & 0o022 != 0 {
+    if platform::others_may_write(&meta) {
         return Err(format!(
-            "{} is writable by group or others (mode {:o}); refusing to use it",
+            "{} is writable by group or others ({}); refusing to use it",
             dir.display(),
-            meta.mode() & 0o7777
+            platform::mode_text(&meta)
         ));
     }
     Ok(())
@@ -590,19 +562,15 @@ pub fn ensure_private_dir(dir: &Path) -> Result<(), String> {
 
 fn load_or_create_key(path: &Path) -> Result<[u8; 32], String> {
     let open_existing = || -> Result<Option<[u8; 32]>, String> {
-        let file = match OpenOptions::new()
-            .read(true)
-            .custom_flags(libc_flags::O_NOFOLLOW | libc_flags::O_NONBLOCK)
-            .open(path)
-        {
+        let file = match platform::no_follow(OpenOptions::new().read(true)).open(path) {
             Ok(file) => file,
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(err) => return Err(format!("cannot open {}: {err}", path.display())),
         };
         let meta = file.metadata().map_err(|e| e.to_string())?;
         if !meta.is_file()
-            || meta.uid() != nix::unistd::Uid::effective().as_raw()
-            || meta.mode() & 0o077 != 0
+            || !platform::owned_by_me(&meta)
+            || platform::others_may_access(&meta)
             || meta.len() != 32
         {
             return Err(format!(
@@ -619,7 +587,7 @@ fn load_or_create_key(path: &Path) -> Result<[u8; 32], String> {
     if let Some(key) = open_existing()? {
         return Ok(key);
     }
-    let key = random_bytes::<32>()?;
+    let key = platform::random_bytes::<32>()?;
     let dir = path.parent().unwrap_or(Path::new("."));
     let (temp, mut file) = create_exclusive(dir, "cache.key")?;
     let written = file.write_all(&key).and_then(|()| file.sync_all());
@@ -660,10 +628,11 @@ pub fn default_config_dir() -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::os::unix::fs::PermissionsExt;
 
     #[test]
+    #[cfg(unix)]
     fn a_shared_folder_is_refused_not_chmodded() {
+        use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
         let shared = dir.path().join("shared");
         std::fs::create_dir(&shared).unwrap();
@@ -681,8 +650,12 @@ mod tests {
         let first = load_or_create_key(&path).unwrap();
         let second = load_or_create_key(&path).unwrap();
         assert_eq!(first, second);
-        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
-        assert_eq!(mode, 0o600);
+        let meta = std::fs::metadata(&path).unwrap();
+        assert!(
+            !platform::others_may_access(&meta),
+            "{}",
+            platform::mode_text(&meta)
+        );
     }
 
     #[test]

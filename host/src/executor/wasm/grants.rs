@@ -12,13 +12,22 @@
 //! - it contains, or lies inside, a folder hookhost itself trusts (the compiled-artifact
 //!   cache and hookhost's configuration, which hold the artifact key).
 //!
-//! Each resolved grant remembers the device and inode of its directory; before each call
-//! the path is resolved again and must still be that same directory without symlinks.
+//! Each resolved grant remembers the identity of its directory (device and inode; volume
+//! and file index on Windows). For each call wasmtime opens the grant's path anew, and
+//! before the guest runs, the directory handle wasmtime holds must be that same directory
+//! ([`verify_opened`]); anything swapped in on the way (a symlink, another folder) fails
+//! the call. The check is on the handle the guest will use, so there is no window between
+//! check and use, and it needs no `/proc` (the same code on every system).
 
-use std::os::unix::fs::MetadataExt;
 use std::path::{Component, Path, PathBuf};
 
+use wasmtime::component::ResourceTable;
+use wasmtime_wasi::WasiCtx;
+use wasmtime_wasi::filesystem::{Descriptor, WasiFilesystemCtxView};
+use wasmtime_wasi::p2::bindings::filesystem::preopens;
+
 use crate::config::AllowedPath;
+use crate::platform::{self, FileId};
 
 /// Folders no grant may contain or be inside of.
 #[derive(Debug, Clone, Default)]
@@ -54,8 +63,8 @@ pub struct Preopen {
     pub guest: String,
     /// Read-write when true.
     pub write: bool,
-    /// Device and inode of the directory when it was resolved.
-    pub identity: (u64, u64),
+    /// Identity of the directory when it was resolved.
+    pub identity: FileId,
 }
 
 /// Resolves the grants of one hook, refusing any the rules above forbid.
@@ -73,8 +82,9 @@ pub fn resolve(paths: &[AllowedPath], protected: &Protected) -> Result<Vec<Preop
         let host = configured
             .canonicalize()
             .map_err(|err| format!("granted path {} is not usable: {err}", configured.display()))?;
-        let meta = std::fs::metadata(&host)
-            .map_err(|err| format!("granted path {} is not usable: {err}", host.display()))?;
+        let unusable =
+            |err: std::io::Error| format!("granted path {} is not usable: {err}", host.display());
+        let meta = std::fs::metadata(&host).map_err(unusable)?;
         if !meta.is_dir() {
             return Err(format!(
                 "granted path {} is not a directory",
@@ -104,11 +114,12 @@ pub fn resolve(paths: &[AllowedPath], protected: &Protected) -> Result<Vec<Preop
                 ));
             }
         }
+        let identity = platform::dir_id(&host).map_err(unusable)?;
         resolved.push(Preopen {
             guest: host.display().to_string(),
             host,
             write: grant.write,
-            identity: (meta.dev(), meta.ino()),
+            identity,
         });
     }
     Ok(resolved)
@@ -116,7 +127,7 @@ pub fn resolve(paths: &[AllowedPath], protected: &Protected) -> Result<Vec<Preop
 
 /// Refuses a path that passes through a symlink a guest could have made.
 fn check_symlinks(path: &Path) -> Result<(), String> {
-    let root = nix::unistd::Uid::effective().is_root();
+    let root = platform::is_superuser();
     let mut current = PathBuf::new();
     for (depth, part) in path.components().enumerate() {
         current.push(part);
@@ -132,90 +143,48 @@ fn check_symlinks(path: &Path) -> Result<(), String> {
         }
         // Depth 1 is a top-level folder (`/lib`, `/tmp` on some systems): only root makes
         // those. Below it, only root-owned links are accepted, and none when hookhost is
-        // root (a guest run by root plants root-owned links).
-        let trusted = meta.uid() == 0 && (!root || depth == 1);
+        // root (a guest run by root plants root-owned links). On Windows none is.
+        let trusted = platform::made_by_superuser(&meta) && (!root || depth == 1);
         if !trusted {
             return Err(format!(
-                "granted path {} passes through the symlink {} (owner uid {}); grant the real directory instead",
+                "granted path {} passes through the symlink {}; grant the real directory instead",
                 path.display(),
                 current.display(),
-                meta.uid()
             ));
         }
     }
     Ok(())
 }
 
-/// A grant opened for one call: the handle keeps the directory it was checked to be, and
-/// [`OpenedGrant::host_path`] names exactly that handle for wasmtime to preopen.
-#[derive(Debug)]
-pub struct OpenedGrant {
-    fd: std::os::fd::OwnedFd,
-}
-
-impl OpenedGrant {
-    /// A path that opens the very directory this handle holds, so nothing can be swapped
-    /// in between the check and wasmtime's open. wasmtime-wasi 48 preopens only by path
-    /// (`WasiCtxBuilder::preopened_dir`; its preopen list is private), so the handle is
-    /// named through the descriptor file system: `/proc/self/fd/N` on Linux (the open
-    /// reaches the inode the descriptor holds, not a path), `/dev/fd/N` on macOS and the
-    /// BSDs, where fdesc(5) makes the open a `dup` of descriptor N.
-    pub fn host_path(&self) -> PathBuf {
-        use std::os::fd::AsRawFd;
-        let fd = self.fd.as_raw_fd();
-        if cfg!(target_os = "linux") {
-            PathBuf::from(format!("/proc/self/fd/{fd}"))
-        } else {
-            PathBuf::from(format!("/dev/fd/{fd}"))
+/// Checks, before the guest runs, that every directory `ctx` preopened for `preopens`
+/// (opened by wasmtime-wasi from the grant's path) is the directory resolved at load: the
+/// same identity. wasmtime-wasi 48 preopens only by path (`WasiCtxBuilder::preopened_dir`)
+/// and keeps its list private, but hands the handles out through the guest's own
+/// `get-directories`, which this calls first on a scratch table.
+pub fn verify_opened(preopens: &[Preopen], ctx: &mut WasiCtx) -> Result<(), String> {
+    let mut table = ResourceTable::new();
+    let mut view = WasiFilesystemCtxView {
+        ctx: ctx.filesystem(),
+        table: &mut table,
+    };
+    let opened = preopens::Host::get_directories(&mut view)
+        .map_err(|err| format!("cannot list the granted directories: {err}"))?;
+    if opened.len() != preopens.len() {
+        return Err("granted directories were not all opened".into());
+    }
+    for ((handle, _), grant) in opened.iter().zip(preopens) {
+        let same = match table.get(handle) {
+            Ok(Descriptor::Dir(dir)) => platform::file_id(&dir.dir).ok() == Some(grant.identity),
+            _ => false,
+        };
+        if !same {
+            return Err(format!(
+                "granted directory {} changed since it was configured (replaced or redirected); refusing to open it",
+                grant.host.display()
+            ));
         }
     }
-}
-
-/// Opens every grant for a call: walks its resolved path from `/` one component at a
-/// time with `O_NOFOLLOW | O_DIRECTORY` (a symlink anywhere fails the walk) and checks
-/// that the directory reached is the one resolved at load (device and inode). A guest that
-/// swapped a granted folder for a symlink, from a read-write grant of this or another
-/// hook, is caught here, and there is no window between the check and the open.
-pub fn open_verified(preopens: &[Preopen]) -> Result<Vec<OpenedGrant>, String> {
-    preopens
-        .iter()
-        .map(|grant| {
-            let changed = || {
-                format!(
-                    "granted directory {} changed since it was configured (replaced or redirected); refusing to open it",
-                    grant.host.display()
-                )
-            };
-            let fd = open_no_follow(&grant.host).map_err(|_| changed())?;
-            let stat = nix::sys::stat::fstat(&fd).map_err(|_| changed())?;
-            // `st_dev` is `u64` on Linux and `i32` on macOS: compare as the u64 `dev()`
-            // of `MetadataExt` that `identity` was taken with.
-            #[allow(clippy::unnecessary_cast, clippy::useless_conversion)]
-            let dev = stat.st_dev as u64;
-            #[allow(clippy::useless_conversion)]
-            let ino = u64::from(stat.st_ino);
-            if (dev, ino) != grant.identity {
-                return Err(changed());
-            }
-            Ok(OpenedGrant { fd })
-        })
-        .collect()
-}
-
-fn open_no_follow(path: &Path) -> nix::Result<std::os::fd::OwnedFd> {
-    use nix::fcntl::{OFlag, open, openat};
-    use nix::sys::stat::Mode;
-    let flags = OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC;
-    let mut fd = open("/", flags, Mode::empty())?;
-    for part in path.components() {
-        match part {
-            Component::RootDir => {}
-            Component::Normal(name) => fd = openat(&fd, name, flags, Mode::empty())?,
-            // Resolved paths are absolute and normal; anything else is refused.
-            _ => return Err(nix::errno::Errno::EINVAL),
-        }
-    }
-    Ok(fd)
+    Ok(())
 }
 
 #[cfg(test)]
@@ -249,6 +218,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(unix)]
     fn user_symlinks_in_a_grant_path_are_refused() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
@@ -273,33 +243,43 @@ mod tests {
         }
     }
 
+    /// A context opening `preopens` by path, as a call does.
+    fn context(preopens: &[Preopen]) -> WasiCtx {
+        let mut builder = wasmtime_wasi::WasiCtxBuilder::new();
+        for grant in preopens {
+            builder
+                .preopened_dir(&grant.host, &grant.guest, wasmtime_wasi::FsPerms::ReadOnly)
+                .unwrap();
+        }
+        builder.build()
+    }
+
     #[test]
     fn a_swapped_grant_fails_verification() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
         let granted = root.join("granted");
         std::fs::create_dir(&granted).unwrap();
-        std::fs::write(granted.join("mine"), "").unwrap();
         let preopens = resolve(&[grant(&granted, false)], &Protected::default()).unwrap();
-        let opened = open_verified(&preopens).unwrap();
-        // The handle's path names the checked directory itself.
-        assert!(opened[0].host_path().join("mine").exists());
-        drop(opened);
-        // Swapped for a symlink: refused.
+        verify_opened(&preopens, &mut context(&preopens)).unwrap();
         std::fs::rename(&granted, root.join("moved")).unwrap();
-        std::os::unix::fs::symlink(root.join("moved"), &granted).unwrap();
-        assert!(
-            open_verified(&preopens)
-                .unwrap_err()
-                .contains("changed since")
-        );
+        // Swapped for a symlink to another folder (as a guest with a read-write grant on
+        // the parent could): wasmtime follows it, the handle is not the granted folder.
+        #[cfg(unix)]
+        {
+            std::fs::create_dir(root.join("elsewhere")).unwrap();
+            std::os::unix::fs::symlink(root.join("elsewhere"), &granted).unwrap();
+            let err = verify_opened(&preopens, &mut context(&preopens)).unwrap_err();
+            assert!(err.contains("changed since"), "{err}");
+            std::fs::remove_file(&granted).unwrap();
+        }
         // Swapped for another real directory: refused too.
-        std::fs::remove_file(&granted).unwrap();
         std::fs::create_dir(&granted).unwrap();
-        assert!(
-            open_verified(&preopens)
-                .unwrap_err()
-                .contains("changed since")
-        );
+        let err = verify_opened(&preopens, &mut context(&preopens)).unwrap_err();
+        assert!(err.contains("changed since"), "{err}");
+        // Moved back: the very folder again, accepted.
+        std::fs::remove_dir(&granted).unwrap();
+        std::fs::rename(root.join("moved"), &granted).unwrap();
+        verify_opened(&preopens, &mut context(&preopens)).unwrap();
     }
 }

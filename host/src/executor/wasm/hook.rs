@@ -247,7 +247,6 @@ impl WasmHook {
                 limits::MAX_INPUT_BYTES
             )));
         }
-        let opened = grants::open_verified(preopens).map_err(Failure::error)?;
         let timeout = call.timeout;
         // Waiting for slots is not part of the hook's time: a hook starved by others
         // waits for them to finish (each is bounded by its own limits); it is not dropped.
@@ -263,12 +262,8 @@ impl WasmHook {
         let ctx = if preopens.is_empty() {
             None
         } else {
-            Some(
-                limits::wasi_context(preopens, &opened, &self.env, &stdio)
-                    .map_err(Failure::error)?,
-            )
+            Some(limits::wasi_context(preopens, &self.env, &stdio).map_err(Failure::error)?)
         };
-        drop(opened); // wasmtime holds its own handles now
         let mut table = ResourceTable::new();
         table.set_max_capacity(limits::MAX_RESOURCES);
         let state = HostState {

@@ -231,23 +231,22 @@ pub fn wasi_base(
     builder
 }
 
-/// [`wasi_base`] plus the hook's granted directories.
+/// [`wasi_base`] plus the hook's granted directories, each checked to be the directory
+/// resolved at load ([`super::grants::verify_opened`]).
 pub fn wasi_context(
     preopens: &[Preopen],
-    opened: &[super::grants::OpenedGrant],
     env: &[(String, String)],
     stdio: &wasmtime_wasi::p2::pipe::MemoryOutputPipe,
 ) -> Result<WasiCtx, String> {
     let mut builder = wasi_base(env, stdio);
-    for (dir, handle) in preopens.iter().zip(opened) {
+    for dir in preopens {
         let perms = if dir.write {
             FsPerms::ReadWrite
         } else {
             FsPerms::ReadOnly
         };
-        // Opened through the verified handle; the guest sees the configured path.
         builder
-            .preopened_dir(handle.host_path(), &dir.guest, perms)
+            .preopened_dir(&dir.host, &dir.guest, perms)
             .map_err(|err| {
                 format!(
                     "cannot open granted directory {}: {err}",
@@ -255,7 +254,9 @@ pub fn wasi_context(
                 )
             })?;
     }
-    Ok(builder.build())
+    let mut ctx = builder.build();
+    super::grants::verify_opened(preopens, &mut ctx)?;
+    Ok(ctx)
 }
 
 /// What one call has listed so far.

@@ -58,25 +58,16 @@ pub fn install(linker: &mut Linker<HostState>) -> wasmtime::Result<()> {
     Ok(())
 }
 
-/// Entries and name bytes of the directory behind `dir`, read through a new open file
-/// description (the guest's descriptor keeps its own offset).
-fn count(dir: &std::fs::File) -> nix::Result<(usize, usize)> {
-    use nix::fcntl::OFlag;
-    use std::os::fd::AsFd;
-    let mut listing = nix::dir::Dir::openat(
-        dir.as_fd(),
-        ".",
-        OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC,
-        nix::sys::stat::Mode::empty(),
-    )?;
+/// Entries and name bytes of the directory behind `dir`, read through a listing of its
+/// own (cap-std opens `.` relative to the handle on Unix), so the guest's descriptor keeps
+/// its offset.
+fn count(dir: &std::fs::File) -> std::io::Result<(usize, usize)> {
+    let dir = cap_std::fs::Dir::from_std_file(dir.try_clone()?);
     let (mut entries, mut bytes) = (0usize, 0usize);
-    for entry in listing.iter() {
-        let entry = entry?;
-        let name = entry.file_name().to_bytes();
-        if name != b"." && name != b".." {
-            entries += 1;
-            bytes += name.len();
-        }
+    for entry in dir.entries()? {
+        let name = entry?.file_name();
+        entries += 1;
+        bytes += name.len();
         if entries > MAX_LISTED_ENTRIES || bytes > MAX_LISTED_BYTES {
             break;
         }

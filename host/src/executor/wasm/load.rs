@@ -3,7 +3,6 @@
 //! pre-instantiation.
 
 use std::io::Read;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -66,9 +65,7 @@ fn open_component(
     path: &Path,
     max_bytes: u64,
 ) -> Result<(std::fs::File, std::fs::Metadata), LoadError> {
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(nix::fcntl::OFlag::O_NONBLOCK.bits())
+    let file = crate::platform::non_blocking(std::fs::OpenOptions::new().read(true))
         .open(path)
         .map_err(|err| read_error(path, err))?;
     let meta = file.metadata().map_err(|err| read_error(path, err))?;

@@ -83,20 +83,6 @@ pub(super) fn slot_weight(memories: u32, tables: u32) -> u32 {
         .max(1)
 }
 
-/// Raises the soft open-files limit to the hard one and returns the soft limit now in
-/// force (each Wasm call may hold up to [`limits::MAX_RESOURCES`] descriptors).
-fn descriptor_limit() -> u64 {
-    use nix::sys::resource::{Resource, getrlimit, setrlimit};
-    match getrlimit(Resource::RLIMIT_NOFILE) {
-        Ok((soft, hard)) if soft < hard => match setrlimit(Resource::RLIMIT_NOFILE, hard, hard) {
-            Ok(()) => hard,
-            Err(_) => soft,
-        },
-        Ok((soft, _)) => soft,
-        Err(_) => 1024,
-    }
-}
-
 impl WasmRuntime {
     /// Creates the runtime: engine, linker (WASI p2 + hookhost host API), cache and epoch
     /// ticker. Raises the process's soft open-files limit to its hard limit, and sizes
@@ -127,8 +113,9 @@ impl WasmRuntime {
         listing::install(&mut linker).map_err(|e| WasmError(format!("{e:#}")))?;
         let ticker = Ticker::start(&engine)
             .map_err(|e| WasmError(format!("cannot start the epoch thread: {e}")))?;
-        let by_descriptors =
-            descriptor_limit().saturating_sub(limits::FD_RESERVE) / limits::MAX_RESOURCES as u64;
+        let by_descriptors = crate::platform::raise_descriptor_limit()
+            .saturating_sub(limits::FD_RESERVE)
+            / limits::MAX_RESOURCES as u64;
         let slot_count = instances
             .min(u32::try_from(by_descriptors).unwrap_or(u32::MAX))
             .max(1);
@@ -184,7 +171,6 @@ impl WasmRuntime {
 /// its own address space to `memory_bytes`, compiles it with the engine configuration
 /// every runtime uses, and writes the artifact to stdout. Returns the exit code.
 pub fn compile_worker_main(memory_bytes: u64) -> i32 {
-    use nix::sys::resource::{Resource, setrlimit};
     use std::io::Write;
     let mut bytes = Vec::new();
     if let Err(err) = std::io::stdin()
@@ -194,7 +180,7 @@ pub fn compile_worker_main(memory_bytes: u64) -> i32 {
         eprintln!("cannot read the component: {err}");
         return 1;
     }
-    if let Err(err) = setrlimit(Resource::RLIMIT_AS, memory_bytes, memory_bytes) {
+    if let Err(err) = crate::platform::limit_own_memory(memory_bytes) {
         eprintln!("cannot limit the compile worker's memory: {err}");
         return 1;
     }

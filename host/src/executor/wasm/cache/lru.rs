@@ -3,7 +3,6 @@
 //! holds at most the cap (the one just stored always stays). `hookhost cache` lists,
 //! prunes and clears with the same functions.
 
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -24,7 +23,6 @@ pub struct CacheEntry {
 /// The artifacts in `dir` (regular `*.cwasm` files of this user), least recently used
 /// first. Anything else in the folder is left out (and never removed).
 pub fn entries(dir: &Path) -> std::io::Result<Vec<CacheEntry>> {
-    let me = nix::unistd::Uid::effective().as_raw();
     let mut found = Vec::new();
     for entry in std::fs::read_dir(dir)? {
         let entry = entry?;
@@ -36,7 +34,7 @@ pub fn entries(dir: &Path) -> std::io::Result<Vec<CacheEntry>> {
         let Ok(meta) = std::fs::symlink_metadata(&path) else {
             continue;
         };
-        if !meta.is_file() || meta.uid() != me {
+        if !meta.is_file() || !crate::platform::owned_by_me(&meta) {
             continue;
         }
         found.push(CacheEntry {
@@ -81,7 +79,6 @@ pub fn prune(dir: &Path, max_bytes: u64, keep: Option<&Path>) -> std::io::Result
 
 /// Removes the `*.digest` memos of this user in `dir` older than `max_age` (all: `None`).
 fn forget_memos(dir: &Path, max_age: Option<std::time::Duration>) -> std::io::Result<()> {
-    let me = nix::unistd::Uid::effective().as_raw();
     let cutoff = max_age.map(|age| SystemTime::now() - age);
     for entry in std::fs::read_dir(dir)? {
         let path = entry?.path();
@@ -92,7 +89,7 @@ fn forget_memos(dir: &Path, max_age: Option<std::time::Duration>) -> std::io::Re
             continue;
         };
         let old = cutoff.is_none_or(|cutoff| meta.modified().is_ok_and(|m| m < cutoff));
-        if meta.is_file() && meta.uid() == me && old {
+        if meta.is_file() && crate::platform::owned_by_me(&meta) && old {
             let _ = std::fs::remove_file(&path);
         }
     }
@@ -153,6 +150,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(unix)]
     fn a_symlink_is_never_an_entry_nor_removed() {
         let dir = tempfile::tempdir().unwrap();
         let outside = tempfile::tempdir().unwrap();
