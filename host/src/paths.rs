@@ -14,9 +14,12 @@ pub fn env_dir(name: &str) -> Option<PathBuf> {
         .filter(|dir| dir.is_absolute())
 }
 
-/// `$HOME`, when it is an absolute path.
+/// The user's home (`$HOME`; `%USERPROFILE%` on Windows), when it is an absolute path.
+/// hookhost's folders are below it on every system, as Claude Code's `~/.claude` is.
 pub fn home() -> Option<PathBuf> {
-    env_dir("HOME")
+    crate::platform::home_var()
+        .map(PathBuf::from)
+        .filter(|dir| dir.is_absolute())
 }
 
 /// hookhost's configuration folder (trust store, artifact key, serve token):

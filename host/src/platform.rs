@@ -37,3 +37,40 @@ pub fn random_bytes<const N: usize>() -> Result<[u8; N], String> {
     getrandom::fill(&mut bytes).map_err(|err| format!("cannot get random bytes: {err}"))?;
     Ok(bytes)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    #[test]
+    fn managed_files_are_absolute_and_hookhosts_sits_beside_claude_codes() {
+        let claude = Path::new(CLAUDE_MANAGED_SETTINGS);
+        let own = Path::new(OWN_MANAGED_HOOKS);
+        assert!(claude.is_absolute() && own.is_absolute());
+        assert_eq!(claude.file_name().unwrap(), "managed-settings.json");
+        assert_eq!(
+            claude.parent().unwrap().parent(),
+            own.parent().unwrap().parent()
+        );
+    }
+
+    #[test]
+    #[cfg(target_os = "macos")]
+    fn macos_keeps_managed_files_in_application_support() {
+        assert!(CLAUDE_MANAGED_SETTINGS.starts_with("/Library/Application Support/ClaudeCode/"));
+        assert_eq!(nearest_ancestor_of_this_program(), None);
+    }
+
+    #[test]
+    #[cfg(windows)]
+    fn windows_keeps_managed_files_in_program_data() {
+        assert!(CLAUDE_MANAGED_SETTINGS.starts_with(r"C:\ProgramData\ClaudeCode\"));
+        assert!(change_stamp(&std::fs::metadata(std::env::temp_dir()).unwrap()).is_none());
+    }
+
+    #[test]
+    fn random_bytes_differ() {
+        assert_ne!(random_bytes::<16>().unwrap(), random_bytes::<16>().unwrap());
+    }
+}

@@ -57,8 +57,10 @@ pub enum FileSet {
     Own,
 }
 
-/// hookhost's own managed hook file (see [`FileSet::Own`]).
-pub const OWN_MANAGED_PATH: &str = "/etc/hookhost/hooks.json";
+/// hookhost's own managed hook file (see [`FileSet::Own`]): `/etc/hookhost/hooks.json`;
+/// macOS `/Library/Application Support/hookhost/hooks.json`; Windows
+/// `C:\ProgramData\hookhost\hooks.json`.
+pub const OWN_MANAGED_PATH: &str = crate::platform::OWN_MANAGED_HOOKS;
 
 impl LoadOptions {
     /// The managed file read: `managed_path`, else the default of the file set.
@@ -72,8 +74,11 @@ impl LoadOptions {
     }
 }
 
-/// The default managed settings location on Linux.
-pub const DEFAULT_MANAGED_PATH: &str = "/etc/claude-code/managed-settings.json";
+/// Where Claude Code keeps managed settings on this system:
+/// `/etc/claude-code/managed-settings.json` (Linux, WSL); macOS
+/// `/Library/Application Support/ClaudeCode/managed-settings.json`; Windows
+/// `C:\ProgramData\ClaudeCode\managed-settings.json`.
+pub const DEFAULT_MANAGED_PATH: &str = crate::platform::CLAUDE_MANAGED_SETTINGS;
 
 pub(super) fn config_dir(options: &LoadOptions) -> Option<PathBuf> {
     options.config_dir.clone().or_else(|| {

@@ -97,6 +97,28 @@ pub fn plain_folder_permissions() -> Option<std::fs::Permissions> {
     Some(std::fs::Permissions::from_mode(0o777))
 }
 
+/// Where Claude Code reads its managed settings on this system (macOS:
+/// `/Library/Application Support/ClaudeCode`; Linux and the rest: `/etc/claude-code`).
+#[cfg(target_os = "macos")]
+pub const CLAUDE_MANAGED_SETTINGS: &str =
+    "/Library/Application Support/ClaudeCode/managed-settings.json";
+/// Where Claude Code reads its managed settings on this system (macOS:
+/// `/Library/Application Support/ClaudeCode`; Linux and the rest: `/etc/claude-code`).
+#[cfg(not(target_os = "macos"))]
+pub const CLAUDE_MANAGED_SETTINGS: &str = "/etc/claude-code/managed-settings.json";
+
+/// hookhost's own managed hook file, beside Claude Code's managed settings.
+#[cfg(target_os = "macos")]
+pub const OWN_MANAGED_HOOKS: &str = "/Library/Application Support/hookhost/hooks.json";
+/// hookhost's own managed hook file, beside Claude Code's managed settings.
+#[cfg(not(target_os = "macos"))]
+pub const OWN_MANAGED_HOOKS: &str = "/etc/hookhost/hooks.json";
+
+/// The user's home: `$HOME` (what Claude Code's `~/.claude` is under).
+pub fn home_var() -> Option<std::ffi::OsString> {
+    std::env::var_os("HOME")
+}
+
 /// Starts the command in a process group of its own, so its whole tree can be killed.
 pub fn own_process_group(command: &mut tokio::process::Command) {
     command.process_group(0);

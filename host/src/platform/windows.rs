@@ -123,6 +123,19 @@ pub fn plain_folder_permissions() -> Option<std::fs::Permissions> {
     None
 }
 
+/// Where Claude Code reads its managed settings on Windows (a fixed path under
+/// `ProgramData`, never from a variable a user can change).
+pub const CLAUDE_MANAGED_SETTINGS: &str = r"C:\ProgramData\ClaudeCode\managed-settings.json";
+
+/// hookhost's own managed hook file, beside Claude Code's managed settings.
+pub const OWN_MANAGED_HOOKS: &str = r"C:\ProgramData\hookhost\hooks.json";
+
+/// The user's home: `%USERPROFILE%` (what Claude Code's `~/.claude` is under), or
+/// `$HOME` where a Unix-like shell set it.
+pub fn home_var() -> Option<std::ffi::OsString> {
+    std::env::var_os("USERPROFILE").or_else(|| std::env::var_os("HOME"))
+}
+
 /// Starts the command in a console process group of its own.
 pub fn own_process_group(command: &mut tokio::process::Command) {
     command.creation_flags(CREATE_NEW_PROCESS_GROUP);

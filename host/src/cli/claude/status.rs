@@ -29,7 +29,7 @@ pub(super) fn run(args: &ScopeArgs) -> CliResult {
     let files = [
         (
             "managed",
-            PathBuf::from("/etc/claude-code/managed-settings.json"),
+            PathBuf::from(hookhost::internals::DEFAULT_MANAGED_PATH),
         ),
         ("user", home.join(".claude/settings.json")),
         ("project", project.join(".claude/settings.json")),
