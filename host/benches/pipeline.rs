@@ -23,9 +23,14 @@ mod support;
 
 use support::{input, rust_guest};
 
-/// An engine over `hooks`, components cached in `dir/cache`.
+/// An engine over `hooks` in the project `dir`, components cached beside it (a cache
+/// inside the project is refused, so `dir/cache` would measure compiles).
 fn engine(dir: &Path, hooks: Value) -> Engine {
-    support::engine(dir, hooks, &dir.join("cache"))
+    support::engine(dir, hooks, &cache_beside(dir))
+}
+
+fn cache_beside(dir: &Path) -> std::path::PathBuf {
+    dir.with_extension("cache")
 }
 
 const SH_POLICY: &str = r#"input=$(cat); case "$input" in *'rm -rf /'*|*'git reset --hard'*|*'push --force'*|*'| sh'*) printf '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"destructive command"}}';; esac"#;
@@ -150,6 +155,7 @@ fn benches(c: &mut Criterion) {
         });
     }
     group.finish();
+    let _ = std::fs::remove_dir_all(cache_beside(&dir));
 }
 
 /// Every benchmark of the pipeline.
