@@ -28,8 +28,8 @@ pub fn file_id(file: &File) -> io::Result<FileId> {
     Ok(FileId(meta.dev(), meta.ino()))
 }
 
-/// The identity of the directory at `path` (following symlinks).
-pub fn dir_id(path: &Path) -> io::Result<FileId> {
+/// The identity of the file or directory at `path` (following symlinks).
+pub fn path_id(path: &Path) -> io::Result<FileId> {
     let meta = std::fs::metadata(path)?;
     Ok(FileId(meta.dev(), meta.ino()))
 }
@@ -328,7 +328,7 @@ mod tests {
         let a = tempfile::tempdir().unwrap();
         let b = tempfile::tempdir().unwrap();
         let handle = File::open(a.path()).unwrap();
-        assert_eq!(file_id(&handle).unwrap(), dir_id(a.path()).unwrap());
-        assert_ne!(file_id(&handle).unwrap(), dir_id(b.path()).unwrap());
+        assert_eq!(file_id(&handle).unwrap(), path_id(a.path()).unwrap());
+        assert_ne!(file_id(&handle).unwrap(), path_id(b.path()).unwrap());
     }
 }

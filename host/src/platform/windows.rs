@@ -51,9 +51,9 @@ pub fn file_id(file: &File) -> io::Result<FileId> {
     Ok(FileId(u64::from(info.dwVolumeSerialNumber), index))
 }
 
-/// The identity of the directory at `path` (opened with backup semantics, which
+/// The identity of the file or directory at `path` (opened with backup semantics, which
 /// directories need).
-pub fn dir_id(path: &Path) -> io::Result<FileId> {
+pub fn path_id(path: &Path) -> io::Result<FileId> {
     let dir = OpenOptions::new()
         .read(true)
         .custom_flags(FILE_FLAG_BACKUP_SEMANTICS)
@@ -329,8 +329,8 @@ mod tests {
             .custom_flags(FILE_FLAG_BACKUP_SEMANTICS)
             .open(a.path())
             .unwrap();
-        assert_eq!(file_id(&handle).unwrap(), dir_id(a.path()).unwrap());
-        assert_ne!(file_id(&handle).unwrap(), dir_id(b.path()).unwrap());
+        assert_eq!(file_id(&handle).unwrap(), path_id(a.path()).unwrap());
+        assert_ne!(file_id(&handle).unwrap(), path_id(b.path()).unwrap());
     }
 
     #[tokio::test]

@@ -315,3 +315,37 @@ async fn a_component_rewritten_under_a_remembered_digest_is_hashed_again() {
         hook_error(&outcome, 0)
     );
 }
+
+#[test]
+fn processes_loading_one_artifact_at_once_all_use_it() {
+    use std::os::unix::fs::MetadataExt;
+    let env = TestEnv::new();
+    let settings = env.settings(
+        "settings.json",
+        hooks(
+            "PreToolUse",
+            None,
+            vec![wasm(guests::BASH_GUARD, json!({}))],
+        ),
+    );
+    let args = cli_args(&env, &settings, &["fire", "PreToolUse"]);
+    let input = env.bash("rm -rf /").to_string();
+    let fire = move || run_cli(CLI, &args, input.as_bytes(), Duration::from_secs(60)).unwrap();
+    assert_eq!(fire().code, 0);
+    let artifact = artifacts(&env.root.join("cli-cache")).pop().unwrap();
+    let inode = std::fs::metadata(&artifact).unwrap().ino();
+    // Each load stamps the artifact as used (its times change); a load running meanwhile
+    // must still take it, not count it replaced, recompile and store it again.
+    for _ in 0..3 {
+        let runs: Vec<_> = (0..8).map(|_| std::thread::spawn(fire.clone())).collect();
+        for run in runs {
+            let run = run.join().unwrap();
+            assert!(run.stdout.contains("\"deny\""), "{}", run.stdout);
+        }
+    }
+    assert_eq!(
+        std::fs::metadata(&artifact).unwrap().ino(),
+        inode,
+        "the artifact was never rewritten"
+    );
+}

@@ -18,11 +18,11 @@
 //!   the artifacts;
 //! - an artifact is verified through the opened file (no symlink followed, regular, this
 //!   user's, no one else may write it), then mapped by wasmtime from its name, and used
-//!   only if that name still holds the very file verified, unchanged (device, inode,
-//!   size, modification and status-change times). Mapping rather than copying is what
-//!   makes a 40 MB artifact load in milliseconds; the window between the check and the
-//!   map is open only to a writer of this user's private cache folder, which is out of
-//!   scope (below): such a process can read the MAC key as well;
+//!   only if that name still holds the very file verified (device and inode, size; other
+//!   processes' use stamps change its times and do not count). Mapping rather than
+//!   copying is what makes a 40 MB artifact load in milliseconds; the window between the
+//!   check and the map is open only to a writer of this user's private cache folder,
+//!   which is out of scope (below): such a process can read the MAC key as well;
 //! - temporary files are created with `O_CREAT | O_EXCL | O_NOFOLLOW` and renamed into
 //!   place, so a planted symlink or file is never followed or overwritten.
 //!
@@ -389,6 +389,14 @@ fn deserialize_own_bytes(engine: &Engine, bytes: &[u8]) -> Result<Component, Str
     unsafe { Component::deserialize(engine, bytes) }.map_err(|err| format!("{err:#}"))
 }
 
+/// True when `path` still names the file `id` of `len` bytes: nothing was renamed over
+/// it (how every writer of the cache replaces a file). Its times may have changed: other
+/// processes stamp an artifact they use ([`lru::touch`]), and must not fail this load.
+fn still_names(path: &Path, id: platform::FileId, len: u64) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|meta| meta.is_file() && meta.len() == len)
+        && platform::path_id(path).ok() == Some(id)
+}
+
 /// Artifacts from this size on are MAC'd on every core.
 const PARALLEL_MAC_BYTES: usize = 4 << 20;
 
@@ -432,20 +440,13 @@ impl DiskCache {
         if meta.len() > MAX_ARTIFACT_BYTES || meta.len() < MAC_BYTES as u64 {
             return Err(format!("unexpected size {} bytes", meta.len()));
         }
-        let stamp = crate::platform::change_stamp(&meta);
+        let id = platform::file_id(&file).map_err(|e| e.to_string())?;
         self.verify(name, &file, meta.len())?;
         // SAFETY (of the load below): the file just verified is mapped by name; it is
-        // used only when the name still holds that file, unchanged since the check.
+        // used only when the name still holds that file.
         let component = map_own_artifact(engine, &path)?;
-        let now = std::fs::symlink_metadata(&path).map_err(|e| e.to_string())?;
-        let same = match (stamp, crate::platform::change_stamp(&now)) {
-            (Some(before), Some(after)) => before == after && now.len() == meta.len(),
-            // Without change times (Windows), the file identity is not known either: the
-            // folder's privacy alone stands between the check and the map.
-            _ => now.len() == meta.len(),
-        };
-        if !same {
-            return Err("replaced or changed while it was loaded".into());
+        if !still_names(&path, id, meta.len()) {
+            return Err("replaced while it was loaded".into());
         }
         lru::touch(&file);
         Ok(Some(component))
@@ -656,6 +657,23 @@ mod tests {
             "{}",
             platform::mode_text(&meta)
         );
+    }
+
+    #[test]
+    fn another_processs_use_stamp_is_no_replacement_but_a_rename_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.cwasm");
+        std::fs::write(&path, b"artifact").unwrap();
+        let file = std::fs::File::open(&path).unwrap();
+        let id = platform::file_id(&file).unwrap();
+        // Another process loading the same artifact stamps it as used.
+        lru::touch(&std::fs::File::options().write(true).open(&path).unwrap());
+        assert!(still_names(&path, id, 8));
+        // A writer renames a new file over it.
+        let other = dir.path().join("b.tmp");
+        std::fs::write(&other, b"artifact").unwrap();
+        std::fs::rename(&other, &path).unwrap();
+        assert!(!still_names(&path, id, 8));
     }
 
     #[test]

@@ -114,7 +114,7 @@ pub fn resolve(paths: &[AllowedPath], protected: &Protected) -> Result<Vec<Preop
                 ));
             }
         }
-        let identity = platform::dir_id(&host).map_err(unusable)?;
+        let identity = platform::path_id(&host).map_err(unusable)?;
         resolved.push(Preopen {
             guest: host.display().to_string(),
             host,
