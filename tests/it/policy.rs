@@ -384,19 +384,10 @@ async fn a_refused_fail_closed_grant_blocks() {
     engine.close().await;
 }
 
-/// The component's SHA-256, computed by coreutils (not by hookhost's own code).
-fn digest_of(path: &str) -> String {
-    let out = std::process::Command::new("sha256sum")
-        .arg(path)
-        .output()
-        .unwrap();
-    String::from_utf8(out.stdout).unwrap()[..64].to_string()
-}
-
 #[tokio::test]
 async fn pinned_components_load_only_with_their_digest() {
     let env = TestEnv::new();
-    let good = digest_of(guests::TEST_GUEST);
+    let good = hookhost_tests::sha256_of(guests::TEST_GUEST);
     let pinned = |sha: &str, fail_closed: bool| {
         env.engine(hooks(
             "PreToolUse",
@@ -488,7 +479,7 @@ fn check_prints_every_wasm_digest() {
     .collect();
     let run = run_cli(CLI, &args, b"", std::time::Duration::from_secs(120)).unwrap();
     assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
-    let digest = digest_of(guests::TEST_GUEST);
+    let digest = hookhost_tests::sha256_of(guests::TEST_GUEST);
     assert!(
         run.stdout.contains(&format!("sha256:{digest}")),
         "{}",
@@ -587,7 +578,10 @@ async fn the_audit_log_records_each_event_without_secrets() {
     assert!(first["time"].as_str().unwrap().ends_with('Z'));
     let wasm_hook = &first["hooks"][0];
     assert_eq!(wasm_hook["executor"], "wasm");
-    assert_eq!(wasm_hook["sha256"], digest_of(guests::TEST_GUEST));
+    assert_eq!(
+        wasm_hook["sha256"],
+        hookhost_tests::sha256_of(guests::TEST_GUEST)
+    );
     assert_eq!(wasm_hook["decision"], "deny");
     assert_eq!(wasm_hook["round"], 0);
     assert!(!text.contains("Bearer") && !text.contains("SECRET_TOKEN"));

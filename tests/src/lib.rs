@@ -290,3 +290,13 @@ pub fn run_cli(binary: &str, args: &[String], stdin: &[u8], limit: Duration) -> 
         std::thread::sleep(Duration::from_millis(10));
     }
 }
+
+/// A file's SHA-256 (lowercase hex), computed by coreutils' `sha256sum`, not by hookhost's
+/// own code.
+pub fn sha256_of(path: impl AsRef<Path>) -> String {
+    let out = std::process::Command::new("sha256sum")
+        .arg(path.as_ref())
+        .output()
+        .expect("run sha256sum");
+    String::from_utf8(out.stdout).expect("hex")[..64].to_string()
+}

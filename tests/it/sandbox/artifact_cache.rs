@@ -242,22 +242,13 @@ async fn a_flipped_byte_anywhere_in_an_artifact_is_refused() {
     assert_eq!(engine.wasm_cache_stats().unwrap().disk_hits, 1);
 }
 
-/// The component's SHA-256, computed by coreutils (not by hookhost's own code).
-fn sha256_of(path: &Path) -> String {
-    let out = std::process::Command::new("sha256sum")
-        .arg(path)
-        .output()
-        .unwrap();
-    String::from_utf8(out.stdout).unwrap()[..64].to_string()
-}
-
 #[tokio::test]
 async fn a_component_rewritten_under_a_remembered_digest_is_hashed_again() {
     let env = TestEnv::new();
     let cache = env.root.join("cache");
     let component = env.root.join("guard.wasm");
     std::fs::copy(guests::BASH_GUARD, &component).unwrap();
-    let pin = sha256_of(&component);
+    let pin = hookhost_tests::sha256_of(&component);
     // A digest is remembered only for a file that has not changed for a while.
     std::thread::sleep(std::time::Duration::from_millis(2100));
     let pinned = || {
