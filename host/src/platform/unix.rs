@@ -175,6 +175,8 @@ pub fn raise_descriptor_limit() -> u64 {
 }
 
 /// Caps this process's address space at `bytes` (the compile worker limits itself).
+/// Linux enforces the cap; macOS accepts it without enforcing it (the worker's time limit
+/// still holds there).
 pub fn limit_own_memory(bytes: u64) -> Result<(), String> {
     use nix::sys::resource::{Resource, setrlimit};
     setrlimit(Resource::RLIMIT_AS, bytes, bytes).map_err(|err| err.to_string())
