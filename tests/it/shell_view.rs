@@ -121,6 +121,9 @@ fn leaf() -> impl Strategy<Value = String> {
     })
 }
 
+/// Scripts built from the leaves. Every `$(` and `<(` is followed by a space: `$((` would
+/// start arithmetic, not a command substitution of a subshell (bash -n refuses
+/// `m1 $(( case x in x) …;; esac ))`).
 fn script() -> impl Strategy<Value = String> {
     leaf().prop_recursive(4, 24, 3, |inner| {
         prop_oneof![
@@ -134,14 +137,16 @@ fn script() -> impl Strategy<Value = String> {
             inner.clone().prop_map(|a| format!("( {a} )")),
             inner.clone().prop_map(|a| format!("{{ {a}; }}")),
             inner.clone().prop_map(|a| format!("{{ ! {a}; }}")),
-            inner.clone().prop_map(|a| format!("m0 \"$({a})\"")),
-            inner.clone().prop_map(|a| format!("m1 $({a})")),
+            inner.clone().prop_map(|a| format!("m0 \"$( {a})\"")),
+            inner.clone().prop_map(|a| format!("m1 $( {a})")),
             leaf().prop_map(|a| format!("m2 `{a}`")),
-            inner.clone().prop_map(|a| format!("cat <({a}) >/dev/null")),
             inner
                 .clone()
-                .prop_map(|a| format!("m3 \"${{UNSET_X:-$({a})}}\"")),
-            inner.clone().prop_map(|a| format!("(( 1 + $({a})0 ))")),
+                .prop_map(|a| format!("cat <( {a}) >/dev/null")),
+            inner
+                .clone()
+                .prop_map(|a| format!("m3 \"${{UNSET_X:-$( {a})}}\"")),
+            inner.clone().prop_map(|a| format!("(( 1 + $( {a})0 ))")),
             inner
                 .clone()
                 .prop_map(|a| format!("bash -c {}", shell_quote(&a))),
@@ -172,7 +177,7 @@ fn script() -> impl Strategy<Value = String> {
                 .prop_map(|a| format!("fn_a() {{ {a}; }}; fn_a")),
             inner
                 .clone()
-                .prop_map(|a| format!("[[ -n \"$({a})\" || 1 ]]")),
+                .prop_map(|a| format!("[[ -n \"$( {a})\" || 1 ]]")),
             inner.prop_map(|a| format!("while {a}; do break; done")),
         ]
     })
