@@ -180,6 +180,11 @@ struct ConfigArgs {
     /// Append one JSON line per fired event to FILE (overrides `hookAuditLog`).
     #[arg(long, value_name = "FILE")]
     audit_log: Option<PathBuf>,
+    /// Wasm instances kept prepared ahead per hook once it has been called, in a
+    /// long-running engine (`serve`, `test`); 0 instantiates each call on its own path.
+    /// A one-shot `fire` prepares none.
+    #[arg(long, value_name = "N")]
+    prepared_instances: Option<usize>,
     /// The hook system the configuration is written for: claude, gen, hygge, evva or
     /// agent-sdk. Detected from the files found when not given (`hookhost list` says
     /// which).
@@ -247,6 +252,7 @@ impl ConfigArgs {
             cache_dir: None,
             trust_workspace: false,
             audit_log: None,
+            prepared_instances: None,
             dialect: None,
             vars: Vec::new(),
             no_project: false,
@@ -330,6 +336,8 @@ impl ConfigArgs {
     fn one_shot_engine(&self, session_given: bool) -> Result<Engine, CliError> {
         let mut options = EngineOptions::default();
         options.wasm.max_instances = ONE_SHOT_INSTANCES;
+        // One event: nothing to prepare ahead for, and no store outlives the process.
+        options.wasm.prepare = hookhost::PrepareOptions::none();
         if session_given {
             options.session_state_dir = self.state_dir();
         }
@@ -350,6 +358,9 @@ impl ConfigArgs {
         // Compile in a child process of this very binary: memory- and time-bounded.
         options.wasm.compile_worker = std::env::current_exe().ok();
         options.audit_log = self.audit_log.clone();
+        if let Some(per_hook) = self.prepared_instances {
+            options.wasm.prepare.per_hook = per_hook;
+        }
         Engine::load(&self.load_options()?, options)
             .context("cannot start the engine")
             .map_err(CliError::Internal)

@@ -559,6 +559,15 @@ impl Engine {
             .map(|runtime| runtime.cache_stats())
     }
 
+    /// What the Wasm instances prepared ahead of calls hold now, and how calls found them
+    /// (`None` before any Wasm hook was loaded).
+    pub fn wasm_prepared_stats(&self) -> Option<crate::executor::wasm::PreparedStats> {
+        self.inner
+            .shared
+            .wasm_if_created()
+            .map(|runtime| runtime.prepared_stats())
+    }
+
     /// Whether the Wasm runtime uses the pooling allocator (`None` before any Wasm hook
     /// was loaded).
     pub fn wasm_uses_pooling(&self) -> Option<bool> {

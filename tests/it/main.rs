@@ -17,6 +17,7 @@ mod parsers;
 mod pipeline;
 mod policy;
 mod polyglot;
+mod prepared;
 mod prompt;
 mod sandbox;
 mod serve;

@@ -4,7 +4,8 @@
 //! allocator, fuel, epoch interruption), the component cache ([`cache`]) and an epoch
 //! ticker thread. Each hook is compiled once and pre-instantiated (`HookPre`); every call
 //! gets a fresh `Store` with its own limits ([`limits`]) and WASI context, so nothing
-//! leaks between calls. Pool slots stay resident and are reset in place (PAGEMAP_SCAN),
+//! leaks between calls; hot hooks get that instance prepared ahead and their finished
+//! stores dropped behind, off the call's path ([`prepared`]). Pool slots stay resident and are reset in place (PAGEMAP_SCAN),
 //! which makes a fresh instance per call cost microseconds.
 
 pub mod cache;
@@ -15,6 +16,7 @@ pub mod limits;
 mod listing;
 mod load;
 pub mod load_error;
+pub mod prepared;
 mod runtime;
 mod ticker;
 mod wit;
@@ -23,6 +25,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 pub use self::load_error::LoadError;
+pub use self::prepared::{PrepareOptions, PreparedStats};
 pub use self::runtime::{WasmRuntime, compile_worker_main};
 pub use self::wit::{WIT_VERSION, input_record_size};
 
@@ -68,6 +71,8 @@ pub struct WasmOptions {
     pub compile_worker: Option<PathBuf>,
     /// Address space a compile worker may use.
     pub compile_memory_bytes: u64,
+    /// Instances prepared ahead of calls, and stores dropped behind them.
+    pub prepare: PrepareOptions,
 }
 
 impl Default for WasmOptions {
@@ -81,6 +86,7 @@ impl Default for WasmOptions {
             compile_timeout: DEFAULT_COMPILE_TIMEOUT,
             compile_worker: None,
             compile_memory_bytes: DEFAULT_COMPILE_MEMORY_BYTES,
+            prepare: PrepareOptions::default(),
         }
     }
 }

@@ -110,6 +110,41 @@ impl Metrics {
         ] {
             out.push_str(&format!("# TYPE {name} counter\n{name} {value}\n"));
         }
+        let prepared = engine.wasm_prepared_stats().unwrap_or_default();
+        for (name, kind, value) in [
+            (
+                "hookhost_wasm_prepared_instances",
+                "gauge",
+                prepared.ready as u64,
+            ),
+            (
+                "hookhost_wasm_prepared_slots",
+                "gauge",
+                prepared.slots as u64,
+            ),
+            (
+                "hookhost_wasm_prepared_bytes",
+                "gauge",
+                prepared.bytes as u64,
+            ),
+            (
+                "hookhost_wasm_prepared_hits_total",
+                "counter",
+                prepared.hits,
+            ),
+            (
+                "hookhost_wasm_prepared_misses_total",
+                "counter",
+                prepared.misses,
+            ),
+            (
+                "hookhost_wasm_prepared_released_total",
+                "counter",
+                prepared.released,
+            ),
+        ] {
+            out.push_str(&format!("# TYPE {name} {kind}\n{name} {value}\n"));
+        }
         out
     }
 }

@@ -1,7 +1,7 @@
 //! The `wasm` executor of one hook: prepared on first use, then a fresh instance per
 //! call under its limits, and every way a call can fail mapped to a named status.
 
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -16,6 +16,7 @@ use super::host::{HookShared, HostState, InputFetchLimit, LazyWasi};
 use super::limits::{self, HookLimits, Limiter};
 use super::load::{Ready, Source, check_component_file};
 use super::load_error::LoadError;
+use super::prepared::{Instance, Parts, Shelf};
 use super::runtime::WasmRuntime;
 use super::wit::{CallInput, Pre, v0_1, v0_2};
 use crate::config::WasmHandler;
@@ -39,6 +40,10 @@ pub(super) struct WasmHook {
     pub(super) shared: Arc<HookShared>,
     /// A configured limit over the cap (reported at load).
     pub(super) warning: Option<String>,
+    /// Instances of this hook prepared ahead of its calls.
+    pub(super) shelf: Shelf,
+    /// This hook, for the preparer (which must not keep it alive).
+    pub(super) this: Weak<WasmHook>,
 }
 
 impl WasmRuntime {
@@ -48,7 +53,7 @@ impl WasmRuntime {
     pub fn executor(self: &Arc<Self>, handler: &WasmHandler, name: &str) -> Arc<dyn Executor> {
         let source = check_component_file(&handler.component, self.max_component_bytes)
             .map(|()| Source::File(handler.component.clone()));
-        Arc::new(self.hook(source, handler, name))
+        Arc::new_cyclic(|this| self.hook(source, handler, name, this.clone()))
     }
 
     /// An executor for component bytes (session hooks).
@@ -67,7 +72,7 @@ impl WasmRuntime {
         } else {
             Ok(Source::Bytes(bytes.into()))
         };
-        Arc::new(self.hook(source, handler, name))
+        Arc::new_cyclic(|this| self.hook(source, handler, name, this.clone()))
     }
 
     pub(super) fn hook(
@@ -75,6 +80,7 @@ impl WasmRuntime {
         source: Result<Source, LoadError>,
         handler: &WasmHandler,
         name: &str,
+        this: Weak<WasmHook>,
     ) -> WasmHook {
         let setup = source.and_then(|source| {
             grants::resolve(&handler.allowed_paths, &self.protected)
@@ -111,7 +117,13 @@ impl WasmRuntime {
                 name: name.to_string(),
                 config_json: config.to_string(),
                 config,
+                placeholder_input: crate::hook_input::HookInput::new(
+                    crate::dialect::Event::new("PreToolUse"),
+                    Value::Null,
+                ),
             }),
+            shelf: Shelf::default(),
+            this,
         }
     }
 }
@@ -248,62 +260,71 @@ impl WasmHook {
             )));
         }
         let timeout = call.timeout;
-        // Waiting for slots is not part of the hook's time: a hook starved by others
-        // waits for them to finish (each is bounded by its own limits); it is not dropped.
-        let slot = self
-            .runtime
-            .slots
-            .clone()
-            .acquire_many_owned(ready.weight)
-            .await
-            .map_err(|_| Failure::error("wasm runtime closed"))?;
-        let stdio = MemoryOutputPipe::new(limits::STDIO_CAPTURE_BYTES);
-        // A hook without grants gets its WASI context on its first WASI call.
-        let ctx = if preopens.is_empty() {
-            None
-        } else {
-            Some(limits::wasi_context(preopens, &self.env, &stdio).map_err(Failure::error)?)
-        };
-        let mut table = ResourceTable::new();
-        table.set_max_capacity(limits::MAX_RESOURCES);
-        let state = HostState {
-            ctx,
-            wasi: LazyWasi {
-                env: self.env.clone(),
-                stdio: stdio.clone(),
-            },
-            table,
-            limiter: Limiter::new(
-                self.limits.memory_bytes + limits::INPUT_ALLOWANCE_FACTOR * input_bytes,
+        let preparer = &self.runtime.preparer;
+        // A prepared instance (no call has entered it), else a fresh store instantiated
+        // below, on this call's own budget.
+        let (mut store, slot, instance, fuel_spent) = match preparer.take(&self.shelf) {
+            Some(parts) => (
+                parts.store,
+                parts.slot,
+                Some(parts.instance),
+                parts.fuel_spent,
             ),
-            hook: self.shared.clone(),
-            input: call.input.clone(),
-            fetch_budget: INPUT_FETCH_FACTOR * call.input.json().len() + limits::INPUT_FETCH_SLACK,
-            log_calls: 0,
-            listing: Default::default(),
-            shell_view: None,
-            parses: 0,
+            None => {
+                // Waiting for slots is not part of the hook's time: a hook starved by
+                // others waits for them to finish (each is bounded by its own limits);
+                // it is not dropped.
+                let slot = self
+                    .runtime
+                    .slots
+                    .clone()
+                    .acquire_many_owned(ready.weight)
+                    .await
+                    .map_err(|_| Failure::error("wasm runtime closed"))?;
+                (self.new_store(), slot, None, 0)
+            }
         };
-        let mut store = Store::new(&self.runtime.engine, state);
-        store.limiter(|state| &mut state.limiter);
-        store
-            .set_fuel(self.limits.fuel)
-            .map_err(|e| Failure::error(format!("{e:#}")))?;
+        // What belongs to this call alone: its input, its memory allowance, its fetch
+        // budget, its grants (opened now), its fuel and its deadline.
+        {
+            let state = store.data_mut();
+            state.input = call.input.clone();
+            state.fetch_budget =
+                INPUT_FETCH_FACTOR * call.input.json().len() + limits::INPUT_FETCH_SLACK;
+            state.limiter.set_budget(
+                self.limits.memory_bytes + limits::INPUT_ALLOWANCE_FACTOR * input_bytes,
+            );
+            if !preopens.is_empty() {
+                match limits::wasi_context(preopens, &self.env, &state.wasi.stdio) {
+                    Ok(ctx) => state.ctx = Some(ctx),
+                    Err(message) => {
+                        preparer.finish(&self.this, &self.shelf, store, slot);
+                        return Err(Failure::error(message));
+                    }
+                }
+            }
+        }
+        let stdio = store.data().wasi.stdio.clone();
+        if let Err(e) = store.set_fuel(self.limits.fuel.saturating_sub(fuel_spent)) {
+            preparer.finish(&self.this, &self.shelf, store, slot);
+            return Err(Failure::error(format!("{e:#}")));
+        }
         store.set_epoch_deadline(limits::deadline_ticks(timeout));
         let started = Instant::now();
         let outcome = tokio::time::timeout(timeout, async {
-            match (&ready.pre, input) {
-                (Pre::V0_1(pre), CallInput::V0_1(input)) => {
-                    let hook = pre.instantiate_async(&mut store).await?;
+            let instance = match instance {
+                Some(instance) => instance,
+                None => Instance::new(&ready.pre, &mut store).await?,
+            };
+            match (instance, input) {
+                (Instance::V0_1(hook), CallInput::V0_1(input)) => {
                     let answer = hook.call_handle(&mut store, &input).await?;
                     Ok(answer.map(v0_1::answer_into_v0_2))
                 }
-                (Pre::V0_2(pre), CallInput::V0_2(input)) => {
-                    let hook = pre.instantiate_async(&mut store).await?;
+                (Instance::V0_2(hook), CallInput::V0_2(input)) => {
                     hook.call_handle(&mut store, &input).await
                 }
-                (Pre::V0_3(pre), CallInput::V0_2(input)) => {
-                    let hook = pre.instantiate_async(&mut store).await?;
+                (Instance::V0_3(hook), CallInput::V0_2(input)) => {
                     hook.call_handle(&mut store, &input).await
                 }
                 _ => Err(wasmtime::Error::msg("input built for another WIT version")),
@@ -336,12 +357,10 @@ impl WasmHook {
                 }
             }
         };
+        // The answer is in hand: the store (never entered again) and its slot are dropped
+        // behind, and the next instance prepared, off this call's path.
+        preparer.finish(&self.this, &self.shelf, store, slot);
         log_stdio(&self.shared.name, &stdio);
-        // Dropped here, after the answer is in hand. Handing stores to another thread was
-        // measured slower (cross-thread frees and a wake-up per call) now that pool slots
-        // stay resident: ~30-40 µs median per call against ~26 µs inline.
-        drop(store);
-        drop(slot);
         if stdio.contents().len() >= limits::STDIO_CAPTURE_BYTES {
             // Writes past the cap fail inside the guest; name the limit in any failure.
             return result.map_err(|failure| Failure {
@@ -354,6 +373,94 @@ impl WasmHook {
             });
         }
         result
+    }
+
+    /// A store for one instance of this hook: its limiter (the hook's memory budget; a
+    /// call adds its input allowance), fuel, a placeholder input, captured stdio, and no
+    /// WASI context yet (built on the guest's first WASI call, or with the grants).
+    fn new_store(&self) -> Store<HostState> {
+        let stdio = MemoryOutputPipe::new(limits::STDIO_CAPTURE_BYTES);
+        let mut table = ResourceTable::new();
+        table.set_max_capacity(limits::MAX_RESOURCES);
+        let state = HostState {
+            ctx: None,
+            wasi: LazyWasi {
+                env: self.env.clone(),
+                stdio,
+            },
+            table,
+            limiter: Limiter::new(self.limits.memory_bytes),
+            hook: self.shared.clone(),
+            input: self.shared.placeholder_input.clone(),
+            fetch_budget: 0,
+            log_calls: 0,
+            listing: Default::default(),
+            shell_view: None,
+            parses: 0,
+        };
+        let mut store = Store::new(&self.runtime.engine, state);
+        store.limiter(|state| &mut state.limiter);
+        store
+    }
+
+    /// Pool slots one call of this hook takes, once it is loaded.
+    pub(super) fn weight(&self) -> Option<u32> {
+        match self.ready.get() {
+            Some(Ok(ready)) => Some(ready.weight),
+            _ => None,
+        }
+    }
+
+    /// Instantiates this hook's component ahead of a call (on the preparer thread), in a
+    /// store of its own holding `slot`. Returns it and the bytes it holds, or why this
+    /// hook is not prepared ahead.
+    pub(super) fn prepare_instance(
+        &self,
+        rt: &tokio::runtime::Runtime,
+        slot: tokio::sync::OwnedSemaphorePermit,
+    ) -> Result<(Parts, usize), String> {
+        let Some(Ok(ready)) = self.ready.get() else {
+            return Err("not loaded".into());
+        };
+        let grants = self
+            .setup
+            .as_ref()
+            .map(|(_, preopens)| !preopens.is_empty())
+            .unwrap_or(false);
+        let mut store = self.new_store();
+        store
+            .set_fuel(self.limits.fuel)
+            .map_err(|e| format!("{e:#}"))?;
+        store.set_epoch_deadline(limits::deadline_ticks(limits::DEFAULT_TIMEOUT));
+        let instance = rt
+            .block_on(async {
+                tokio::time::timeout(
+                    limits::DEFAULT_TIMEOUT,
+                    Instance::new(&ready.pre, &mut store),
+                )
+                .await
+            })
+            .map_err(|_| "instantiation timed out".to_string())?
+            .map_err(|err| format!("instantiation failed: {}", root_cause(&err)))?;
+        // Grants are opened per call; a guest that reached for WASI while it was being
+        // instantiated might keep what it got, so such a hook is instantiated per call.
+        if grants && store.data().ctx.is_some() {
+            return Err("its instantiation used WASI and the hook has grants".into());
+        }
+        let fuel_spent = self
+            .limits
+            .fuel
+            .saturating_sub(store.get_fuel().map_err(|e| format!("{e:#}"))?);
+        let bytes = store.data().limiter.used();
+        Ok((
+            Parts {
+                store,
+                instance,
+                slot,
+                fuel_spent,
+            },
+            bytes,
+        ))
     }
 
     fn trap_failure(

@@ -101,4 +101,6 @@ pub(crate) struct HookShared {
     pub(super) name: String,
     pub(super) config: Value,
     pub(super) config_json: String,
+    /// The input a prepared instance holds until a call gives it its own.
+    pub(super) placeholder_input: Arc<crate::hook_input::HookInput>,
 }

@@ -132,9 +132,14 @@ impl Limiter {
     }
 
     /// Bytes of memories and tables in use by the call.
-    #[cfg(test)]
-    fn used(&self) -> usize {
+    pub fn used(&self) -> usize {
         self.used
+    }
+
+    /// Sets the budget (a call adds its input's allowance to the budget its instance
+    /// was prepared under); what is in use already counts against it.
+    pub fn set_budget(&mut self, budget: usize) {
+        self.budget = budget;
     }
 
     fn grant(&mut self, delta: usize) -> wasmtime::Result<usize> {

@@ -13,6 +13,7 @@ use super::cache::{self, CacheStats, ComponentCache};
 use super::grants::Protected;
 use super::host::HostState;
 use super::limits;
+use super::prepared::{PreparedStats, Preparer};
 use super::ticker::Ticker;
 use super::wit::{v0_1, v0_2, v0_3};
 use super::{DEFAULT_MAX_COMPONENT_BYTES, WasmError, WasmOptions, listing};
@@ -28,6 +29,7 @@ pub struct WasmRuntime {
     pooling: bool,
     pub(super) protected: Protected,
     pub(super) max_component_bytes: u64,
+    pub(super) preparer: Preparer,
 }
 
 /// The engine configuration; `pool` sizes the pooling allocator, `None` allocates on
@@ -152,6 +154,7 @@ impl WasmRuntime {
             pooling,
             protected,
             max_component_bytes: options.max_component_bytes,
+            preparer: Preparer::new(options.prepare, slot_count),
         })
     }
 
@@ -159,6 +162,11 @@ impl WasmRuntime {
     /// fallback).
     pub fn uses_pooling(&self) -> bool {
         self.pooling
+    }
+
+    /// What prepared instances hold now, and how calls found them.
+    pub fn prepared_stats(&self) -> PreparedStats {
+        self.preparer.stats()
     }
 
     /// Component cache counters.

@@ -144,6 +144,40 @@ fn act(event: &Event) -> Result<Answer, String> {
             }
             Ok(answer)
         }
+        // Reports what an earlier call of the same instance would have left behind, then
+        // leaves some of everything: a counter in a static, a grown linear memory, a
+        // leaked heap block, and (with a granted `path`) 40 leaked WASI file handles,
+        // which would fill the host's handle table within a few calls of one instance.
+        "remember" => {
+            use std::sync::atomic::{AtomicU64, Ordering};
+            static CALLS: AtomicU64 = AtomicU64::new(0);
+            let calls = CALLS.fetch_add(1, Ordering::Relaxed);
+            let pages = core::arch::wasm32::memory_size(0);
+            let heap = Box::leak(vec![1u8; 4096].into_boxed_slice()).as_ptr() as usize;
+            core::arch::wasm32::memory_grow(0, 1);
+            let stack = std::hint::black_box(&calls) as *const u64 as usize;
+            let mut opened = 0;
+            let mut open_error = None;
+            if !path().is_empty() {
+                for _ in 0..40 {
+                    match std::fs::File::open(path()) {
+                        Ok(file) => {
+                            std::mem::forget(file);
+                            opened += 1;
+                        }
+                        Err(err) => {
+                            open_error = Some(err.to_string());
+                            break;
+                        }
+                    }
+                }
+            }
+            let report = serde_json::json!({
+                "calls_before": calls, "pages": pages, "heap": heap, "stack": stack,
+                "opened": opened, "open_error": open_error,
+            });
+            Ok(Answer::none().with_context(report.to_string()))
+        }
         "panic" => panic!("test-guest panicked on purpose"),
         "garbage" => Ok(Answer::none().update_input_text("{not json")),
         "err" => Err("test-guest returned an error".into()),

@@ -1,0 +1,428 @@
+//! Instances prepared ahead and stores dropped behind.
+//!
+//! Instantiating a component and dropping its store are most of a fresh-instance call;
+//! neither needs the call's input. One background thread per runtime (the *preparer*,
+//! started on first use) keeps a few instances of every hot hook instantiated before a
+//! call needs one, and takes finished stores off the caller to drop them. Isolation is
+//! unchanged: a prepared instance is one store that no call has entered; a call takes
+//! it whole (its own fuel, deadline, memory budget, input and — for a hook with grants —
+//! a WASI context opened for that call) and it is never entered again.
+//!
+//! Bounds: at most [`PrepareOptions::per_hook`] instances per hook, pool slots and bytes
+//! of linear memory and tables held by all prepared instances together capped
+//! ([`PrepareOptions::max_slots`], [`PrepareOptions::max_bytes`]) and counted
+//! ([`PreparedStats`]); a hook not called for [`PrepareOptions::idle`] lets its
+//! instances go; a hook that is dropped (its configuration reloaded, its component
+//! changed or removed) drops them with it.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::time::{Duration, Instant};
+
+use tokio::sync::OwnedSemaphorePermit;
+use wasmtime::Store;
+
+use super::hook::WasmHook;
+use super::host::HostState;
+use super::wit::{Pre, v0_1, v0_2, v0_3};
+
+/// Instances kept ready per hot hook, unless [`PrepareOptions`] says otherwise.
+pub const DEFAULT_PER_HOOK: usize = 2;
+/// Bytes of linear memory and tables all prepared instances may hold, by default.
+pub const DEFAULT_MAX_BYTES: usize = 256 << 20;
+/// How long a hook's prepared instances outlive its last call, by default.
+pub const DEFAULT_IDLE: Duration = Duration::from_secs(60);
+/// Most pool slots prepared instances may hold by default: a quarter of the pool, so
+/// calls always find most slots free.
+pub const DEFAULT_SLOT_SHARE: u32 = 4;
+
+/// Settings of the prepared instances.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct PrepareOptions {
+    /// Instances kept ready per hook once it has been called (0: none; every call
+    /// instantiates and drops its store on its own path, as a one-shot `fire` does).
+    pub per_hook: usize,
+    /// Pool slots all prepared instances may hold together (`None`: a quarter of the
+    /// runtime's slots).
+    pub max_slots: Option<u32>,
+    /// Bytes of linear memory and tables all prepared instances may hold together.
+    pub max_bytes: usize,
+    /// A hook not called for this long lets its prepared instances go.
+    pub idle: Duration,
+}
+
+impl Default for PrepareOptions {
+    fn default() -> Self {
+        Self {
+            per_hook: DEFAULT_PER_HOOK,
+            max_slots: None,
+            max_bytes: DEFAULT_MAX_BYTES,
+            idle: DEFAULT_IDLE,
+        }
+    }
+}
+
+impl PrepareOptions {
+    /// No prepared instances and no background thread.
+    pub fn none() -> Self {
+        Self {
+            per_hook: 0,
+            ..Self::default()
+        }
+    }
+}
+
+/// What prepared instances hold now, and how calls found them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct PreparedStats {
+    /// Instances ready now.
+    pub ready: usize,
+    /// Pool slots they hold.
+    pub slots: usize,
+    /// Bytes of linear memory and tables they hold.
+    pub bytes: usize,
+    /// Calls that took a prepared instance.
+    pub hits: u64,
+    /// Calls that instantiated on their own path (none ready).
+    pub misses: u64,
+    /// Instances prepared in all.
+    pub prepared: u64,
+    /// Instances let go unused (idle hooks, dropped hooks).
+    pub released: u64,
+}
+
+#[derive(Default)]
+struct Counts {
+    ready: AtomicUsize,
+    slots: AtomicUsize,
+    bytes: AtomicUsize,
+    hits: AtomicU64,
+    misses: AtomicU64,
+    prepared: AtomicU64,
+    released: AtomicU64,
+}
+
+/// A fresh instance of one hook's component in its own store, not yet entered.
+pub(super) enum Instance {
+    V0_1(v0_1::Hook),
+    V0_2(v0_2::Hook),
+    V0_3(v0_3::Hook),
+}
+
+impl Instance {
+    /// Instantiates `pre` in `store`.
+    pub(super) async fn new(pre: &Pre, store: &mut Store<HostState>) -> wasmtime::Result<Self> {
+        Ok(match pre {
+            Pre::V0_1(pre) => Self::V0_1(pre.instantiate_async(store).await?),
+            Pre::V0_2(pre) => Self::V0_2(pre.instantiate_async(store).await?),
+            Pre::V0_3(pre) => Self::V0_3(pre.instantiate_async(store).await?),
+        })
+    }
+}
+
+/// The parts of a prepared instance a call takes.
+pub(super) struct Parts {
+    pub(super) store: Store<HostState>,
+    pub(super) instance: Instance,
+    pub(super) slot: OwnedSemaphorePermit,
+    /// Fuel its instantiation used (charged to the call, as on the inline path).
+    pub(super) fuel_spent: u64,
+}
+
+/// One prepared instance, counted while it waits.
+pub(super) struct Prepared {
+    parts: Option<Parts>,
+    slots: usize,
+    bytes: usize,
+    counts: Arc<Counts>,
+}
+
+impl Prepared {
+    /// Hands the instance to a call.
+    fn into_parts(mut self) -> Parts {
+        self.parts
+            .take()
+            .expect("a prepared instance is taken once")
+    }
+}
+
+impl Drop for Prepared {
+    fn drop(&mut self) {
+        self.counts.ready.fetch_sub(1, Ordering::Relaxed);
+        self.counts.slots.fetch_sub(self.slots, Ordering::Relaxed);
+        self.counts.bytes.fetch_sub(self.bytes, Ordering::Relaxed);
+        if self.parts.is_some() {
+            self.counts.released.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
+
+/// One hook's prepared instances.
+#[derive(Default)]
+pub(super) struct Shelf {
+    ready: Mutex<Vec<Prepared>>,
+    /// A refill is on its way to the preparer.
+    queued: AtomicBool,
+    /// This hook is not prepared ahead (its instantiation failed, or touched WASI while
+    /// the hook has grants, which are opened per call).
+    disabled: AtomicBool,
+    /// When the hook was last called, ms since the preparer's origin.
+    last_call_ms: AtomicU64,
+}
+
+impl Shelf {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Prepared>> {
+        self.ready.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Instances ready now.
+    #[cfg(test)]
+    pub(super) fn len(&self) -> usize {
+        self.lock().len()
+    }
+}
+
+/// A finished call's store and slot to drop, and a hook whose shelf wants refilling.
+struct Job {
+    retire: Option<(Store<HostState>, OwnedSemaphorePermit)>,
+    refill: Option<Weak<WasmHook>>,
+}
+
+/// The runtime's side of the preparer: settings, counters and the channel to its thread.
+pub(super) struct Preparer {
+    options: PrepareOptions,
+    max_slots: usize,
+    counts: Arc<Counts>,
+    origin: Instant,
+    /// Started on first use.
+    sender: OnceLock<Option<Sender<Job>>>,
+}
+
+impl Preparer {
+    /// A preparer for a runtime with `slot_count` call slots.
+    pub(super) fn new(options: PrepareOptions, slot_count: u32) -> Self {
+        let max_slots = options
+            .max_slots
+            .unwrap_or(slot_count / DEFAULT_SLOT_SHARE)
+            .min(slot_count) as usize;
+        Self {
+            options,
+            max_slots,
+            counts: Arc::default(),
+            origin: Instant::now(),
+            sender: OnceLock::new(),
+        }
+    }
+
+    /// Whether instances are prepared ahead at all.
+    pub(super) fn enabled(&self) -> bool {
+        self.options.per_hook > 0 && self.max_slots > 0
+    }
+
+    /// Counters.
+    pub(super) fn stats(&self) -> PreparedStats {
+        let c = &self.counts;
+        PreparedStats {
+            ready: c.ready.load(Ordering::Relaxed),
+            slots: c.slots.load(Ordering::Relaxed),
+            bytes: c.bytes.load(Ordering::Relaxed),
+            hits: c.hits.load(Ordering::Relaxed),
+            misses: c.misses.load(Ordering::Relaxed),
+            prepared: c.prepared.load(Ordering::Relaxed),
+            released: c.released.load(Ordering::Relaxed),
+        }
+    }
+
+    fn now_ms(&self) -> u64 {
+        self.origin.elapsed().as_millis() as u64
+    }
+
+    /// A prepared instance of `hook`, if one is ready; the call is recorded either way.
+    pub(super) fn take(&self, shelf: &Shelf) -> Option<Parts> {
+        shelf.last_call_ms.store(self.now_ms(), Ordering::Relaxed);
+        let taken = shelf.lock().pop();
+        match taken {
+            Some(prepared) => {
+                self.counts.hits.fetch_add(1, Ordering::Relaxed);
+                Some(prepared.into_parts())
+            }
+            None => {
+                self.counts.misses.fetch_add(1, Ordering::Relaxed);
+                None
+            }
+        }
+    }
+
+    /// After a call: the store and its slot are dropped off the caller's path, and the
+    /// hook's shelf refilled. Without a preparer both are dropped here.
+    pub(super) fn finish(
+        &self,
+        hook: &Weak<WasmHook>,
+        shelf: &Shelf,
+        store: Store<HostState>,
+        slot: OwnedSemaphorePermit,
+    ) {
+        let Some(sender) = self.sender() else {
+            drop(store);
+            drop(slot);
+            return;
+        };
+        let refill = (!shelf.disabled.load(Ordering::Relaxed)
+            && !shelf.queued.swap(true, Ordering::AcqRel))
+        .then(|| hook.clone());
+        if let Err(err) = sender.send(Job {
+            retire: Some((store, slot)),
+            refill,
+        }) {
+            // The thread is gone (it only ends with the runtime): drop here.
+            drop(err.0);
+        }
+    }
+
+    /// The channel to the preparer thread, started on first use (`None`: disabled, or
+    /// the thread could not start).
+    fn sender(&self) -> Option<&Sender<Job>> {
+        if !self.enabled() {
+            return None;
+        }
+        self.sender
+            .get_or_init(|| {
+                let (sender, receiver) = std::sync::mpsc::channel();
+                let worker = Worker {
+                    options: self.options.clone(),
+                    max_slots: self.max_slots,
+                    counts: self.counts.clone(),
+                    origin: self.origin,
+                };
+                match std::thread::Builder::new()
+                    .name("hookhost-wasm-prepare".into())
+                    .spawn(move || worker.run(receiver))
+                {
+                    Ok(_) => Some(sender),
+                    Err(err) => {
+                        tracing::warn!("cannot start the Wasm preparer thread: {err}");
+                        None
+                    }
+                }
+            })
+            .as_ref()
+    }
+}
+
+/// The preparer thread's state.
+struct Worker {
+    options: PrepareOptions,
+    max_slots: usize,
+    counts: Arc<Counts>,
+    origin: Instant,
+}
+
+impl Worker {
+    fn run(self, jobs: Receiver<Job>) {
+        let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+        else {
+            tracing::warn!("cannot start the Wasm preparer's runtime");
+            // Keep draining so finished stores are still dropped.
+            for job in jobs {
+                drop(job.retire);
+            }
+            return;
+        };
+        let sweep_every =
+            (self.options.idle / 4).clamp(Duration::from_millis(10), Duration::from_secs(5));
+        let mut next_sweep = Instant::now() + sweep_every;
+        let mut hooks: Vec<Weak<WasmHook>> = Vec::new();
+        loop {
+            let wait = next_sweep.saturating_duration_since(Instant::now());
+            match jobs.recv_timeout(wait) {
+                Ok(job) => {
+                    // The slot is freed after its store is gone (the pool slot with it).
+                    if let Some((store, slot)) = job.retire {
+                        drop(store);
+                        drop(slot);
+                    }
+                    if let Some(weak) = job.refill
+                        && let Some(hook) = weak.upgrade()
+                    {
+                        if !hooks.iter().any(|known| known.ptr_eq(&weak)) {
+                            hooks.push(weak);
+                        }
+                        self.refill(&rt, &hook);
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => return,
+            }
+            if Instant::now() >= next_sweep {
+                hooks.retain(|weak| match weak.upgrade() {
+                    Some(hook) => {
+                        self.release_if_idle(&hook);
+                        true
+                    }
+                    None => false,
+                });
+                next_sweep = Instant::now() + sweep_every;
+            }
+        }
+    }
+
+    /// Prepares instances of `hook` up to its share.
+    fn refill(&self, rt: &tokio::runtime::Runtime, hook: &WasmHook) {
+        let shelf = &hook.shelf;
+        shelf.queued.store(false, Ordering::Release);
+        while !shelf.disabled.load(Ordering::Relaxed)
+            && shelf.lock().len() < self.options.per_hook
+            && self.counts.bytes.load(Ordering::Relaxed) < self.options.max_bytes
+        {
+            let Some(weight) = hook.weight() else { return };
+            let weight = weight as usize;
+            if self.counts.slots.fetch_add(weight, Ordering::AcqRel) + weight > self.max_slots {
+                self.counts.slots.fetch_sub(weight, Ordering::AcqRel);
+                return;
+            }
+            // Never wait for a slot: calls come first.
+            let Ok(slot) = hook
+                .runtime
+                .slots
+                .clone()
+                .try_acquire_many_owned(weight as u32)
+            else {
+                self.counts.slots.fetch_sub(weight, Ordering::AcqRel);
+                return;
+            };
+            match hook.prepare_instance(rt, slot) {
+                Ok((parts, bytes)) => {
+                    self.counts.ready.fetch_add(1, Ordering::Relaxed);
+                    self.counts.bytes.fetch_add(bytes, Ordering::Relaxed);
+                    self.counts.prepared.fetch_add(1, Ordering::Relaxed);
+                    shelf.lock().push(Prepared {
+                        parts: Some(parts),
+                        slots: weight,
+                        bytes,
+                        counts: self.counts.clone(),
+                    });
+                }
+                Err(reason) => {
+                    self.counts.slots.fetch_sub(weight, Ordering::AcqRel);
+                    tracing::debug!(hook = %hook.shared.name, "not prepared ahead: {reason}");
+                    shelf.disabled.store(true, Ordering::Relaxed);
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Lets the prepared instances of a hook not called for the idle time go.
+    fn release_if_idle(&self, hook: &WasmHook) {
+        let now = self.origin.elapsed().as_millis() as u64;
+        let last = hook.shelf.last_call_ms.load(Ordering::Relaxed);
+        if now.saturating_sub(last) >= self.options.idle.as_millis() as u64 {
+            let idle: Vec<Prepared> = std::mem::take(&mut *hook.shelf.lock());
+            drop(idle);
+        }
+    }
+}

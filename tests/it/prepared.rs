@@ -1,0 +1,302 @@
+//! Instances prepared ahead of calls: a prepared instance carries nothing from one call
+//! to the next, every limit holds for it, grants are opened per call, and what prepared
+//! instances hold is bounded, counted and let go.
+
+use std::time::{Duration, Instant};
+
+use hookhost::{Engine, EngineOptions, HookStatus, LoadOptions};
+use hookhost_tests::{TestEnv, guests, hook_error, hooks, wasm};
+use serde_json::{Value, json};
+
+fn guest(mode: &str, extra: Value) -> Value {
+    let mut handler = wasm(guests::TEST_GUEST, extra);
+    let mut config = handler["config"].as_object().cloned().unwrap_or_default();
+    config.insert("mode".into(), json!(mode));
+    handler["config"] = Value::Object(config);
+    handler
+}
+
+fn engine_with(
+    env: &TestEnv,
+    handlers: Vec<Value>,
+    tune: impl FnOnce(&mut EngineOptions),
+) -> Engine {
+    let settings = env.settings("settings.json", hooks("PreToolUse", None, handlers));
+    let load: LoadOptions = env.load_options(&[settings], &[]);
+    let mut options = env.engine_options();
+    tune(&mut options);
+    Engine::load(&load, options).expect("engine")
+}
+
+fn stats(engine: &Engine) -> hookhost::PreparedStats {
+    engine.wasm_prepared_stats().unwrap_or_default()
+}
+
+/// Waits (up to 20 s) until `done` holds for the prepared-instance counters.
+async fn wait_for(engine: &Engine, what: &str, done: impl Fn(&hookhost::PreparedStats) -> bool) {
+    let started = Instant::now();
+    while !done(&stats(engine)) {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "{what}: {:?}",
+            stats(engine)
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+/// Fires once so the hook is hot, then waits until an instance is prepared for it.
+async fn warm(env: &TestEnv, engine: &Engine) {
+    engine.execute("PreToolUse", env.bash("ls")).await;
+    wait_for(engine, "an instance prepared", |s| s.ready >= 1).await;
+}
+
+#[tokio::test]
+async fn a_prepared_instance_carries_nothing_from_one_call_to_the_next() {
+    let env = TestEnv::new();
+    let granted = env.root.join("granted");
+    std::fs::create_dir_all(&granted).unwrap();
+    std::fs::write(granted.join("f.txt"), "x").unwrap();
+    let engine = engine_with(
+        &env,
+        vec![guest(
+            "remember",
+            json!({"allowedPaths": [{"path": granted.display().to_string()}],
+                   "config": {"path": granted.join("f.txt").display().to_string()}}),
+        )],
+        |_| {},
+    );
+    let mut reports = Vec::new();
+    for _ in 0..8 {
+        wait_for(&engine, "an instance prepared", |s| {
+            s.ready >= 1 || s.misses == 0
+        })
+        .await;
+        let outcome = engine.execute("PreToolUse", env.bash("ls")).await;
+        let text = outcome
+            .additional_context
+            .unwrap_or_else(|| panic!("{:?}", outcome.hooks));
+        reports.push(serde_json::from_str::<Value>(&text).unwrap());
+    }
+    let first = &reports[0];
+    // Memory (a static counter, the heap, the memory's size), the stack pointer global,
+    // and WASI state (40 handles leaked per call would fill the 128-handle table of a
+    // reused store on the fourth call): each call found them as a fresh instance has them.
+    assert_eq!(first["calls_before"], 0, "{first}");
+    assert_eq!(first["opened"], 40, "{first}");
+    for report in &reports {
+        assert_eq!(report, first);
+    }
+    let seen = stats(&engine);
+    assert!(
+        seen.hits >= 7,
+        "most calls took a prepared instance: {seen:?}"
+    );
+}
+
+#[tokio::test]
+async fn every_limit_holds_for_a_prepared_instance() {
+    let env = TestEnv::new();
+    let cases = [
+        (
+            "loop",
+            json!({"fuel": 10_000_000}),
+            HookStatus::Cancelled,
+            "fuel limit of 10000000 exhausted",
+        ),
+        (
+            "loop",
+            json!({"fuel": 1_000_000_000_000u64, "timeout": 0.3}),
+            HookStatus::Cancelled,
+            "wall-time limit of 0.3s exceeded",
+        ),
+        (
+            "sleep",
+            json!({"timeout": 0.3}),
+            HookStatus::Cancelled,
+            "wall-time limit of 0.3s exceeded",
+        ),
+        (
+            "memory",
+            json!({"memoryMb": 16}),
+            HookStatus::NonBlockingError,
+            "memory limit of 16 MiB exceeded",
+        ),
+        (
+            "fetch",
+            json!({}),
+            HookStatus::NonBlockingError,
+            "input fetch limit exceeded",
+        ),
+        (
+            "print",
+            json!({}),
+            HookStatus::NonBlockingError,
+            "stdout/stderr limit of 64 KiB exceeded",
+        ),
+        (
+            "stack",
+            json!({}),
+            HookStatus::NonBlockingError,
+            "stack overflow",
+        ),
+    ];
+    for (mode, extra, status, error) in cases {
+        let engine = engine_with(&env, vec![guest(mode, extra)], |_| {});
+        warm(&env, &engine).await;
+        let hits = stats(&engine).hits;
+        let outcome = engine.execute("PreToolUse", env.bash("ls")).await;
+        assert_eq!(
+            stats(&engine).hits,
+            hits + 1,
+            "{mode}: a prepared instance ran"
+        );
+        assert_eq!(
+            outcome.hooks[0].status, status,
+            "{mode}: {:?}",
+            outcome.hooks[0]
+        );
+        assert!(
+            hook_error(&outcome, 0).contains(error),
+            "{mode}: {}",
+            hook_error(&outcome, 0)
+        );
+    }
+}
+
+#[tokio::test]
+async fn fail_closed_stays_closed_on_a_prepared_instance() {
+    let env = TestEnv::new();
+    let engine = engine_with(
+        &env,
+        vec![guest(
+            "loop",
+            json!({"fuel": 10_000_000, "failClosed": true}),
+        )],
+        |_| {},
+    );
+    warm(&env, &engine).await;
+    let outcome = engine.execute("PreToolUse", env.bash("ls")).await;
+    assert!(stats(&engine).hits >= 1);
+    assert!(outcome.should_block, "{outcome:?}");
+}
+
+#[tokio::test]
+async fn a_grant_swapped_after_an_instance_was_prepared_is_refused() {
+    let env = TestEnv::new();
+    let outside = env.root.join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    env.write("outside/secret.txt", "top secret");
+    let sub = env.project.join("sub");
+    std::fs::create_dir_all(&sub).unwrap();
+    env.write("project/sub/secret.txt", "fine");
+    let engine = engine_with(
+        &env,
+        vec![guest(
+            "read",
+            json!({"allowedPaths": [{"path": sub.display().to_string()}],
+                   "config": {"path": sub.join("secret.txt").display().to_string()}}),
+        )],
+        |_| {},
+    );
+    warm(&env, &engine).await;
+    // The prepared instance exists; now the folder is swapped for a symlink out.
+    std::fs::remove_dir_all(&sub).unwrap();
+    std::os::unix::fs::symlink(&outside, &sub).unwrap();
+    let hits = stats(&engine).hits;
+    let outcome = engine.execute("PreToolUse", env.bash("ls")).await;
+    assert_eq!(stats(&engine).hits, hits + 1);
+    assert!(
+        !outcome
+            .additional_context
+            .as_deref()
+            .unwrap_or("")
+            .contains("top secret"),
+        "{outcome:?}"
+    );
+    assert!(
+        hook_error(&outcome, 0).contains("changed since it was configured"),
+        "{}",
+        hook_error(&outcome, 0)
+    );
+}
+
+#[tokio::test]
+async fn what_prepared_instances_hold_is_bounded_and_counted() {
+    let env = TestEnv::new();
+    let handlers = (0..4)
+        .map(|i| guest("context", json!({"config": {"text": format!("hook {i}")}})))
+        .collect();
+    let engine = engine_with(&env, handlers, |options| {
+        options.wasm.prepare.per_hook = 3;
+        options.wasm.prepare.max_slots = Some(5);
+    });
+    let outcome = engine.execute("PreToolUse", env.bash("ls")).await;
+    assert_eq!(outcome.counts.success, 4);
+    wait_for(&engine, "the slot cap reached", |s| s.ready == 5).await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let held = stats(&engine);
+    assert_eq!((held.ready, held.slots), (5, 5), "{held:?}");
+    assert!(held.bytes > 0, "memory is counted: {held:?}");
+    // Calls still run while the cap is reached, prepared or not.
+    for _ in 0..3 {
+        let outcome = engine.execute("PreToolUse", env.bash("ls")).await;
+        assert_eq!(outcome.counts.success, 4, "{:?}", outcome.hooks);
+    }
+    assert!(stats(&engine).slots <= 5);
+}
+
+#[tokio::test]
+async fn an_idle_engine_lets_its_prepared_instances_go() {
+    let env = TestEnv::new();
+    let engine = engine_with(&env, vec![guest("allow", json!({}))], |options| {
+        options.wasm.prepare.idle = Duration::from_millis(300);
+    });
+    warm(&env, &engine).await;
+    wait_for(&engine, "released when idle", |s| {
+        s.ready == 0 && s.released >= 1 && s.slots == 0 && s.bytes == 0
+    })
+    .await;
+    // The next call instantiates on its own path and makes the hook hot again.
+    let outcome = engine.execute("PreToolUse", env.bash("ls")).await;
+    assert_eq!(outcome.counts.success, 1);
+    wait_for(&engine, "prepared again", |s| s.ready >= 1).await;
+}
+
+#[tokio::test]
+async fn a_removed_hook_drops_its_prepared_instances() {
+    let env = TestEnv::new();
+    let engine = engine_with(&env, vec![], |_| {});
+    let bytes = std::fs::read(guests::TEST_GUEST).unwrap();
+    let id = engine
+        .add_session_hook(hookhost::SessionHook::wasm_bytes(
+            "PreToolUse",
+            "s.wasm",
+            &bytes,
+        ))
+        .unwrap();
+    warm(&env, &engine).await;
+    assert!(engine.remove_session_hook(id));
+    wait_for(&engine, "dropped with the hook", |s| {
+        s.ready == 0 && s.slots == 0
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn no_instance_is_prepared_when_turned_off() {
+    let env = TestEnv::new();
+    let engine = engine_with(&env, vec![guest("allow", json!({}))], |options| {
+        options.wasm.prepare = hookhost::PrepareOptions::none();
+    });
+    for _ in 0..3 {
+        engine.execute("PreToolUse", env.bash("ls")).await;
+    }
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let seen = stats(&engine);
+    assert_eq!(
+        (seen.ready, seen.hits, seen.prepared),
+        (0, 0, 0),
+        "{seen:?}"
+    );
+}
