@@ -3,17 +3,22 @@
 //! * `pipeline/100_hooks_none_matching`: matching overhead with 100 configured hooks.
 //! * `pipeline/one_trivial_command_hook`: one matching `true` command hook.
 //! * `policy/wasm_bash_guard` vs `policy/command_bash_guard`: one PreToolUse through the
-//!   bash-guard component (all limits on, fresh instance per call) against the same kind
-//!   of policy as a `sh -c` command hook, in one run.
+//!   bash-guard component (all limits on, fresh instance per call, prepared ahead: the
+//!   untimed wait for a prepared instance is left out) against the same kind of policy
+//!   as a `sh -c` command hook, in one run. `policy/wasm_bash_guard_unprepared`: none
+//!   prepared (instantiated and dropped on the call's path);
+//!   `policy/wasm_bash_guard_back_to_back`: prepared ahead, calls back to back.
 //! * `policy/wasm_bash_guard_with_grant`: the same with a read-only directory grant
 //!   (opened and verified per call).
 //! * `startup/engine_with_cached_component`: a new engine whose component comes from the
 //!   MAC-verified disk cache (the per-process cost of `hookhost fire`, minus exec).
-//! * `throughput/wasm_bash_guard_2_workers`: 64 concurrent calls on a 2-worker runtime
-//!   (time per batch; calls/s = 64 / time).
+//! * `throughput/wasm_bash_guard_2_workers[_unprepared]`: 64 concurrent calls on a
+//!   2-worker runtime (time per batch; calls/s = 64 / time), with and without instances
+//!   prepared ahead.
 
 use std::path::Path;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput, criterion_main};
 use hookhost::Engine;
@@ -27,6 +32,18 @@ use support::{input, rust_guest};
 /// inside the project is refused, so `dir/cache` would measure compiles).
 fn engine(dir: &Path, hooks: Value) -> Engine {
     support::engine(dir, hooks, &cache_beside(dir))
+}
+
+/// Waits (untimed) until the engine's hook has an instance prepared.
+fn wait_prepared(engine: &Engine) {
+    let started = Instant::now();
+    while engine.wasm_prepared_stats().unwrap_or_default().ready == 0 {
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "no instance prepared"
+        );
+        std::thread::yield_now();
+    }
 }
 
 fn cache_beside(dir: &Path) -> std::path::PathBuf {
@@ -74,8 +91,54 @@ fn benches(c: &mut Criterion) {
     );
     let check = rt.block_on(wasm_engine.execute("PreToolUse", input(&dir)));
     assert_eq!(check.counts.success, 1, "{:?}", check.hooks);
+    let unprepared_engine = support::engine_with(
+        &dir,
+        json!({"PreToolUse": [{"matcher": "Bash", "hooks": [wasm_hook.clone()]}]}),
+        &cache_beside(&dir),
+        |options| options.wasm.prepare = hookhost::PrepareOptions::none(),
+    );
     let mut group = c.benchmark_group("policy");
+    // A call that finds an instance prepared (the wait for one is not timed): what a
+    // host firing hooks at an agent's pace gets.
     group.bench_function("wasm_bash_guard", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                wait_prepared(&wasm_engine);
+                let input = input(&dir);
+                let started = Instant::now();
+                std::hint::black_box(rt.block_on(wasm_engine.execute("PreToolUse", input)));
+                total += started.elapsed();
+            }
+            total
+        })
+    });
+    // The same with a command never seen before on every call (the shell view is parsed,
+    // not recalled from the memo of recent commands).
+    let mut serial = 0u64;
+    group.bench_function("wasm_bash_guard_new_command", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                wait_prepared(&wasm_engine);
+                serial += 1;
+                let mut input = input(&dir);
+                input["tool_input"]["command"] =
+                    json!(format!("cargo test --test t{serial} && git status"));
+                let started = Instant::now();
+                std::hint::black_box(rt.block_on(wasm_engine.execute("PreToolUse", input)));
+                total += started.elapsed();
+            }
+            total
+        })
+    });
+    // No instance prepared: instantiated and dropped on the call's path.
+    group.bench_function("wasm_bash_guard_unprepared", |b| {
+        b.iter(|| rt.block_on(unprepared_engine.execute("PreToolUse", input(&dir))))
+    });
+    // Calls back to back: the preparer (one thread) refills while calls run, so some
+    // calls find the shelf empty and instantiate on their own path.
+    group.bench_function("wasm_bash_guard_back_to_back", |b| {
         b.iter(|| rt.block_on(wasm_engine.execute("PreToolUse", input(&dir))))
     });
     group.bench_function("command_bash_guard", |b| {
@@ -118,23 +181,29 @@ fn benches(c: &mut Criterion) {
         .enable_all()
         .build()
         .unwrap();
-    let shared = Arc::new(wasm_engine);
     const BATCH: u64 = 64;
     let mut group = c.benchmark_group("throughput");
     group.throughput(Throughput::Elements(BATCH));
-    group.bench_function("wasm_bash_guard_2_workers", |b| {
-        b.iter(|| {
-            workers.block_on(async {
-                let mut tasks = tokio::task::JoinSet::new();
-                for _ in 0..BATCH {
-                    let engine = shared.clone();
-                    let input = input(&dir);
-                    tasks.spawn(async move { engine.execute("PreToolUse", input).await });
-                }
-                while tasks.join_next().await.is_some() {}
+    for (name, engine) in [
+        ("wasm_bash_guard_2_workers", wasm_engine),
+        ("wasm_bash_guard_2_workers_unprepared", unprepared_engine),
+    ] {
+        let shared = Arc::new(engine);
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                workers.block_on(async {
+                    let mut tasks = tokio::task::JoinSet::new();
+                    for _ in 0..BATCH {
+                        let engine = shared.clone();
+                        let input = input(&dir);
+                        tasks.spawn(async move { engine.execute("PreToolUse", input).await });
+                    }
+                    while tasks.join_next().await.is_some() {}
+                })
             })
-        })
-    });
+        });
+        eprintln!("{name}: {:?}", shared.wasm_prepared_stats());
+    }
     group.finish();
 
     // The host's shell view (what `hookhost:hooks/shell` hands a guest), alone.

@@ -5,9 +5,12 @@
 //!   PreToolUse through bash-guard, the component in the disk cache;
 //!   `fire/one_command_hook`: the same with the policy as a `sh -c` hook;
 //!   `fire/no_hooks`: the process with nothing configured.
-//! * `serve/http_wasm_bash_guard`: `hookhost serve` on loopback, keep-alive clients posting
-//!   PreToolUse inputs to `/hooks` for a few seconds per concurrency level: p50, p99 and
-//!   requests per second, errors counted. The clients share the machine with the server.
+//! * `serve/*`: `hookhost serve` on loopback TCP and a unix socket under load from `oha`
+//!   and `wrk` (keep-alive clients posting PreToolUse inputs to `/hooks` for 4 s per
+//!   row: p50, p99, requests per second, errors), back to back and at 200 requests/s,
+//!   through bash-guard and (where the toolchains are installed) ts-guard and py-guard;
+//!   and `--stdio` one request line at a time. The load generators share the machine
+//!   with the server.
 //!
 //! Figures are medians/percentiles of wall time, printed as a table (no criterion: a
 //! process start and a loaded server are not microbenchmarks).
@@ -63,20 +66,29 @@ fn fire(dir: &Path, settings: &Path, runs: usize) -> Vec<Duration> {
     times
 }
 
-fn serve_load(dir: &Path, settings: &Path) {
+/// A running `hookhost serve` (killed when dropped).
+struct Served {
+    child: std::process::Child,
+    /// What it printed: `127.0.0.1:PORT` or `unix:/path`.
+    address: String,
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start_serve(dir: &Path, settings: &Path, listen: &str, extra: &[&str]) -> Served {
     let mut child = Command::new(CLI)
-        .args([
-            "serve",
-            "--listen",
-            "127.0.0.1:0",
-            "--no-discover",
-            "--settings",
-        ])
+        .args(["serve", "--listen", listen, "--no-discover", "--settings"])
         .arg(settings)
         .arg("--managed-settings")
         .arg(dir.join("none.json"))
         .arg("--cache-dir")
         .arg(dir.join("cache"))
+        .args(extra)
         .env("XDG_CONFIG_HOME", dir.join("config"))
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -86,70 +98,251 @@ fn serve_load(dir: &Path, settings: &Path) {
     BufReader::new(child.stdout.take().unwrap())
         .read_line(&mut line)
         .unwrap();
-    let addr = line
+    let address = line
         .trim()
         .strip_prefix("listening on ")
-        .unwrap()
+        .expect("serve prints its address")
         .to_string();
-    let url = format!("http://{addr}/hooks");
-    let body = json!({"hook_event_name": "PreToolUse", "session_id": "b", "cwd": dir,
+    Served { child, address }
+}
+
+fn request_body(dir: &Path) -> String {
+    json!({"hook_event_name": "PreToolUse", "session_id": "b", "cwd": dir,
         "tool_name": "Bash", "tool_input": {"command": "ls -la"}})
-    .to_string();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    println!("| serve/http_wasm_bash_guard | clients | p50 | p99 | requests/s | errors |");
-    println!("| --- | --- | --- | --- | --- | --- |");
-    for clients in [1usize, 4, 16] {
-        let (mut latencies, errors, elapsed) = runtime.block_on(async {
-            let deadline = Instant::now() + Duration::from_secs(4);
-            let mut tasks = Vec::new();
-            for _ in 0..clients {
-                let (url, body) = (url.clone(), body.clone());
-                tasks.push(tokio::spawn(async move {
-                    let http = reqwest::Client::new();
-                    let mut latencies = Vec::new();
-                    let mut errors = 0u64;
-                    while Instant::now() < deadline {
-                        let started = Instant::now();
-                        let ok = match http.post(&url).body(body.clone()).send().await {
-                            Ok(response) => {
-                                let ok = response.status().is_success();
-                                ok && response.bytes().await.is_ok()
-                            }
-                            Err(_) => false,
-                        };
-                        if ok {
-                            latencies.push(started.elapsed());
-                        } else {
-                            errors += 1;
-                        }
-                    }
-                    (latencies, errors)
-                }));
-            }
-            let started = Instant::now();
-            let mut all = Vec::new();
-            let mut errors = 0;
-            for task in tasks {
-                let (latencies, e) = task.await.unwrap();
-                all.extend(latencies);
-                errors += e;
-            }
-            (all, errors, started.elapsed())
-        });
-        latencies.sort();
-        println!(
-            "| | {clients} | {:.0} µs | {:.0} µs | {:.0} | {errors} |",
-            percentile(&latencies, 0.5).as_secs_f64() * 1e6,
-            percentile(&latencies, 0.99).as_secs_f64() * 1e6,
-            latencies.len() as f64 / elapsed.as_secs_f64(),
+    .to_string()
+}
+
+fn installed(tool: &str) -> bool {
+    Command::new(tool)
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok()
+}
+
+/// One load with `oha` (TCP or unix socket): p50, p99 (µs) and requests/s, from its JSON.
+/// `rate`: requests per second (None: back to back).
+fn oha(
+    served: &Served,
+    dir: &Path,
+    token: &str,
+    clients: usize,
+    rate: Option<u32>,
+) -> Option<(f64, f64, f64, u64)> {
+    let mut command = Command::new("oha");
+    command
+        .args([
+            "--no-tui",
+            "--output-format",
+            "json",
+            "-z",
+            "4s",
+            "-m",
+            "POST",
+        ])
+        .args(["-c", &clients.to_string()])
+        .args(["-H", "content-type: application/json"])
+        .args(["-H", &format!("authorization: Bearer {token}")])
+        .args(["-d", &request_body(dir)]);
+    if let Some(rate) = rate {
+        command.args(["-q", &rate.to_string()]);
+    }
+    match served.address.strip_prefix("unix:") {
+        Some(path) => command.args(["--unix-socket", path, "http://localhost/hooks"]),
+        None => command.arg(format!("http://{}/hooks", served.address)),
+    };
+    let output = command.stderr(Stdio::null()).output().ok()?;
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).ok()?;
+    let pct = |key: &str| {
+        report["latencyPercentiles"][key]
+            .as_f64()
+            .unwrap_or(f64::NAN)
+            * 1e6
+    };
+    let errors = report["errorDistribution"]
+        .as_object()
+        .map(|m| m.values().filter_map(|v| v.as_u64()).sum())
+        .unwrap_or(0)
+        + report["statusCodeDistribution"]
+            .as_object()
+            .map(|m| {
+                m.iter()
+                    .filter(|(code, _)| code.as_str() != "200")
+                    .filter_map(|(_, v)| v.as_u64())
+                    .sum::<u64>()
+            })
+            .unwrap_or(0);
+    Some((
+        pct("p50"),
+        pct("p99"),
+        report["summary"]["requestsPerSec"].as_f64()?,
+        errors,
+    ))
+}
+
+/// One load with `wrk` over TCP: p50, p99 (µs) and requests/s.
+fn wrk(served: &Served, dir: &Path, token: &str, clients: usize) -> Option<(f64, f64, f64, u64)> {
+    let script = dir.join("post.lua");
+    std::fs::write(
+        &script,
+        format!(
+            "wrk.method = \"POST\"\nwrk.body = [[{}]]\nwrk.headers[\"Content-Type\"] = \"application/json\"\nwrk.headers[\"Authorization\"] = \"Bearer {token}\"\n",
+            request_body(dir)
+        ),
+    )
+    .ok()?;
+    let output = Command::new("wrk")
+        .args(["-t1", "-d4s", "--latency", "-c", &clients.to_string(), "-s"])
+        .arg(&script)
+        .arg(format!("http://{}/hooks", served.address))
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&output.stdout);
+    let micros = |value: &str| -> Option<f64> {
+        let (number, unit) = value.split_at(value.find(|c: char| c.is_ascii_alphabetic())?);
+        let number: f64 = number.parse().ok()?;
+        Some(match unit {
+            "us" => number,
+            "ms" => number * 1e3,
+            "s" => number * 1e6,
+            _ => return None,
+        })
+    };
+    let field = |prefix: &str| {
+        text.lines()
+            .map(str::trim)
+            .find_map(|line| line.strip_prefix(prefix))
+            .map(|rest| rest.trim().to_string())
+    };
+    let errors = field("Non-2xx or 3xx responses:")
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    Some((
+        micros(&field("50%")?)?,
+        micros(&field("99%")?)?,
+        field("Requests/sec:")?.parse().ok()?,
+        errors,
+    ))
+}
+
+fn row(name: &str, via: &str, clients: usize, figures: Option<(f64, f64, f64, u64)>) {
+    match figures {
+        Some((p50, p99, rps, errors)) => println!(
+            "| {name} | {via} | {clients} | {p50:.0} µs | {p99:.0} µs | {rps:.0} | {errors} |"
+        ),
+        None => println!("| {name} | {via} | {clients} | (the load generator failed) | | | |"),
+    }
+}
+
+/// `hookhost serve` under load from `oha` (TCP and unix socket; https://github.com/hatoo/oha,
+/// `cargo install oha`) and `wrk` (TCP; Debian's package), whichever are installed, and
+/// `--stdio` one line at a time.
+fn serve_load(dir: &Path, settings: &[(&str, std::path::PathBuf)]) {
+    let token = "bench-token-0123456789abcdef";
+    let token_file = dir.join("token");
+    std::fs::write(&token_file, token).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&token_file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
+    let token_arg = token_file.display().to_string();
+    let (has_oha, has_wrk) = (installed("oha"), installed("wrk"));
+    if !has_oha && !has_wrk {
+        eprintln!(
+            "neither oha nor wrk is installed: serve rows skipped (cargo install oha; apt-get install wrk)"
         );
     }
-    let _ = child.kill();
+    println!("| serve | via | clients | p50 | p99 | requests/s | errors |");
+    println!("| --- | --- | --- | --- | --- | --- | --- |");
+    for (name, file) in settings {
+        let tcp = start_serve(dir, file, "127.0.0.1:0", &["--token-file", &token_arg]);
+        let socket = dir.join(format!("{name}.sock"));
+        let unix = start_serve(dir, file, &format!("unix:{}", socket.display()), &[]);
+        let client_counts: &[usize] = if name.contains("bash") {
+            &[1, 4, 16]
+        } else {
+            &[1]
+        };
+        for &clients in client_counts {
+            if has_wrk {
+                row(name, "wrk, TCP", clients, wrk(&tcp, dir, token, clients));
+            }
+            if has_oha {
+                row(
+                    name,
+                    "oha, TCP",
+                    clients,
+                    oha(&tcp, dir, token, clients, None),
+                );
+                row(
+                    name,
+                    "oha, unix socket",
+                    clients,
+                    oha(&unix, dir, token, clients, None),
+                );
+            }
+        }
+        if has_oha {
+            // At a pace the preparer keeps up with (an agent's hooks, not a flood).
+            row(
+                name,
+                "oha, TCP, 200 req/s",
+                1,
+                oha(&tcp, dir, token, 1, Some(200)),
+            );
+            row(
+                name,
+                "oha, unix socket, 200 req/s",
+                1,
+                oha(&unix, dir, token, 1, Some(200)),
+            );
+        }
+        stdio_load(dir, name, file);
+    }
+}
+
+/// `serve --stdio`: one request line written, its answer line read, one at a time.
+fn stdio_load(dir: &Path, name: &str, settings: &Path) {
+    let mut child = Command::new(CLI)
+        .args(["serve", "--stdio", "--no-discover", "--settings"])
+        .arg(settings)
+        .arg("--managed-settings")
+        .arg(dir.join("none.json"))
+        .arg("--cache-dir")
+        .arg(dir.join("cache"))
+        .env("XDG_CONFIG_HOME", dir.join("config"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("run hookhost serve --stdio");
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let input: serde_json::Value = serde_json::from_str(&request_body(dir)).unwrap();
+    let line = format!("{}\n", json!({"id": 1, "input": input}));
+    let mut answer = String::new();
+    let mut times = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(4);
+    while Instant::now() < deadline {
+        // An agent's pace: the next request 2 ms after the last answer.
+        std::thread::sleep(Duration::from_millis(2));
+        answer.clear();
+        let started = Instant::now();
+        stdin.write_all(line.as_bytes()).unwrap();
+        stdout.read_line(&mut answer).unwrap();
+        times.push(started.elapsed());
+    }
+    drop(stdin);
     let _ = child.wait();
+    times.sort();
+    println!(
+        "| {name} | --stdio, a request every 2 ms | 1 | {:.0} µs | {:.0} µs | — | — |",
+        percentile(&times, 0.5).as_secs_f64() * 1e6,
+        percentile(&times, 0.99).as_secs_f64() * 1e6,
+    );
 }
 
 fn main() {
@@ -219,6 +412,21 @@ fn main() {
         }
     }
     if wanted("serve") {
-        serve_load(dir.path(), &wasm);
+        let mut served = vec![("serve/wasm_bash_guard", wasm.clone())];
+        if support::toolchains_installed() {
+            for (name, guest) in [
+                ("serve/ts_guard", "ts-guard"),
+                ("serve/py_guard", "py-guard"),
+            ] {
+                let file = settings(
+                    dir.path(),
+                    &format!("serve-{guest}.json"),
+                    json!({"PreToolUse": [{"matcher": "Bash", "hooks": [
+                        {"type": "wasm", "component": support::script_guest(guest)}]}]}),
+                );
+                served.push((name, file));
+            }
+        }
+        serve_load(dir.path(), &served);
     }
 }

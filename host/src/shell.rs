@@ -15,10 +15,13 @@
 //! with the reason, and the view holds every complete command before the point where
 //! reading stopped.
 
+mod memo;
 mod walk;
 mod words;
 
 use serde::Serialize;
+
+pub use memo::ViewMemo;
 
 /// The longest script the host parses; a longer one gives a partial, empty view.
 pub const MAX_SCRIPT_BYTES: usize = 256 * 1024;

@@ -66,6 +66,17 @@ pub fn settings(dir: &Path, name: &str, hooks: Value) -> PathBuf {
 
 /// An engine over `hooks` alone (no discovery), compiled components cached in `cache`.
 pub fn engine(dir: &Path, hooks: Value, cache: &Path) -> Engine {
+    engine_with(dir, hooks, cache, |_| {})
+}
+
+/// [`engine`] with its options adjusted by `tune`.
+#[allow(dead_code)]
+pub fn engine_with(
+    dir: &Path,
+    hooks: Value,
+    cache: &Path,
+    tune: impl FnOnce(&mut EngineOptions),
+) -> Engine {
     let unique = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
@@ -77,6 +88,7 @@ pub fn engine(dir: &Path, hooks: Value, cache: &Path) -> Engine {
     load.settings = vec![settings.display().to_string()];
     let mut options = EngineOptions::default();
     options.wasm.cache_dir = Some(cache.to_path_buf());
+    tune(&mut options);
     Engine::load(&load, options).expect("engine")
 }
 

@@ -117,6 +117,7 @@ impl WasmRuntime {
                 name: name.to_string(),
                 config_json: config.to_string(),
                 config,
+                views: self.views.clone(),
                 placeholder_input: crate::hook_input::HookInput::new(
                     crate::dialect::Event::new("PreToolUse"),
                     Value::Null,

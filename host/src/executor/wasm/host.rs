@@ -52,7 +52,26 @@ impl WasiView for HostState {
     }
 }
 
+/// What one call put into its store, taken out to be freed where it was allocated.
+pub(super) type CallOwned = (
+    Arc<crate::hook_input::HookInput>,
+    Option<Arc<crate::shell::ShellView>>,
+    Option<WasiCtx>,
+    ResourceTable,
+);
+
 impl HostState {
+    /// Takes what the call put here (its input, shell view, WASI context and handles),
+    /// leaving the placeholder input and empty ones: the store is never entered again.
+    pub(super) fn take_call_owned(&mut self) -> CallOwned {
+        (
+            std::mem::replace(&mut self.input, self.hook.placeholder_input.clone()),
+            self.shell_view.take(),
+            self.ctx.take(),
+            std::mem::take(&mut self.table),
+        )
+    }
+
     pub(super) fn log(&mut self, level: tracing::Level, message: &str) {
         self.log_calls += 1;
         if self.log_calls > limits::LOG_CALLS {
@@ -101,6 +120,8 @@ pub(crate) struct HookShared {
     pub(super) name: String,
     pub(super) config: Value,
     pub(super) config_json: String,
+    /// Recent shell views of the runtime (shared by its hooks).
+    pub(super) views: Arc<crate::shell::ViewMemo>,
     /// The input a prepared instance holds until a call gives it its own.
     pub(super) placeholder_input: Arc<crate::hook_input::HookInput>,
 }

@@ -16,8 +16,7 @@
 //! changed or removed) drops them with it.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
-use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::sync::{Arc, Condvar, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
 use tokio::sync::OwnedSemaphorePermit;
@@ -28,7 +27,7 @@ use super::host::HostState;
 use super::wit::{Pre, v0_1, v0_2, v0_3};
 
 /// Instances kept ready per hot hook, unless [`PrepareOptions`] says otherwise.
-pub const DEFAULT_PER_HOOK: usize = 2;
+pub const DEFAULT_PER_HOOK: usize = 4;
 /// Bytes of linear memory and tables all prepared instances may hold, by default.
 pub const DEFAULT_MAX_BYTES: usize = 256 << 20;
 /// How long a hook's prepared instances outlive its last call, by default.
@@ -196,8 +195,9 @@ pub(super) struct Preparer {
     max_slots: usize,
     counts: Arc<Counts>,
     origin: Instant,
-    /// Started on first use.
-    sender: OnceLock<Option<Sender<Job>>>,
+    /// The preparer thread's queue, started on first use.
+    queue: OnceLock<Option<Arc<Queue>>>,
+    retire_batch: usize,
 }
 
 impl Preparer {
@@ -212,7 +212,8 @@ impl Preparer {
             max_slots,
             counts: Arc::default(),
             origin: Instant::now(),
-            sender: OnceLock::new(),
+            queue: OnceLock::new(),
+            retire_batch: retire_batch(slot_count),
         }
     }
 
@@ -257,50 +258,64 @@ impl Preparer {
 
     /// After a call: the store and its slot are dropped off the caller's path, and the
     /// hook's shelf refilled. Without a preparer both are dropped here.
+    ///
+    /// What the call itself put in the store (its input, shell view, WASI context and
+    /// handles) is freed here, on the thread that allocated it: a free from another
+    /// thread contends for this thread's allocator arena. The preparer is woken only
+    /// when the hook's shelf is down to half or finished stores pile up; otherwise it
+    /// finds the work when it next wakes (a wake-up is a system call on the call's path).
     pub(super) fn finish(
         &self,
         hook: &Weak<WasmHook>,
         shelf: &Shelf,
-        store: Store<HostState>,
+        mut store: Store<HostState>,
         slot: OwnedSemaphorePermit,
     ) {
-        let Some(sender) = self.sender() else {
+        let Some(queue) = self.queue() else {
             drop(store);
             drop(slot);
             return;
         };
+        let call_owned = store.data_mut().take_call_owned();
         let refill = (!shelf.disabled.load(Ordering::Relaxed)
             && !shelf.queued.swap(true, Ordering::AcqRel))
         .then(|| hook.clone());
-        if let Err(err) = sender.send(Job {
-            retire: Some((store, slot)),
-            refill,
-        }) {
-            // The thread is gone (it only ends with the runtime): drop here.
-            drop(err.0);
-        }
+        let low = shelf.lock().len() * 2 <= self.options.per_hook;
+        queue.push(
+            Job {
+                retire: Some((store, slot)),
+                refill,
+            },
+            low,
+        );
+        drop(call_owned);
     }
 
-    /// The channel to the preparer thread, started on first use (`None`: disabled, or
-    /// the thread could not start).
-    fn sender(&self) -> Option<&Sender<Job>> {
+    /// The queue of the preparer thread, started on first use (`None`: disabled, or the
+    /// thread could not start).
+    fn queue(&self) -> Option<&Arc<Queue>> {
         if !self.enabled() {
             return None;
         }
-        self.sender
+        self.queue
             .get_or_init(|| {
-                let (sender, receiver) = std::sync::mpsc::channel();
+                let queue = Arc::new(Queue {
+                    state: Mutex::default(),
+                    wake: Condvar::new(),
+                    batch: self.retire_batch,
+                });
                 let worker = Worker {
                     options: self.options.clone(),
                     max_slots: self.max_slots,
                     counts: self.counts.clone(),
                     origin: self.origin,
+                    queue: queue.clone(),
                 };
                 match std::thread::Builder::new()
                     .name("hookhost-wasm-prepare".into())
-                    .spawn(move || worker.run(receiver))
+                    .spawn(move || worker.run())
                 {
-                    Ok(_) => Some(sender),
+                    Ok(_) => Some(queue),
                     Err(err) => {
                         tracing::warn!("cannot start the Wasm preparer thread: {err}");
                         None
@@ -311,24 +326,97 @@ impl Preparer {
     }
 }
 
+impl Drop for Preparer {
+    fn drop(&mut self) {
+        if let Some(Some(queue)) = self.queue.get() {
+            queue.close();
+        }
+    }
+}
+
+/// Finished stores queued before the preparer is woken anyway (each holds its pool slot
+/// until dropped): at most 8, and at most an eighth of the slots.
+fn retire_batch(slot_count: u32) -> usize {
+    (slot_count as usize / 8).clamp(1, 8)
+}
+
+/// Work for the preparer thread.
+struct Queue {
+    state: Mutex<QueueState>,
+    wake: Condvar,
+    batch: usize,
+}
+
+#[derive(Default)]
+struct QueueState {
+    jobs: Vec<Job>,
+    /// The thread waits on the condition variable.
+    asleep: bool,
+    closed: bool,
+}
+
+impl Queue {
+    fn lock(&self) -> std::sync::MutexGuard<'_, QueueState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Queues `job`; wakes the thread if it sleeps and `urgent` or work piled up.
+    fn push(&self, job: Job, urgent: bool) {
+        let mut state = self.lock();
+        state.jobs.push(job);
+        let wake = state.asleep && (urgent || state.jobs.len() >= self.batch);
+        if wake {
+            state.asleep = false;
+        }
+        drop(state);
+        if wake {
+            self.wake.notify_one();
+        }
+    }
+
+    /// Takes the queued jobs, waiting at most `timeout` for some; `None` once closed.
+    fn take(&self, timeout: Duration) -> Option<Vec<Job>> {
+        let mut state = self.lock();
+        if state.jobs.is_empty() && !state.closed {
+            state.asleep = true;
+            state = self
+                .wake
+                .wait_timeout(state, timeout)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+            state.asleep = false;
+        }
+        if state.closed && state.jobs.is_empty() {
+            return None;
+        }
+        Some(std::mem::take(&mut state.jobs))
+    }
+
+    fn close(&self) {
+        self.lock().closed = true;
+        self.wake.notify_one();
+    }
+}
+
 /// The preparer thread's state.
 struct Worker {
     options: PrepareOptions,
     max_slots: usize,
     counts: Arc<Counts>,
     origin: Instant,
+    queue: Arc<Queue>,
 }
 
 impl Worker {
-    fn run(self, jobs: Receiver<Job>) {
+    fn run(self) {
         let Ok(rt) = tokio::runtime::Builder::new_current_thread()
             .enable_time()
             .build()
         else {
             tracing::warn!("cannot start the Wasm preparer's runtime");
             // Keep draining so finished stores are still dropped.
-            for job in jobs {
-                drop(job.retire);
+            while let Some(jobs) = self.queue.take(Duration::from_secs(1)) {
+                drop(jobs);
             }
             return;
         };
@@ -338,24 +426,26 @@ impl Worker {
         let mut hooks: Vec<Weak<WasmHook>> = Vec::new();
         loop {
             let wait = next_sweep.saturating_duration_since(Instant::now());
-            match jobs.recv_timeout(wait) {
-                Ok(job) => {
-                    // The slot is freed after its store is gone (the pool slot with it).
-                    if let Some((store, slot)) = job.retire {
-                        drop(store);
-                        drop(slot);
-                    }
-                    if let Some(weak) = job.refill
-                        && let Some(hook) = weak.upgrade()
-                    {
-                        if !hooks.iter().any(|known| known.ptr_eq(&weak)) {
-                            hooks.push(weak);
-                        }
-                        self.refill(&rt, &hook);
-                    }
+            let Some(jobs) = self.queue.take(wait) else {
+                return;
+            };
+            // Finished stores first: their slots go back to the pool (each slot after
+            // its store, the pool slot with it).
+            let mut refills = Vec::new();
+            for job in jobs {
+                if let Some((store, slot)) = job.retire {
+                    drop(store);
+                    drop(slot);
                 }
-                Err(RecvTimeoutError::Timeout) => {}
-                Err(RecvTimeoutError::Disconnected) => return,
+                refills.extend(job.refill);
+            }
+            for weak in refills {
+                if let Some(hook) = weak.upgrade() {
+                    if !hooks.iter().any(|known| known.ptr_eq(&weak)) {
+                        hooks.push(weak);
+                    }
+                    self.refill(&rt, &hook);
+                }
             }
             if Instant::now() >= next_sweep {
                 hooks.retain(|weak| match weak.upgrade() {

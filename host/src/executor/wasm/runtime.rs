@@ -30,6 +30,8 @@ pub struct WasmRuntime {
     pub(super) protected: Protected,
     pub(super) max_component_bytes: u64,
     pub(super) preparer: Preparer,
+    /// Recent shell views (`hookhost:hooks/shell`), shared by every hook.
+    pub(super) views: Arc<crate::shell::ViewMemo>,
 }
 
 /// The engine configuration; `pool` sizes the pooling allocator, `None` allocates on
@@ -155,6 +157,7 @@ impl WasmRuntime {
             protected,
             max_component_bytes: options.max_component_bytes,
             preparer: Preparer::new(options.prepare, slot_count),
+            views: Arc::default(),
         })
     }
 

@@ -2,8 +2,6 @@
 //! shell command text. Its `types` are 0.2.0's (the interface is unchanged, so the
 //! bindings share one set of records and one answer conversion).
 
-use std::sync::Arc;
-
 use serde_json::Value;
 
 use super::super::host::HostState;
@@ -74,7 +72,7 @@ impl wit::Host for HostState {
             Some(parsed) => parsed.clone(),
             None => {
                 self.charge_parse(0)?;
-                let parsed = Arc::new(view::parse(command));
+                let parsed = self.hook.views.view(command);
                 self.shell_view = Some(parsed.clone());
                 parsed
             }
