@@ -259,7 +259,7 @@ fn serve_load(dir: &Path, settings: &[(&str, std::path::PathBuf)]) {
     println!("| --- | --- | --- | --- | --- | --- | --- |");
     for (name, file) in settings {
         let tcp = start_serve(dir, file, "127.0.0.1:0", &["--token-file", &token_arg]);
-        let socket = dir.join(format!("{name}.sock"));
+        let socket = dir.join(format!("{}.sock", name.replace('/', "-")));
         let unix = start_serve(dir, file, &format!("unix:{}", socket.display()), &[]);
         let client_counts: &[usize] = if name.contains("bash") {
             &[1, 4, 16]

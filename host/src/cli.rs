@@ -5,6 +5,7 @@ mod cache;
 mod cases;
 mod claude;
 mod explain;
+mod registry;
 mod scaffold;
 mod serve;
 
@@ -106,6 +107,12 @@ enum Command {
         /// The command text.
         command: Option<String>,
     },
+    /// Fetch a Wasm component (and its signature) from an OCI registry into the local
+    /// store: `oci://REGISTRY/REPOSITORY:TAG` or `…@sha256:DIGEST`.
+    Pull(registry::PullArgs),
+    /// Publish a Wasm component (and `FILE.minisig`, its minisign signature, if present)
+    /// to an OCI registry as a Wasm artifact.
+    Push(registry::PushArgs),
     /// Internal: compile a component from stdin under a memory limit (see
     /// `WasmOptions::compile_worker`).
     #[command(name = "__compile-worker", hide = true)]
@@ -170,7 +177,8 @@ struct ConfigArgs {
     /// additive).
     #[arg(long, value_enum)]
     policy: Option<Policy>,
-    /// Directory for precompiled Wasm artifacts.
+    /// Directory for precompiled Wasm artifacts (components pulled from OCI registries
+    /// are kept in its `oci` folder).
     #[arg(long, value_name = "DIR")]
     cache_dir: Option<PathBuf>,
     /// Trust the workspace for this run: its project settings' command, http and prompt
@@ -355,6 +363,10 @@ impl ConfigArgs {
 
     fn engine_with(&self, mut options: EngineOptions) -> Result<Engine, CliError> {
         options.wasm.cache_dir = self.cache_dir.clone().or(options.wasm.cache_dir);
+        // Components pulled from registries sit beside the artifacts they compile to.
+        if let Some(dir) = &self.cache_dir {
+            options.wasm.oci_dir = Some(dir.join("oci"));
+        }
         // Compile in a child process of this very binary: memory- and time-bounded.
         options.wasm.compile_worker = std::env::current_exe().ok();
         options.audit_log = self.audit_log.clone();
@@ -479,6 +491,8 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::Cache(args) => cache::run(&args),
         Command::Explain(args) => explain::run(args).await,
         Command::Shell { command } => shell_view(command),
+        Command::Pull(args) => registry::pull(&args),
+        Command::Push(args) => registry::push(&args),
         Command::CompileWorker { .. } => Err(CliError::Usage(anyhow::anyhow!(
             "__compile-worker runs only as hookhost's own child"
         ))),
@@ -616,8 +630,13 @@ async fn check(args: &ConfigArgs) -> CliResult {
             );
         }
         if let Some(digest) = &hook.sha256 {
+            let provenance = hook
+                .provenance
+                .as_deref()
+                .map(|p| format!(" ({p})"))
+                .unwrap_or_default();
             println!(
-                "wasm: {}: {}: {} sha256:{digest}",
+                "wasm: {}: {}: {} sha256:{digest}{provenance}",
                 hook.file, hook.location, hook.name
             );
         }

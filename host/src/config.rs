@@ -486,6 +486,8 @@ pub struct LoadedConfig {
     pub dropped: Vec<DroppedHook>,
     /// `wasmCacheMaxMb` from the owners' settings: the artifact cache's cap.
     pub wasm_cache_max_mb: Option<u64>,
+    /// `trustedSigners` and `requireSignedWasm` from the owners' settings.
+    pub signing: crate::signing::SigningPolicy,
 }
 
 /// A configured hook that was left out at load, and why.

@@ -184,6 +184,8 @@ pub struct HookInfo {
     pub trusted: bool,
     /// SHA-256 of a Wasm component, once loaded ([`Engine::prepare_all`]).
     pub sha256: Option<String>,
+    /// A Wasm component's registry reference and resolved digest, and its signer.
+    pub provenance: Option<String>,
 }
 
 pub(crate) struct Inner {
@@ -258,6 +260,7 @@ impl Engine {
             }
         }
         let audit_path = options.audit_log.clone().or(config.audit_log.clone());
+        options.wasm.signing = std::sync::Arc::new(config.signing.clone());
         if let Some(mb) = config.wasm_cache_max_mb {
             options.wasm.cache_max_bytes = mb.saturating_mul(1 << 20);
         }
@@ -424,6 +427,7 @@ impl Engine {
                 location: hook.spec.location.clone(),
                 trusted: hook.spec.trusted,
                 sha256: hook.executor.digest(),
+                provenance: hook.executor.provenance(),
             })
             .collect()
     }

@@ -93,6 +93,12 @@ pub trait Executor: Send + Sync {
         None
     }
 
+    /// Where a loaded Wasm component came from and who signed it, when either is known
+    /// (`oci://…:tag -> sha256:…; signed by NAME`).
+    fn provenance(&self) -> Option<String> {
+        None
+    }
+
     /// [`Executor::prepare`], blocking the calling thread (for session hooks, which
     /// are refused at registration when they cannot load).
     fn prepare_now(&self) -> Option<String> {

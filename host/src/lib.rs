@@ -57,12 +57,14 @@ mod hook_input;
 mod input;
 mod matcher;
 mod merge;
+pub mod oci;
 mod outcome;
 mod output;
 mod paths;
 mod platform;
 mod protocol;
 mod shell;
+pub mod signing;
 mod text;
 
 // The API: an engine, what it loads, what it answers.
@@ -96,6 +98,7 @@ pub mod internals {
     pub use crate::dialect::{Dialect, Event, Layering, Listing};
     pub use crate::event::{CATALOG, EventSpec};
     pub use crate::executor::command::OUTPUT_CAP;
+    pub use crate::executor::wasm::DEFAULT_MAX_COMPONENT_BYTES as MAX_COMPONENT_BYTES;
     pub use crate::executor::wasm::cache::{
         CacheEntry, DEFAULT_MAX_BYTES as DEFAULT_CACHE_MAX_BYTES, entries as cache_entries,
         prune as prune_cache,

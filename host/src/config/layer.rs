@@ -192,6 +192,7 @@ pub fn load(options: &LoadOptions) -> LoadedConfig {
     }
     apply_policy(&sources, &mut hooks, &mut dropped, &mut diags);
     let grant_policy = grant_policy(&sources, options, &mut diags);
+    let signing = super::owners::signing_policy(&sources, &mut diags);
     let wasm_cache_max_mb = owner_values(&sources, "wasmCacheMaxMb", false)
         .into_iter()
         .find_map(|(_, value)| value.as_u64().filter(|mb| *mb > 0));
@@ -231,6 +232,7 @@ pub fn load(options: &LoadOptions) -> LoadedConfig {
         dialect_detected_from: detected_from,
         dropped,
         wasm_cache_max_mb,
+        signing,
     }
 }
 

@@ -323,3 +323,49 @@ pub(super) fn dedup(hooks: Vec<HookSpec>, dropped: &mut Vec<DroppedHook>) -> Vec
         .map(|(_, hook)| hook)
         .collect()
 }
+
+/// The owners' signing policy: `trustedSigners` (`[{"name", "publicKey"}]`, every owner
+/// layer's entries together) and `requireSignedWasm` (on when any owner layer sets it:
+/// one owner requiring signatures is not undone by another's silence).
+pub(super) fn signing_policy(
+    sources: &[Source],
+    diags: &mut Vec<Diagnostic>,
+) -> crate::signing::SigningPolicy {
+    let mut policy = crate::signing::SigningPolicy {
+        require: owner_values(sources, "requireSignedWasm", false)
+            .iter()
+            .any(|(_, value)| value.as_bool() == Some(true)),
+        ..Default::default()
+    };
+    for (source, value) in owner_values(sources, "trustedSigners", false) {
+        let mut warn = |location: String, message: String| {
+            diags.push(Diagnostic {
+                severity: Severity::Error,
+                file: source.label.clone(),
+                location,
+                message,
+            })
+        };
+        let Some(entries) = value.as_array() else {
+            warn(
+                "trustedSigners".into(),
+                "`trustedSigners` is not a list".into(),
+            );
+            continue;
+        };
+        for (index, entry) in entries.iter().enumerate() {
+            let field = |name: &str| entry.get(name).and_then(Value::as_str);
+            match (field("name"), field("publicKey")) {
+                (Some(name), Some(key)) => match crate::signing::TrustedSigner::new(name, key) {
+                    Ok(signer) => policy.signers.push(signer),
+                    Err(message) => warn(format!("trustedSigners[{index}]"), message),
+                },
+                _ => warn(
+                    format!("trustedSigners[{index}]"),
+                    "a signer needs `name` and `publicKey` (a minisign public key); skipped".into(),
+                ),
+            }
+        }
+    }
+    policy
+}

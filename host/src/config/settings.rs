@@ -587,6 +587,9 @@ fn read_wasm(raw: &Value, ctx: &FileContext) -> Result<WasmHandler, String> {
     }
     let resolve = |path: &str| {
         let expanded = PathBuf::from(ctx.expand(path));
+        if crate::oci::OciRef::is_oci(path) {
+            return expanded;
+        }
         match (
             ctx.component_base.as_ref().or(ctx.base_dir.as_ref()),
             expanded.is_relative(),

@@ -73,6 +73,12 @@ pub struct WasmOptions {
     pub compile_memory_bytes: u64,
     /// Instances prepared ahead of calls, and stores dropped behind them.
     pub prepare: PrepareOptions,
+    /// Where components pulled from OCI registries are kept (`None`: `oci://`
+    /// components cannot load).
+    pub oci_dir: Option<PathBuf>,
+    /// Who may sign components, and whether a signature is required (the owners'
+    /// `trustedSigners` and `requireSignedWasm`; the engine fills it in).
+    pub signing: std::sync::Arc<crate::signing::SigningPolicy>,
 }
 
 impl Default for WasmOptions {
@@ -87,6 +93,8 @@ impl Default for WasmOptions {
             compile_worker: None,
             compile_memory_bytes: DEFAULT_COMPILE_MEMORY_BYTES,
             prepare: PrepareOptions::default(),
+            oci_dir: crate::oci::Store::default_dir(),
+            signing: Default::default(),
         }
     }
 }

@@ -51,8 +51,15 @@ impl WasmRuntime {
     /// regular file within the size cap, the grants are acceptable); the component is
     /// read and compiled on first use, or by [`Executor::prepare`].
     pub fn executor(self: &Arc<Self>, handler: &WasmHandler, name: &str) -> Arc<dyn Executor> {
-        let source = check_component_file(&handler.component, self.max_component_bytes)
-            .map(|()| Source::File(handler.component.clone()));
+        let text = handler.component.to_string_lossy();
+        let source = if crate::oci::OciRef::is_oci(&text) {
+            crate::oci::OciRef::parse(&text)
+                .map(Source::Oci)
+                .map_err(LoadError::Oci)
+        } else {
+            check_component_file(&handler.component, self.max_component_bytes)
+                .map(|()| Source::File(handler.component.clone()))
+        };
         Arc::new_cyclic(|this| self.hook(source, handler, name, this.clone()))
     }
 
@@ -170,6 +177,23 @@ impl Executor for WasmHook {
             Some(Ok(ready)) => Some(ready.digest.clone()),
             _ => None,
         }
+    }
+
+    fn provenance(&self) -> Option<String> {
+        let Some(Ok(ready)) = self.ready.get() else {
+            return None;
+        };
+        let parts: Vec<String> = [
+            ready.origin.clone(),
+            ready
+                .signer
+                .as_ref()
+                .map(|name| format!("signed by {name}")),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        (!parts.is_empty()).then(|| parts.join("; "))
     }
 
     fn prepare(&self) -> BoxFuture<'_, Option<String>> {

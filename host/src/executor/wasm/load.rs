@@ -19,6 +19,8 @@ use super::{cache, limits};
 pub(super) enum Source {
     File(PathBuf),
     Bytes(Arc<[u8]>),
+    /// A component in an OCI registry, pulled into the store at load.
+    Oci(crate::oci::OciRef),
 }
 
 /// A component ready to instantiate, and the pool slots one call takes.
@@ -27,6 +29,10 @@ pub(super) struct Ready {
     pub(super) weight: u32,
     /// SHA-256 of the component bytes.
     pub(super) digest: String,
+    /// The trusted signer whose signature it carries.
+    pub(super) signer: Option<String>,
+    /// Where it came from, for an OCI reference: `oci://…:tag → sha256:<manifest>`.
+    pub(super) origin: Option<String>,
 }
 
 /// Load-time check of a component path without opening it (opening a FIFO blocks): it
@@ -211,15 +217,72 @@ impl WasmRuntime {
         Ok((component, digest))
     }
 
+    /// The trusted signer of the component file at `path` whose digest was found to be
+    /// `digest`, under the owners' signing policy (nothing is read when no policy
+    /// applies). The bytes checked are hashed again: a file swapped after its digest was
+    /// taken is refused, not vouched for.
+    fn signer(&self, path: &Path, digest: &str) -> Result<Option<String>, LoadError> {
+        if !self.signing.active() {
+            return Ok(None);
+        }
+        let (file, meta) = open_component(path, self.max_component_bytes)?;
+        let bytes = read_component(path, &file, &meta, self.max_component_bytes)?;
+        if cache::digest(&bytes) != digest {
+            return Err(LoadError::ChangedWhileLoading(path.to_path_buf()));
+        }
+        Ok(self.signing.check(path, &bytes)?)
+    }
+
     /// Reads, compiles (or loads from cache), checks and pre-instantiates a component.
     /// Blocking.
     pub(super) fn prepare(&self, source: &Source, pin: Option<&str>) -> Result<Ready, LoadError> {
-        let (component, digest) = match source {
-            Source::File(path) => self.load_file(path, pin)?,
+        let (component, digest, signer, origin) = match source {
+            Source::File(path) => {
+                let (component, digest) = self.load_file(path, pin)?;
+                let signer = self.signer(path, &digest)?;
+                (component, digest, signer, None)
+            }
             Source::Bytes(bytes) => {
                 let digest = cache::digest(bytes);
                 check_pin(pin, &digest)?;
-                (self.cache.load(&digest, || Ok(bytes[..].into()))?, digest)
+                if self.signing.require {
+                    return Err(LoadError::Signature(
+                        crate::signing::SignatureError::Missing {
+                            component: "a component given as bytes".into(),
+                            signature: "a signature".into(),
+                        },
+                    ));
+                }
+                (
+                    self.cache.load(&digest, || Ok(bytes[..].into()))?,
+                    digest,
+                    None,
+                    None,
+                )
+            }
+            Source::Oci(reference) => {
+                let store = self.oci_store.as_ref().ok_or_else(|| {
+                    LoadError::Oci(crate::oci::OciError::Store {
+                        path: PathBuf::new(),
+                        message: "no store folder (no cache folder for this user)".into(),
+                    })
+                })?;
+                let pulled = crate::oci::pull(store, reference, self.max_component_bytes)?;
+                let hex = pulled
+                    .resolved
+                    .component
+                    .strip_prefix("sha256:")
+                    .unwrap_or(&pulled.resolved.component)
+                    .to_string();
+                check_pin(pin, &hex)?;
+                let (component, digest) = self.load_file(&pulled.path, Some(&hex))?;
+                let signer = self.signer(&pulled.path, &digest)?;
+                let mut origin = format!("{} -> {}", reference.as_str(), pulled.resolved.manifest);
+                if let Some(note) = &pulled.offline {
+                    tracing::warn!("{}: {note}", reference.as_str());
+                    origin.push_str(" (offline: the last resolution)");
+                }
+                (component, digest, signer, Some(origin))
             }
         };
         let version = check_imports(&self.engine, &component)?;
@@ -238,6 +301,8 @@ impl WasmRuntime {
             pre,
             weight: weight.min(self.slot_count),
             digest,
+            signer,
+            origin,
         })
     }
 }

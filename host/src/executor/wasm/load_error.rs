@@ -104,6 +104,13 @@ pub enum LoadError {
     /// A directory grant was refused (see `grants`).
     #[error("{0}")]
     Grant(String),
+    /// The component could not be fetched from its registry (and nothing usable is
+    /// stored).
+    #[error("{0}")]
+    Oci(#[from] crate::oci::OciError),
+    /// The component's signature does not count (see `trustedSigners`).
+    #[error("{0}")]
+    Signature(#[from] crate::signing::SignatureError),
     /// Preparation was interrupted (the task running it failed).
     #[error("component preparation failed: {0}")]
     Interrupted(String),

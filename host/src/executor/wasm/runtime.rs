@@ -32,6 +32,10 @@ pub struct WasmRuntime {
     pub(super) preparer: Preparer,
     /// Recent shell views (`hookhost:hooks/shell`), shared by every hook.
     pub(super) views: Arc<crate::shell::ViewMemo>,
+    /// The owners' signing policy.
+    pub(super) signing: Arc<crate::signing::SigningPolicy>,
+    /// Where components pulled from OCI registries are kept.
+    pub(super) oci_store: Option<crate::oci::Store>,
 }
 
 /// The engine configuration; `pool` sizes the pooling allocator, `None` allocates on
@@ -130,6 +134,12 @@ impl WasmRuntime {
         {
             protected.add(dir, "the Wasm artifact cache");
         }
+        for dir in [&options.oci_dir, &crate::oci::Store::default_dir()]
+            .into_iter()
+            .flatten()
+        {
+            protected.add(dir, "the OCI component store");
+        }
         for dir in [&options.config_dir, &cache::default_config_dir()]
             .into_iter()
             .flatten()
@@ -158,6 +168,16 @@ impl WasmRuntime {
             max_component_bytes: options.max_component_bytes,
             preparer: Preparer::new(options.prepare, slot_count),
             views: Arc::default(),
+            oci_store: options.oci_dir.as_deref().and_then(|dir| {
+                match crate::oci::Store::open(dir) {
+                    Ok(store) => Some(store),
+                    Err(err) => {
+                        tracing::warn!("{err}");
+                        None
+                    }
+                }
+            }),
+            signing: options.signing,
         })
     }
 

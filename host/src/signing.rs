@@ -1,0 +1,128 @@
+//! Who signed a component: detached minisign (Ed25519) signatures checked against the
+//! owners' `trustedSigners`, and `requireSignedWasm`.
+//!
+//! A component's signature is the minisign file beside it, `<component>.minisig` (what
+//! `minisign -Sm component.wasm` writes); a component pulled from a registry gets the
+//! signature the registry holds for its digest, stored the same way. Only the owners'
+//! settings (managed and user) name signers or require signatures: a repository can
+//! neither add a key nor turn the requirement off.
+
+use std::path::{Path, PathBuf};
+
+use minisign_verify::{PublicKey, Signature};
+
+/// One trusted signer.
+#[derive(Clone)]
+pub struct TrustedSigner {
+    /// The name reports give.
+    pub name: String,
+    key: PublicKey,
+}
+
+impl std::fmt::Debug for TrustedSigner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TrustedSigner")
+            .field("name", &self.name)
+            .finish()
+    }
+}
+
+impl TrustedSigner {
+    /// A signer from its name and its minisign public key (the base64 line of the
+    /// `.pub` file, `RW…`).
+    pub fn new(name: &str, public_key: &str) -> Result<Self, String> {
+        let key = PublicKey::from_base64(public_key.trim())
+            .map_err(|e| format!("signer `{name}`: not a minisign public key ({e})"))?;
+        Ok(Self {
+            name: name.to_string(),
+            key,
+        })
+    }
+}
+
+/// The owners' signing policy.
+#[derive(Debug, Clone, Default)]
+pub struct SigningPolicy {
+    /// Keys whose signatures count.
+    pub signers: Vec<TrustedSigner>,
+    /// A component without a good signature by a trusted signer does not load.
+    pub require: bool,
+}
+
+/// Why a component's signature does not count.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SignatureError {
+    /// No signature, and signatures are required.
+    #[error("{component}: no signature ({signature} is missing) and `requireSignedWasm` is on")]
+    Missing {
+        /// The component.
+        component: String,
+        /// Where its signature was looked for.
+        signature: String,
+    },
+    /// A signature no trusted signer made (or one that does not match the bytes).
+    #[error(
+        "{component}: its signature {signature} is not a valid signature by any of the trusted signers ({signers}); refused"
+    )]
+    Untrusted {
+        /// The component.
+        component: String,
+        /// The signature file.
+        signature: String,
+        /// The trusted signers' names.
+        signers: String,
+    },
+}
+
+/// Where the signature of `component` is looked for.
+pub fn signature_path(component: &Path) -> PathBuf {
+    let mut name = component.as_os_str().to_owned();
+    name.push(".minisig");
+    PathBuf::from(name)
+}
+
+impl SigningPolicy {
+    /// Whether any check applies (signers named or signatures required).
+    pub fn active(&self) -> bool {
+        self.require || !self.signers.is_empty()
+    }
+
+    /// The trusted signer whose signature beside `component` matches `bytes` (the
+    /// component's contents); `Ok(None)` when there is none and none is required.
+    pub fn check(&self, component: &Path, bytes: &[u8]) -> Result<Option<String>, SignatureError> {
+        let path = signature_path(component);
+        let text = std::fs::metadata(&path)
+            .ok()
+            .filter(|meta| meta.is_file() && meta.len() <= crate::oci::MAX_SIGNATURE_BYTES as u64)
+            .and_then(|_| std::fs::read_to_string(&path).ok());
+        let Some(text) = text else {
+            return if self.require {
+                Err(SignatureError::Missing {
+                    component: component.display().to_string(),
+                    signature: path.display().to_string(),
+                })
+            } else {
+                Ok(None)
+            };
+        };
+        let signer = Signature::decode(&text).ok().and_then(|signature| {
+            self.signers
+                .iter()
+                .find(|signer| signer.key.verify(bytes, &signature, false).is_ok())
+        });
+        match signer {
+            Some(signer) => Ok(Some(signer.name.clone())),
+            None if self.require => Err(SignatureError::Untrusted {
+                component: component.display().to_string(),
+                signature: path.display().to_string(),
+                signers: self
+                    .signers
+                    .iter()
+                    .map(|s| s.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            }),
+            None => Ok(None),
+        }
+    }
+}
