@@ -488,6 +488,9 @@ pub struct LoadedConfig {
     pub wasm_cache_max_mb: Option<u64>,
     /// `trustedSigners` and `requireSignedWasm` from the owners' settings.
     pub signing: crate::signing::SigningPolicy,
+    /// `wasmUpdateInterval` from the owners' settings: seconds between checks of the
+    /// OCI tags `serve` runs.
+    pub wasm_update_interval: Option<u64>,
 }
 
 /// A configured hook that was left out at load, and why.

@@ -210,6 +210,8 @@ pub(crate) struct Inner {
     /// Hooks left out at load, with why (`explain`).
     dropped: Vec<crate::config::DroppedHook>,
     pub(crate) shared: Shared,
+    /// The owners' `wasmUpdateInterval`, seconds.
+    wasm_update_interval: Option<u64>,
 }
 
 /// The hook engine. Cheap to clone; clones share state.
@@ -331,6 +333,7 @@ impl Engine {
                 repository_files: config.repository_files,
                 dropped: config.dropped,
                 shared,
+                wasm_update_interval: config.wasm_update_interval,
             }),
         })
     }
@@ -553,6 +556,31 @@ impl Engine {
             require_worktree_path(&mut outcome, input.cwd.as_deref());
         }
         guard.apply(event, session, reentry, outcome)
+    }
+
+    /// The OCI tags this engine's Wasm hooks were loaded from, each with the manifest
+    /// digest it resolved to (after [`Engine::prepare_all`]); an update check compares
+    /// them with what the registry says now.
+    pub fn oci_tags(&self) -> Vec<(String, String)> {
+        let mut tags: Vec<(String, String)> = self
+            .inner
+            .hooks
+            .iter()
+            .filter_map(|hook| hook.executor.oci_tag())
+            .collect();
+        tags.sort();
+        tags.dedup();
+        tags
+    }
+
+    /// How often `serve` asks the registry whether a tag moved (the owners'
+    /// `wasmUpdateInterval`, seconds; default 300, 0: never).
+    pub fn oci_update_interval(&self) -> Option<std::time::Duration> {
+        match self.inner.wasm_update_interval {
+            Some(0) => None,
+            Some(secs) => Some(std::time::Duration::from_secs(secs)),
+            None => Some(std::time::Duration::from_secs(300)),
+        }
     }
 
     /// Counters of the Wasm component cache (`None` before any Wasm hook was loaded).

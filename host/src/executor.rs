@@ -93,6 +93,12 @@ pub trait Executor: Send + Sync {
         None
     }
 
+    /// For a Wasm component named by an OCI tag: the reference and the manifest digest it
+    /// resolved to when it was loaded.
+    fn oci_tag(&self) -> Option<(String, String)> {
+        None
+    }
+
     /// Where a loaded Wasm component came from and who signed it, when either is known
     /// (`oci://…:tag -> sha256:…; signed by NAME`).
     fn provenance(&self) -> Option<String> {

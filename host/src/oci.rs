@@ -400,7 +400,15 @@ async fn fetch(store: &Store, reference: &OciRef, max_bytes: u64) -> Result<Pull
         client
             .pull_blob(&reference.reference, layer, &mut bytes)
             .await
-            .map_err(|e| registry_error(reference, e))?;
+            .map_err(|e| match e {
+                // The client checks the bytes against the manifest as they arrive.
+                oci_client::errors::OciDistributionError::DigestError(err) => OciError::Digest {
+                    reference: reference.as_str().to_string(),
+                    expected: layer.digest.clone(),
+                    actual: err.to_string(),
+                },
+                other => registry_error(reference, other),
+            })?;
         if bytes.len() as u64 > max_bytes {
             return Err(too_large(bytes.len() as u64));
         }

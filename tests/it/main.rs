@@ -13,6 +13,7 @@ mod config;
 mod examples;
 mod http;
 mod new_project;
+mod oci;
 mod parsers;
 mod pipeline;
 mod policy;

@@ -14,9 +14,9 @@ use serde_json::{Value, json};
 const CLI: &str = env!("CARGO_BIN_EXE_hookhost");
 
 /// A running `hookhost serve`, killed when dropped.
-struct Served {
+pub(crate) struct Served {
     child: Child,
-    base: String,
+    pub(crate) base: String,
 }
 
 impl Drop for Served {
@@ -26,7 +26,7 @@ impl Drop for Served {
     }
 }
 
-fn spawn(env: &TestEnv, settings: &Path, extra: &[&str]) -> Result<Served, String> {
+pub(crate) fn spawn(env: &TestEnv, settings: &Path, extra: &[&str]) -> Result<Served, String> {
     let mut child = Command::new(CLI)
         .arg("serve")
         .arg("--no-discover")
@@ -60,7 +60,7 @@ fn spawn(env: &TestEnv, settings: &Path, extra: &[&str]) -> Result<Served, Strin
     })
 }
 
-fn client() -> reqwest::Client {
+pub(crate) fn client() -> reqwest::Client {
     reqwest::Client::builder()
         .timeout(Duration::from_secs(20))
         .build()

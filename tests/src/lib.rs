@@ -109,6 +109,7 @@ impl TestEnv {
         let mut options = EngineOptions::default();
         options.wasm.cache_dir = Some(self.root.join("wasm-cache"));
         options.wasm.config_dir = Some(self.root.join("hookhost-config"));
+        options.wasm.oci_dir = Some(self.root.join("oci-store"));
         options
     }
 

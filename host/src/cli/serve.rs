@@ -260,6 +260,7 @@ pub async fn serve(mut args: ServeArgs) -> CliResult {
         Err(err) => eprintln!("hookhost serve: not watching the configuration: {err:#}"),
     }
     spawn_sighup(&server)?;
+    spawn_tag_updates(&server);
     if args.stdio {
         return stdio(server).await;
     }

@@ -193,6 +193,9 @@ pub fn load(options: &LoadOptions) -> LoadedConfig {
     apply_policy(&sources, &mut hooks, &mut dropped, &mut diags);
     let grant_policy = grant_policy(&sources, options, &mut diags);
     let signing = super::owners::signing_policy(&sources, &mut diags);
+    let wasm_update_interval = owner_values(&sources, "wasmUpdateInterval", false)
+        .into_iter()
+        .find_map(|(_, value)| value.as_u64());
     let wasm_cache_max_mb = owner_values(&sources, "wasmCacheMaxMb", false)
         .into_iter()
         .find_map(|(_, value)| value.as_u64().filter(|mb| *mb > 0));
@@ -233,6 +236,7 @@ pub fn load(options: &LoadOptions) -> LoadedConfig {
         dropped,
         wasm_cache_max_mb,
         signing,
+        wasm_update_interval,
     }
 }
 

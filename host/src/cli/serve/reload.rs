@@ -102,3 +102,60 @@ impl Server {
         }
     }
 }
+
+/// Follows the OCI tags of the running configuration: every `wasmUpdateInterval` the
+/// registry is asked what each tag names now; a moved tag reloads, and the reload swaps
+/// the new version in only once it is pulled, verified (signature) and compiled. A
+/// refused update keeps the running version (`/v1/diagnostics`, `/metrics`) and is not
+/// retried until the tag moves again.
+pub(super) fn spawn_tag_updates(server: &Arc<Server>) {
+    let server = server.clone();
+    tokio::spawn(async move {
+        let mut refused: Vec<(String, String)> = Vec::new();
+        loop {
+            let engine = server.engine();
+            let Some(interval) = engine.oci_update_interval() else {
+                tokio::time::sleep(Duration::from_secs(60)).await;
+                continue;
+            };
+            tokio::time::sleep(interval).await;
+            let tags = engine.oci_tags();
+            drop(engine);
+            if tags.is_empty() {
+                continue;
+            }
+            let moved = tokio::task::spawn_blocking(move || {
+                tags.into_iter()
+                    .filter_map(|(reference, loaded)| {
+                        let parsed = hookhost::oci::OciRef::parse(&reference).ok()?;
+                        let now = hookhost::oci::resolve(&parsed).ok()?;
+                        (now != loaded).then_some((reference, now))
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .await
+            .unwrap_or_default();
+            let fresh: Vec<_> = moved
+                .iter()
+                .filter(|m| !refused.contains(m))
+                .cloned()
+                .collect();
+            if fresh.is_empty() {
+                continue;
+            }
+            let names: Vec<String> = fresh.iter().map(|(r, d)| format!("{r} -> {d}")).collect();
+            server
+                .reload(&format!("registry tag moved: {}", names.join(", ")))
+                .await;
+            // Still on the old digests: the update was refused; not retried until the
+            // tags move again.
+            let now = server.engine().oci_tags();
+            refused = fresh
+                .into_iter()
+                .filter(|(reference, digest)| {
+                    !now.iter().any(|(r, d)| r == reference && d == digest)
+                })
+                .collect();
+        }
+    });
+}

@@ -179,6 +179,13 @@ impl Executor for WasmHook {
         }
     }
 
+    fn oci_tag(&self) -> Option<(String, String)> {
+        match self.ready.get() {
+            Some(Ok(ready)) => ready.tag.clone(),
+            _ => None,
+        }
+    }
+
     fn provenance(&self) -> Option<String> {
         let Some(Ok(ready)) = self.ready.get() else {
             return None;

@@ -33,6 +33,9 @@ pub(super) struct Ready {
     pub(super) signer: Option<String>,
     /// Where it came from, for an OCI reference: `oci://…:tag → sha256:<manifest>`.
     pub(super) origin: Option<String>,
+    /// A tag reference and the manifest digest it resolved to (what an update check
+    /// compares).
+    pub(super) tag: Option<(String, String)>,
 }
 
 /// Load-time check of a component path without opening it (opening a FIFO blocks): it
@@ -236,6 +239,7 @@ impl WasmRuntime {
     /// Reads, compiles (or loads from cache), checks and pre-instantiates a component.
     /// Blocking.
     pub(super) fn prepare(&self, source: &Source, pin: Option<&str>) -> Result<Ready, LoadError> {
+        let mut tag = None;
         let (component, digest, signer, origin) = match source {
             Source::File(path) => {
                 let (component, digest) = self.load_file(path, pin)?;
@@ -277,6 +281,12 @@ impl WasmRuntime {
                 check_pin(pin, &hex)?;
                 let (component, digest) = self.load_file(&pulled.path, Some(&hex))?;
                 let signer = self.signer(&pulled.path, &digest)?;
+                if reference.digest().is_none() {
+                    tag = Some((
+                        reference.as_str().to_string(),
+                        pulled.resolved.manifest.clone(),
+                    ));
+                }
                 let mut origin = format!("{} -> {}", reference.as_str(), pulled.resolved.manifest);
                 if let Some(note) = &pulled.offline {
                     tracing::warn!("{}: {note}", reference.as_str());
@@ -303,6 +313,7 @@ impl WasmRuntime {
             digest,
             signer,
             origin,
+            tag,
         })
     }
 }

@@ -1,0 +1,482 @@
+//! Wasm components from a real OCI registry (the CNCF Distribution registry, Debian's
+//! `docker-registry`, on loopback with its storage in a temp folder) and minisign
+//! signatures made by the real `minisign` tool: push and pull by tag and by digest, a
+//! tampered blob, an unknown signer, an unsigned component under `requireSignedWasm`, the
+//! registry down, and `serve` following a moved tag only to a signed version.
+
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use hookhost::{Engine, EventOutcome};
+use hookhost_tests::{TestEnv, guests, hook_error};
+use serde_json::{Value, json};
+
+const CLI: &str = env!("CARGO_BIN_EXE_hookhost");
+
+/// A registry on 127.0.0.1, killed when dropped.
+struct Registry {
+    child: Child,
+    addr: String,
+    storage: PathBuf,
+}
+
+impl Drop for Registry {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn installed(tool: &str) -> bool {
+    Command::new("sh")
+        .args(["-c", &format!("command -v {tool}")])
+        .stdout(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Starts a registry (or says why not and returns `None`: the test is skipped).
+fn registry(env: &TestEnv) -> Option<Registry> {
+    for tool in ["docker-registry", "minisign"] {
+        if !installed(tool) {
+            eprintln!(
+                "SKIPPED: `{tool}` is not installed (Debian: apt-get install docker-registry minisign)"
+            );
+            return None;
+        }
+    }
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let addr = format!("127.0.0.1:{port}");
+    let storage = env.root.join("registry");
+    let config = env.root.join("registry.yml");
+    std::fs::write(
+        &config,
+        format!(
+            "version: 0.1\nlog:\n  level: error\nstorage:\n  filesystem:\n    rootdirectory: {}\nhttp:\n  addr: {addr}\n",
+            storage.display()
+        ),
+    )
+    .unwrap();
+    let child = Command::new("docker-registry")
+        .arg("serve")
+        .arg(&config)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start docker-registry");
+    let started = Instant::now();
+    while TcpStream::connect(&addr).is_err() {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "the registry did not start"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Some(Registry {
+        child,
+        addr,
+        storage,
+    })
+}
+
+/// A minisign key pair: (public key line, secret key file).
+fn keys(env: &TestEnv, name: &str) -> (String, PathBuf) {
+    let public = env.root.join(format!("{name}.pub"));
+    let secret = env.root.join(format!("{name}.key"));
+    let status = Command::new("minisign")
+        .args(["-G", "-W", "-p"])
+        .arg(&public)
+        .arg("-s")
+        .arg(&secret)
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let text = std::fs::read_to_string(&public).unwrap();
+    (text.lines().last().unwrap().to_string(), secret)
+}
+
+/// A copy of `component` in the test's folder, signed with `secret` when given.
+fn component(env: &TestEnv, component: &str, name: &str, secret: Option<&Path>) -> PathBuf {
+    let file = env.root.join(name);
+    std::fs::copy(component, &file).unwrap();
+    if let Some(secret) = secret {
+        let status = Command::new("minisign")
+            .arg("-S")
+            .arg("-s")
+            .arg(secret)
+            .arg("-m")
+            .arg(&file)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+    file
+}
+
+fn hookhost(args: &[&str]) -> (bool, String) {
+    let out = Command::new(CLI).args(args).output().unwrap();
+    (
+        out.status.success(),
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    )
+}
+
+/// Pushes `file` as `reference`; returns the manifest digest.
+fn push(file: &Path, reference: &str) -> String {
+    let (ok, out) = hookhost(&["push", &file.display().to_string(), reference]);
+    assert!(ok, "{out}");
+    out.lines()
+        .next()
+        .and_then(|line| line.rsplit_once(" -> "))
+        .map(|(_, digest)| digest.to_string())
+        .expect("push prints the manifest digest")
+}
+
+/// Settings with the owners' signing policy and one failClosed Wasm hook naming
+/// `component` (test-guest answers `deny`; the other guests have no opinion on `ls`).
+fn settings(signers: &[(&str, &str)], require: bool, component: &str) -> Value {
+    json!({
+        "trustedSigners": signers.iter().map(|(name, key)| json!({"name": name, "publicKey": key})).collect::<Vec<_>>(),
+        "requireSignedWasm": require,
+        "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "wasm", "component": component, "failClosed": true, "config": {"mode": "deny"}}]}]}
+    })
+}
+
+fn engine(env: &TestEnv, settings: Value) -> Engine {
+    let file = env.root.join(format!("settings-{}.json", rand_suffix()));
+    std::fs::write(&file, settings.to_string()).unwrap();
+    Engine::load(&env.load_options(&[file], &[]), env.engine_options()).expect("engine")
+}
+
+fn rand_suffix() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos()
+}
+
+async fn fire(env: &TestEnv, engine: &Engine) -> EventOutcome {
+    engine.execute("PreToolUse", env.bash("ls")).await
+}
+
+fn denied(outcome: &EventOutcome) -> bool {
+    outcome.block_reason.as_deref() == Some("test-guest says no")
+}
+
+#[tokio::test]
+async fn components_are_pushed_and_pulled_by_tag_and_by_digest() {
+    let env = TestEnv::new();
+    let Some(registry) = registry(&env) else {
+        return;
+    };
+    let file = component(&env, guests::TEST_GUEST, "guard.wasm", None);
+    let tag = format!("oci://{}/policies/guard:1.0", registry.addr);
+    let manifest = push(&file, &tag);
+    let expected = hookhost_tests::sha256_of(&file);
+    // By tag.
+    let by_tag = engine(&env, settings(&[], false, &tag));
+    let outcome = fire(&env, &by_tag).await;
+    assert!(denied(&outcome), "{:?}", outcome.hooks);
+    assert_eq!(outcome.hooks[0].sha256.as_deref(), Some(expected.as_str()));
+    let info = &by_tag.hooks()[0];
+    assert!(
+        info.provenance
+            .as_deref()
+            .unwrap_or("")
+            .contains(&format!("{tag} -> {manifest}")),
+        "{:?}",
+        info.provenance
+    );
+    // By digest.
+    let by_digest = format!("oci://{}/policies/guard@{manifest}", registry.addr);
+    let outcome = fire(&env, &engine(&env, settings(&[], false, &by_digest))).await;
+    assert!(denied(&outcome), "{:?}", outcome.hooks);
+    // The CLI pulls into a store of its own choosing.
+    let store = env.root.join("cli-store");
+    let (ok, out) = hookhost(&["pull", &tag, "--store", &store.display().to_string()]);
+    assert!(ok, "{out}");
+    assert!(
+        out.contains(&format!("component sha256:{expected}")),
+        "{out}"
+    );
+    assert!(
+        store
+            .join("blobs")
+            .join(format!("sha256-{expected}.wasm"))
+            .is_file()
+    );
+    // A reference that is not one is a clear error naming it.
+    let (ok, out) = hookhost(&["pull", "oci://guard:1.0"]);
+    assert!(!ok && out.contains("oci://guard:1.0"), "{out}");
+}
+
+#[tokio::test]
+async fn a_tampered_blob_in_the_registry_is_refused() {
+    let env = TestEnv::new();
+    let Some(registry) = registry(&env) else {
+        return;
+    };
+    let file = component(&env, guests::TEST_GUEST, "guard.wasm", None);
+    let tag = format!("oci://{}/policies/guard:1.0", registry.addr);
+    push(&file, &tag);
+    let hex = hookhost_tests::sha256_of(&file);
+    let blob = registry
+        .storage
+        .join("docker/registry/v2/blobs/sha256")
+        .join(&hex[..2])
+        .join(&hex)
+        .join("data");
+    let mut bytes = std::fs::read(&blob).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0x55;
+    std::fs::write(&blob, bytes).unwrap();
+    let engine = engine(&env, settings(&[], false, &tag));
+    let outcome = fire(&env, &engine).await;
+    assert!(outcome.should_block, "failClosed blocks: {outcome:?}");
+    assert!(!denied(&outcome));
+    let error = hook_error(&outcome, 0);
+    assert!(error.contains("refused") && error.contains(&hex), "{error}");
+}
+
+#[tokio::test]
+async fn only_components_signed_by_a_trusted_signer_load_when_signatures_are_required() {
+    let env = TestEnv::new();
+    let Some(registry) = registry(&env) else {
+        return;
+    };
+    let (trusted_key, trusted_secret) = keys(&env, "security-team");
+    let (_, stranger_secret) = keys(&env, "stranger");
+    let repo = format!("oci://{}/policies", registry.addr);
+    push(
+        &component(
+            &env,
+            guests::TEST_GUEST,
+            "signed.wasm",
+            Some(&trusted_secret),
+        ),
+        &format!("{repo}/signed:1"),
+    );
+    // Other bytes (another guest), so each has a signature of its own.
+    push(
+        &component(
+            &env,
+            guests::BASH_GUARD,
+            "stranger.wasm",
+            Some(&stranger_secret),
+        ),
+        &format!("{repo}/stranger:1"),
+    );
+    push(
+        &component(&env, guests::PATH_GUARD, "unsigned.wasm", None),
+        &format!("{repo}/unsigned:1"),
+    );
+    let signers = [("security-team", trusted_key.as_str())];
+
+    let signed = engine(&env, settings(&signers, true, &format!("{repo}/signed:1")));
+    let outcome = fire(&env, &signed).await;
+    assert!(denied(&outcome), "{:?}", outcome.hooks);
+    assert!(
+        signed.hooks()[0]
+            .provenance
+            .as_deref()
+            .unwrap_or("")
+            .contains("signed by security-team"),
+        "{:?}",
+        signed.hooks()[0].provenance
+    );
+
+    let stranger = engine(
+        &env,
+        settings(&signers, true, &format!("{repo}/stranger:1")),
+    );
+    let outcome = fire(&env, &stranger).await;
+    assert!(outcome.should_block, "{outcome:?}");
+    assert!(
+        hook_error(&outcome, 0)
+            .contains("not a valid signature by any of the trusted signers (security-team)"),
+        "{}",
+        hook_error(&outcome, 0)
+    );
+
+    let unsigned = engine(
+        &env,
+        settings(&signers, true, &format!("{repo}/unsigned:1")),
+    );
+    let outcome = fire(&env, &unsigned).await;
+    assert!(outcome.should_block, "{outcome:?}");
+    assert!(
+        hook_error(&outcome, 0).contains("no signature"),
+        "{}",
+        hook_error(&outcome, 0)
+    );
+
+    // A local file is held to the same policy: its signature sits beside it.
+    let local = component(
+        &env,
+        guests::TEST_GUEST,
+        "local.wasm",
+        Some(&stranger_secret),
+    );
+    let outcome = fire(
+        &env,
+        &engine(&env, settings(&signers, true, &local.display().to_string())),
+    )
+    .await;
+    assert!(outcome.should_block && !denied(&outcome), "{outcome:?}");
+    // Without the requirement an unsigned component loads.
+    let outcome = fire(
+        &env,
+        &engine(
+            &env,
+            settings(&signers, false, &format!("{repo}/unsigned:1")),
+        ),
+    )
+    .await;
+    assert!(!outcome.should_block, "{outcome:?}");
+}
+
+#[tokio::test]
+async fn a_stored_component_loads_with_the_registry_down() {
+    let env = TestEnv::new();
+    let Some(registry) = registry(&env) else {
+        return;
+    };
+    let file = component(&env, guests::TEST_GUEST, "guard.wasm", None);
+    let tag = format!("oci://{}/policies/guard:1.0", registry.addr);
+    let manifest = push(&file, &tag);
+    let by_digest = format!("oci://{}/policies/guard@{manifest}", registry.addr);
+    assert!(denied(
+        &fire(&env, &engine(&env, settings(&[], false, &by_digest))).await
+    ));
+    assert!(denied(
+        &fire(&env, &engine(&env, settings(&[], false, &tag))).await
+    ));
+    drop(registry);
+    // The digest needs no network; the tag falls back to its last resolution and says so.
+    assert!(denied(
+        &fire(&env, &engine(&env, settings(&[], false, &by_digest))).await
+    ));
+    let offline = engine(&env, settings(&[], false, &tag));
+    assert!(denied(&fire(&env, &offline).await));
+    assert!(
+        offline.hooks()[0]
+            .provenance
+            .as_deref()
+            .unwrap_or("")
+            .contains("offline"),
+        "{:?}",
+        offline.hooks()[0].provenance
+    );
+    // A reference never pulled cannot load: failClosed blocks, naming the registry error.
+    let never = format!("oci://{}/policies/other:1", "127.0.0.1:9");
+    let outcome = fire(&env, &engine(&env, settings(&[], false, &never))).await;
+    assert!(outcome.should_block, "{outcome:?}");
+    assert!(
+        hook_error(&outcome, 0).contains(&never),
+        "{}",
+        hook_error(&outcome, 0)
+    );
+}
+
+#[tokio::test]
+async fn serve_follows_a_moved_tag_only_to_a_signed_version() {
+    let env = TestEnv::new();
+    let Some(registry) = registry(&env) else {
+        return;
+    };
+    let (key, secret) = keys(&env, "security-team");
+    let tag = format!("oci://{}/policies/guard:stable", registry.addr);
+    push(
+        &component(&env, guests::TEST_GUEST, "v1.wasm", Some(&secret)),
+        &tag,
+    );
+    let settings_file = env.root.join("serve-settings.json");
+    let mut value = settings(&[("security-team", &key)], true, &tag);
+    value["wasmUpdateInterval"] = json!(1);
+    std::fs::write(&settings_file, value.to_string()).unwrap();
+    let cache = env.root.join("serve-cache").display().to_string();
+    let served = super::serve::spawn(
+        &env,
+        &settings_file,
+        &["--listen", "127.0.0.1:0", "--cache-dir", &cache],
+    )
+    .expect("serve starts");
+    let client = super::serve::client();
+    let ask = || async {
+        let answer: Value = client
+            .post(format!("{}/v1/fire?event=PreToolUse", served.base))
+            .json(&env.bash("ls"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        answer
+    };
+    assert_eq!(ask().await["block_reason"], "test-guest says no");
+    // The tag moves to a new signed version (bash-guard, which lets `ls` through): swapped
+    // in by the interval check.
+    push(
+        &component(&env, guests::BASH_GUARD, "v2.wasm", Some(&secret)),
+        &tag,
+    );
+    let started = Instant::now();
+    while ask().await["should_block"] == true {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the signed update was not swapped in"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    // Then to an unsigned one: not swapped in; the running version stays, and why is in
+    // the diagnostics and the metrics.
+    // Other bytes than v1 (whose signature the registry holds for its digest).
+    push(&component(&env, guests::PATH_GUARD, "v3.wasm", None), &tag);
+    let started = Instant::now();
+    loop {
+        let diagnostics: Value = client
+            .get(format!("{}/v1/diagnostics", served.base))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        if diagnostics.to_string().contains("no signature") {
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(30), "{diagnostics}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let outcome = ask().await;
+    assert_eq!(outcome["should_block"], false, "{outcome}");
+    let metrics = client
+        .get(format!("{}/metrics", served.base))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        metrics
+            .lines()
+            .any(|l| l.starts_with("hookhost_reload_failures_total") && !l.ends_with(" 0")),
+        "{metrics}"
+    );
+}
