@@ -4,6 +4,9 @@
 #   target/toolchains/js/node_modules/.bin/{componentize-js,rolldown,tsc,jco}  (npm registry)
 #   target/toolchains/py/bin/componentize-py                                  (PyPI, in a venv)
 #   target/toolchains/claude/node_modules/.bin/claude                         (npm registry: the Claude Code CLI)
+# and, from Debian's packages where apt-get can install them, the CNCF Distribution
+# registry (`docker-registry`) and `minisign` for tests/it/oci.rs (which skip, saying so,
+# where they are missing).
 # Needs Node.js ≥ 18 with npm, and Python ≥ 3.10.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -35,5 +38,13 @@ if ! cmp -s "$here/requirements.txt" "$out/py/requirements.txt" 2>/dev/null || [
     python3 -m venv "$out/py"
     "$out/py/bin/pip" install --quiet --disable-pip-version-check -r "$here/requirements.txt"
     cp "$here/requirements.txt" "$out/py/requirements.txt"
+fi
+if ! command -v docker-registry >/dev/null || ! command -v minisign >/dev/null; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker-registry minisign) >/dev/null \
+            || echo "could not install docker-registry and minisign: the OCI tests will be skipped"
+    else
+        echo "docker-registry and minisign are not installed (apt-get install docker-registry minisign): the OCI tests will be skipped"
+    fi
 fi
 echo "guest toolchains ready in $out"

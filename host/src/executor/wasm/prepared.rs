@@ -175,12 +175,6 @@ impl Shelf {
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Prepared>> {
         self.ready.lock().unwrap_or_else(|e| e.into_inner())
     }
-
-    /// Instances ready now.
-    #[cfg(test)]
-    pub(super) fn len(&self) -> usize {
-        self.lock().len()
-    }
 }
 
 /// A finished call's store and slot to drop, and a hook whose shelf wants refilling.

@@ -152,8 +152,12 @@ fn act(event: &Event) -> Result<Answer, String> {
             use std::sync::atomic::{AtomicU64, Ordering};
             static CALLS: AtomicU64 = AtomicU64::new(0);
             let calls = CALLS.fetch_add(1, Ordering::Relaxed);
+            #[cfg(target_arch = "wasm32")]
             let pages = core::arch::wasm32::memory_size(0);
+            #[cfg(not(target_arch = "wasm32"))]
+            let pages = 0usize;
             let heap = Box::leak(vec![1u8; 4096].into_boxed_slice()).as_ptr() as usize;
+            #[cfg(target_arch = "wasm32")]
             core::arch::wasm32::memory_grow(0, 1);
             let stack = std::hint::black_box(&calls) as *const u64 as usize;
             let mut opened = 0;
