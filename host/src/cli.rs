@@ -482,7 +482,7 @@ pub async fn run(cli: Cli) -> CliResult {
     match cli.command {
         Command::Fire(args) => fire(args).await,
         Command::Check(args) => check(&args).await,
-        Command::List(args) => list(&args),
+        Command::List(args) => list(&args).await,
         Command::Trust(args) => trust(&args),
         Command::Serve(args) => serve::serve(args).await,
         Command::Test(args) => cases::run(args).await.map_err(CliError::Usage),
@@ -712,9 +712,19 @@ fn dialect_line(engine: &Engine) -> String {
     }
 }
 
-fn list(args: &ConfigArgs) -> CliResult {
+async fn list(args: &ConfigArgs) -> CliResult {
     let engine = args.engine()?;
     println!("{}", dialect_line(&engine));
+    // Components from registries are resolved (and their signatures checked) to show
+    // what runs; local files are left for `check` to compile.
+    let from_registry = |hook: &hookhost::HookInfo| {
+        hook.component
+            .as_deref()
+            .is_some_and(|c| hookhost::oci::OciRef::is_oci(&c.to_string_lossy()))
+    };
+    if engine.hooks().iter().any(from_registry) {
+        engine.prepare_all().await;
+    }
     let mut hooks = engine.hooks();
     if engine.dialect().listing == hookhost::internals::Listing::ByName {
         // hygge's listing: one line per hook name, sorted by name.
@@ -743,6 +753,18 @@ fn list(args: &ConfigArgs) -> CliResult {
             "  [{}] {:<10} {} ({}) — {}{trust}",
             hook.executor, matcher, hook.name, hook.source, hook.file
         );
+        if from_registry(&hook) {
+            match (&hook.sha256, &hook.provenance) {
+                (Some(digest), provenance) => println!(
+                    "      sha256:{digest}{}",
+                    provenance
+                        .as_deref()
+                        .map(|p| format!(" ({p})"))
+                        .unwrap_or_default()
+                ),
+                (None, _) => println!("      not loaded (hookhost check says why)"),
+            }
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -186,6 +186,8 @@ pub struct HookInfo {
     pub sha256: Option<String>,
     /// A Wasm component's registry reference and resolved digest, and its signer.
     pub provenance: Option<String>,
+    /// A Wasm hook's component as configured (a path or an `oci://` reference).
+    pub component: Option<std::path::PathBuf>,
 }
 
 pub(crate) struct Inner {
@@ -244,6 +246,7 @@ impl Engine {
         for (dir, what) in [
             (&mut options.session_state_dir, "session state folder"),
             (&mut options.wasm.cache_dir, "Wasm artifact cache"),
+            (&mut options.wasm.oci_dir, "OCI component store"),
             (
                 &mut options.wasm.config_dir,
                 "configuration folder (artifact key)",
@@ -431,6 +434,10 @@ impl Engine {
                 trusted: hook.spec.trusted,
                 sha256: hook.executor.digest(),
                 provenance: hook.executor.provenance(),
+                component: match &hook.spec.handler {
+                    crate::config::Handler::Wasm(wasm) => Some(wasm.component.clone()),
+                    _ => None,
+                },
             })
             .collect()
     }

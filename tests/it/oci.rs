@@ -219,6 +219,28 @@ async fn components_are_pushed_and_pulled_by_tag_and_by_digest() {
             .join(format!("sha256-{expected}.wasm"))
             .is_file()
     );
+    // `list` and `check` show the digest, the resolution and (none here) the signer.
+    let file = env.root.join("list.json");
+    std::fs::write(&file, settings(&[], false, &tag).to_string()).unwrap();
+    let cache = env.root.join("cli-cache").display().to_string();
+    let managed = env.managed_path();
+    let config = [
+        "--no-discover",
+        "--settings",
+        file.to_str().unwrap(),
+        "--managed-settings",
+        managed.to_str().unwrap(),
+        "--cache-dir",
+        cache.as_str(),
+    ];
+    for command in ["list", "check"] {
+        let (ok, out) = hookhost(&[&[command][..], &config[..]].concat());
+        assert!(ok, "{out}");
+        assert!(
+            out.contains(&format!("sha256:{expected} ({tag} -> {manifest})")),
+            "{command}: {out}"
+        );
+    }
     // A reference that is not one is a clear error naming it.
     let (ok, out) = hookhost(&["pull", "oci://guard:1.0"]);
     assert!(!ok && out.contains("oci://guard:1.0"), "{out}");

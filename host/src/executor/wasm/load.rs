@@ -265,13 +265,14 @@ impl WasmRuntime {
                 )
             }
             Source::Oci(reference) => {
-                let store = self.oci_store.as_ref().ok_or_else(|| {
+                let dir = self.oci_dir.as_deref().ok_or_else(|| {
                     LoadError::Oci(crate::oci::OciError::Store {
                         path: PathBuf::new(),
-                        message: "no store folder (no cache folder for this user)".into(),
+                        message: "no store folder (no usable cache folder for this user)".into(),
                     })
                 })?;
-                let pulled = crate::oci::pull(store, reference, self.max_component_bytes)?;
+                let store = crate::oci::Store::open(dir)?;
+                let pulled = crate::oci::pull(&store, reference, self.max_component_bytes)?;
                 let hex = pulled
                     .resolved
                     .component

@@ -34,8 +34,8 @@ pub struct WasmRuntime {
     pub(super) views: Arc<crate::shell::ViewMemo>,
     /// The owners' signing policy.
     pub(super) signing: Arc<crate::signing::SigningPolicy>,
-    /// Where components pulled from OCI registries are kept.
-    pub(super) oci_store: Option<crate::oci::Store>,
+    /// Where components pulled from OCI registries are kept (created on first pull).
+    pub(super) oci_dir: Option<std::path::PathBuf>,
 }
 
 /// The engine configuration; `pool` sizes the pooling allocator, `None` allocates on
@@ -168,15 +168,7 @@ impl WasmRuntime {
             max_component_bytes: options.max_component_bytes,
             preparer: Preparer::new(options.prepare, slot_count),
             views: Arc::default(),
-            oci_store: options.oci_dir.as_deref().and_then(|dir| {
-                match crate::oci::Store::open(dir) {
-                    Ok(store) => Some(store),
-                    Err(err) => {
-                        tracing::warn!("{err}");
-                        None
-                    }
-                }
-            }),
+            oci_dir: options.oci_dir.clone(),
             signing: options.signing,
         })
     }
