@@ -345,6 +345,28 @@ fn stdio_load(dir: &Path, name: &str, settings: &Path) {
     );
 }
 
+/// Settings running ts-guard and py-guard (built now), named `names`, where the guest
+/// toolchains are installed; none otherwise.
+fn script_guests(dir: &Path, names: [&'static str; 2]) -> Vec<(&'static str, std::path::PathBuf)> {
+    if !support::toolchains_installed() {
+        eprintln!("guest toolchains missing: TS/Python rows skipped");
+        return Vec::new();
+    }
+    names
+        .into_iter()
+        .zip(["ts-guard", "py-guard"])
+        .map(|(name, guest)| {
+            let file = settings(
+                dir,
+                &format!("{}.json", name.replace('/', "-")),
+                json!({"PreToolUse": [{"matcher": "Bash", "hooks": [
+                    {"type": "wasm", "component": support::script_guest(guest)}]}]}),
+            );
+            (name, file)
+        })
+        .collect()
+}
+
 fn main() {
     // `cargo bench` passes `--bench`; a filter argument selects fire or serve.
     let filter: Vec<String> = std::env::args()
@@ -375,22 +397,10 @@ fn main() {
         ];
         // The big components: TypeScript (~12 MB, a ~25 MB artifact) and Python (~18 MB,
         // a ~40 MB artifact), where the toolchains are installed.
-        if support::toolchains_installed() {
-            for (name, guest) in [
-                ("fire/one_cached_ts_hook", "ts-guard"),
-                ("fire/one_cached_python_hook", "py-guard"),
-            ] {
-                let file = settings(
-                    dir.path(),
-                    &format!("{guest}.json"),
-                    json!({"PreToolUse": [{"matcher": "Bash", "hooks": [
-                        {"type": "wasm", "component": support::script_guest(guest)}]}]}),
-                );
-                runs.push((name, file));
-            }
-        } else {
-            eprintln!("guest toolchains missing: TS/Python fire rows skipped");
-        }
+        runs.extend(script_guests(
+            dir.path(),
+            ["fire/one_cached_ts_hook", "fire/one_cached_python_hook"],
+        ));
         // Warm the disk cache; a component's digest is remembered once its file has not
         // changed for 2 s (see cache::memo), so warm again after that.
         for (_, file) in &runs {
@@ -413,20 +423,10 @@ fn main() {
     }
     if wanted("serve") {
         let mut served = vec![("serve/wasm_bash_guard", wasm.clone())];
-        if support::toolchains_installed() {
-            for (name, guest) in [
-                ("serve/ts_guard", "ts-guard"),
-                ("serve/py_guard", "py-guard"),
-            ] {
-                let file = settings(
-                    dir.path(),
-                    &format!("serve-{guest}.json"),
-                    json!({"PreToolUse": [{"matcher": "Bash", "hooks": [
-                        {"type": "wasm", "component": support::script_guest(guest)}]}]}),
-                );
-                served.push((name, file));
-            }
-        }
+        served.extend(script_guests(
+            dir.path(),
+            ["serve/ts_guard", "serve/py_guard"],
+        ));
         serve_load(dir.path(), &served);
     }
 }
