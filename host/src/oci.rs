@@ -213,12 +213,17 @@ impl Store {
             .and_then(|dir| dir.parent().map(|p| p.join("oci")))
     }
 
-    /// The store at `root` (created private: mode 0700 where modes exist).
+    /// The store at `root`: its folders are created private (0700), and like the
+    /// artifact cache each must be a real folder of this user that no one else may
+    /// write (one another user could write would let them swap a component and its
+    /// recorded digest together).
     pub fn open(root: &Path) -> Result<Self, OciError> {
         for dir in [root.to_path_buf(), root.join("blobs"), root.join("refs")] {
-            crate::files::create_private_dir(&dir).map_err(|e| OciError::Store {
-                path: dir.clone(),
-                message: e.to_string(),
+            crate::executor::wasm::cache::ensure_private_dir(&dir).map_err(|message| {
+                OciError::Store {
+                    path: dir.clone(),
+                    message,
+                }
             })?;
         }
         Ok(Self {
@@ -554,6 +559,21 @@ mod tests {
                 .unwrap()
                 .is_loopback()
         );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_store_others_may_write_is_refused() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("oci");
+        Store::open(&root).unwrap();
+        let mode = std::fs::metadata(&root).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o700);
+        std::fs::set_permissions(root.join("blobs"), std::fs::Permissions::from_mode(0o777))
+            .unwrap();
+        let err = Store::open(&root).unwrap_err().to_string();
+        assert!(err.contains("writable by group or others"), "{err}");
     }
 
     #[test]

@@ -126,3 +126,46 @@ impl SigningPolicy {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // A minisign public key (Ed25519), as the second line of a `.pub` file.
+    const KEY: &str = "RWQf49y7n4+4GS0VaCFcdYORVtUKHVQjMRQkna8YWqOpvPMg/6px1ShK";
+
+    #[test]
+    fn a_malformed_key_is_refused_by_name() {
+        let err = TrustedSigner::new("team", "not a key").unwrap_err();
+        assert!(err.contains("signer `team`"), "{err}");
+        assert_eq!(TrustedSigner::new("team", KEY).unwrap().name, "team");
+    }
+
+    #[test]
+    fn missing_and_foreign_signatures_count_only_when_required() {
+        let dir = tempfile::tempdir().unwrap();
+        let component = dir.path().join("guard.wasm");
+        std::fs::write(&component, b"\0asm").unwrap();
+        let mut policy = SigningPolicy {
+            signers: vec![TrustedSigner::new("team", KEY).unwrap()],
+            require: false,
+        };
+        assert_eq!(policy.check(&component, b"\0asm"), Ok(None));
+        policy.require = true;
+        assert!(matches!(
+            policy.check(&component, b"\0asm"),
+            Err(SignatureError::Missing { .. })
+        ));
+        std::fs::write(
+            signature_path(&component),
+            "untrusted comment: x\nnot a signature\n",
+        )
+        .unwrap();
+        assert!(matches!(
+            policy.check(&component, b"\0asm"),
+            Err(SignatureError::Untrusted { .. })
+        ));
+        policy.require = false;
+        assert_eq!(policy.check(&component, b"\0asm"), Ok(None));
+    }
+}
