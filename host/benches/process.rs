@@ -33,6 +33,23 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[index.min(sorted.len() - 1)]
 }
 
+/// `hookhost ARGS` on `settings` alone (no discovery, no managed settings), with the
+/// bench's cache and configuration folders.
+fn cli(dir: &Path, settings: &Path, args: &[&str]) -> Command {
+    let mut command = Command::new(CLI);
+    command
+        .args(args)
+        .arg("--no-discover")
+        .arg("--settings")
+        .arg(settings)
+        .arg("--managed-settings")
+        .arg(dir.join("none.json"))
+        .arg("--cache-dir")
+        .arg(dir.join("cache"))
+        .env("XDG_CONFIG_HOME", dir.join("config"));
+    command
+}
+
 fn fire(dir: &Path, settings: &Path, runs: usize) -> Vec<Duration> {
     let input = json!({"hook_event_name": "PreToolUse", "session_id": "b", "cwd": dir,
         "tool_name": "Bash", "tool_input": {"command": "ls -la"}})
@@ -40,14 +57,7 @@ fn fire(dir: &Path, settings: &Path, runs: usize) -> Vec<Duration> {
     let mut times = Vec::with_capacity(runs);
     for _ in 0..runs {
         let started = Instant::now();
-        let mut child = Command::new(CLI)
-            .args(["fire", "--no-discover", "--settings"])
-            .arg(settings)
-            .arg("--managed-settings")
-            .arg(dir.join("none.json"))
-            .arg("--cache-dir")
-            .arg(dir.join("cache"))
-            .env("XDG_CONFIG_HOME", dir.join("config"))
+        let mut child = cli(dir, settings, &["fire"])
             .stdin(Stdio::piped())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -81,15 +91,8 @@ impl Drop for Served {
 }
 
 fn start_serve(dir: &Path, settings: &Path, listen: &str, extra: &[&str]) -> Served {
-    let mut child = Command::new(CLI)
-        .args(["serve", "--listen", listen, "--no-discover", "--settings"])
-        .arg(settings)
-        .arg("--managed-settings")
-        .arg(dir.join("none.json"))
-        .arg("--cache-dir")
-        .arg(dir.join("cache"))
+    let mut child = cli(dir, settings, &["serve", "--listen", listen])
         .args(extra)
-        .env("XDG_CONFIG_HOME", dir.join("config"))
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -306,14 +309,7 @@ fn serve_load(dir: &Path, settings: &[(&str, std::path::PathBuf)]) {
 
 /// `serve --stdio`: one request line written, its answer line read, one at a time.
 fn stdio_load(dir: &Path, name: &str, settings: &Path) {
-    let mut child = Command::new(CLI)
-        .args(["serve", "--stdio", "--no-discover", "--settings"])
-        .arg(settings)
-        .arg("--managed-settings")
-        .arg(dir.join("none.json"))
-        .arg("--cache-dir")
-        .arg(dir.join("cache"))
-        .env("XDG_CONFIG_HOME", dir.join("config"))
+    let mut child = cli(dir, settings, &["serve", "--stdio"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
