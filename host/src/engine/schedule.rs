@@ -21,8 +21,17 @@ use crate::outcome::{HookRun, HookStatus};
 /// The hooks running now (what [`crate::Engine::active_hooks`] shows), keyed by call.
 #[derive(Default)]
 pub(crate) struct Calls {
-    active: Mutex<HashMap<u64, (ActiveHook, Instant)>>,
+    active: Mutex<HashMap<u64, Running>>,
     next: AtomicU64,
+}
+
+/// One running call, as recorded on the hot path: shared handles only (no text is
+/// copied per call; [`Calls::active`] builds the listing when asked).
+struct Running {
+    name: Arc<str>,
+    event: crate::dialect::Event,
+    spec: Arc<crate::config::HookSpec>,
+    started: Instant,
 }
 
 impl Calls {
@@ -31,9 +40,11 @@ impl Calls {
         let active = self.active.lock().unwrap_or_else(|e| e.into_inner());
         active
             .values()
-            .map(|(hook, started)| ActiveHook {
-                elapsed: started.elapsed(),
-                ..hook.clone()
+            .map(|running| ActiveHook {
+                name: running.name.to_string(),
+                event: running.event.name().to_string(),
+                status_message: running.spec.status_message.clone(),
+                elapsed: running.started.elapsed(),
             })
             .collect()
     }
@@ -274,17 +285,17 @@ impl EventRun {
     }
 
     fn track(&self, key: u64, hook: &Prepared, call: &HookCall) {
-        let active = ActiveHook {
-            name: call.name.to_string(),
-            event: call.event.name().to_string(),
-            status_message: hook.spec.status_message.clone(),
-            elapsed: Duration::ZERO,
+        let running = Running {
+            name: call.name.clone(),
+            event: call.event.clone(),
+            spec: hook.spec.clone(),
+            started: Instant::now(),
         };
         self.calls
             .active
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .insert(key, (active, Instant::now()));
+            .insert(key, running);
     }
 }
 
