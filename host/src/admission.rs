@@ -46,6 +46,17 @@ pub(crate) fn admit(spec: &HookSpec, policy: &AdmissionPolicy) -> Admission {
         return Admission::Skip(UNTRUSTED.into());
     }
     let refusal = match &spec.handler {
+        // A registry reference makes hookhost contact the host it names at load: an
+        // untrusted repository may not choose where this machine connects (loopback
+        // services included).
+        Handler::Wasm(wasm)
+            if !spec.trusted && crate::oci::OciRef::is_oci(&wasm.component.to_string_lossy()) =>
+        {
+            Some(format!(
+                "{}: an untrusted workspace's hook may not name a registry component (its registry would be contacted at load); trust the workspace or use a local file",
+                wasm.component.display()
+            ))
+        }
         Handler::Wasm(_) => policy.grants.refusal(spec, policy.project.as_deref()),
         Handler::Http(http) => policy.http.checked_url(&http.url).err(),
         _ => None,
@@ -66,6 +77,20 @@ mod tests {
         spec.layer = layer;
         spec.trusted = trusted;
         spec
+    }
+
+    #[test]
+    fn an_untrusted_workspace_names_no_registry() {
+        let policy = AdmissionPolicy::default();
+        let wasm = serde_json::json!({"type": "wasm", "component": "oci://127.0.0.1:8080/x:1"});
+        assert!(matches!(
+            admit(&spec(wasm.clone(), Layer::Project, false), &policy),
+            Admission::Refuse(reason) if reason.contains("untrusted workspace")
+        ));
+        assert!(matches!(
+            admit(&spec(wasm, Layer::Project, true), &policy),
+            Admission::Run
+        ));
     }
 
     #[test]
