@@ -586,10 +586,13 @@ fn read_wasm(raw: &Value, ctx: &FileContext) -> Result<WasmHandler, String> {
         return Err("`memoryMb` must be at least 1".into());
     }
     let resolve = |path: &str| {
-        let expanded = PathBuf::from(ctx.expand(path));
+        // A registry reference is taken as written: no `${…}` in it is expanded, so no
+        // variable (some come from the environment) can move an owner's guard to another
+        // registry or repository; one left in it fails to parse, by name.
         if crate::oci::OciRef::is_oci(path) {
-            return expanded;
+            return PathBuf::from(path);
         }
+        let expanded = PathBuf::from(ctx.expand(path));
         match (
             ctx.component_base.as_ref().or(ctx.base_dir.as_ref()),
             expanded.is_relative(),
@@ -783,6 +786,30 @@ mod tests {
         assert_eq!(wasm.component, PathBuf::from("/proj/guard.wasm"));
         assert_eq!(wasm.allowed_paths[0].path, PathBuf::from("/proj"));
         assert!(wasm.fail_closed);
+    }
+
+    #[test]
+    fn registry_references_are_taken_as_written() {
+        let (hooks, _) = read(json!({"PreToolUse": [{"hooks": [
+            {"type": "wasm", "component": "oci://ghcr.io/acme/guard:1"},
+            {"type": "wasm", "component": "oci://${CLAUDE_PROJECT_DIR}/guard:1"}
+        ]}]}));
+        let components: Vec<PathBuf> = hooks
+            .iter()
+            .map(|h| match &h.handler {
+                Handler::Wasm(wasm) => wasm.component.clone(),
+                _ => panic!(),
+            })
+            .collect();
+        assert_eq!(
+            components,
+            [
+                PathBuf::from("oci://ghcr.io/acme/guard:1"),
+                PathBuf::from("oci://${CLAUDE_PROJECT_DIR}/guard:1")
+            ]
+        );
+        let err = crate::oci::OciRef::parse("oci://${CLAUDE_PROJECT_DIR}/guard:1").unwrap_err();
+        assert!(err.to_string().contains("${CLAUDE_PROJECT_DIR}"), "{err}");
     }
 
     #[test]
