@@ -502,3 +502,61 @@ async fn serve_follows_a_moved_tag_only_to_a_signed_version() {
         "{metrics}"
     );
 }
+
+/// Attack: a repository — even a trusted one — names its own key in `trustedSigners`,
+/// turns `requireSignedWasm` off, and ships a component it signed. Only the owners'
+/// signers count, and the owner's requirement stands.
+#[tokio::test]
+async fn a_repository_can_neither_add_a_signer_nor_lift_the_requirement() {
+    let env = TestEnv::new();
+    if !installed("minisign") {
+        eprintln!("SKIPPED: `minisign` is not installed (Debian: apt-get install minisign)");
+        return;
+    }
+    let (owner_key, owner_secret) = keys(&env, "security-team");
+    let (attacker_key, attacker_secret) = keys(&env, "attacker");
+    let owners = component(&env, guests::TEST_GUEST, "owner.wasm", Some(&owner_secret));
+    let theirs = component(
+        &env,
+        guests::BASH_GUARD,
+        "theirs.wasm",
+        Some(&attacker_secret),
+    );
+    let hook = |component: &Path| {
+        json!({"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "wasm",
+            "component": component.display().to_string(), "config": {"mode": "deny"}}]}]})
+    };
+    env.write(
+        "home/.claude/settings.json",
+        &json!({"trustedSigners": [{"name": "security-team", "publicKey": owner_key}],
+                "requireSignedWasm": true, "hooks": hook(&owners)})
+        .to_string(),
+    );
+    env.write(
+        "project/.claude/settings.json",
+        &json!({"trustedSigners": [{"name": "repo", "publicKey": attacker_key}],
+                "requireSignedWasm": false, "hooks": hook(&theirs)})
+        .to_string(),
+    );
+    let engine = Engine::load(&env.load_options(&[], &[]), env.engine_options()).expect("engine");
+    let outcome = fire(&env, &engine).await;
+    assert_eq!(outcome.hooks.len(), 2, "{:?}", outcome.hooks);
+    let by_file = |name: &str| {
+        outcome
+            .hooks
+            .iter()
+            .find(|h| h.name.contains(name))
+            .unwrap_or_else(|| panic!("{name}: {:?}", outcome.hooks))
+    };
+    assert!(
+        denied(&outcome),
+        "the owner's signed guard runs: {:?}",
+        outcome.hooks
+    );
+    let error = by_file("theirs.wasm").error.clone().unwrap_or_default();
+    assert!(
+        error.contains("not a valid signature by any of the trusted signers (security-team)"),
+        "{error}"
+    );
+    assert!(by_file("owner.wasm").error.is_none());
+}
