@@ -254,12 +254,13 @@ impl Store {
     /// Writes `bytes` under `path` (a private file, replaced whole).
     fn write(&self, path: &Path, bytes: &[u8]) -> Result<(), OciError> {
         let temp = path.with_extension(format!("tmp{}", std::process::id()));
-        let mut file = crate::platform::private_file(
+        // Never through a link planted at the temporary name.
+        let mut file = crate::platform::private_file(crate::platform::no_follow(
             std::fs::OpenOptions::new()
                 .write(true)
                 .create(true)
                 .truncate(true),
-        )
+        ))
         .open(&temp)
         .map_err(|e| self.error(e))?;
         file.write_all(bytes).map_err(|e| self.error(e))?;

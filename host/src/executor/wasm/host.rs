@@ -65,7 +65,7 @@ impl HostState {
     /// leaving the placeholder input and empty ones: the store is never entered again.
     pub(super) fn take_call_owned(&mut self) -> CallOwned {
         (
-            std::mem::replace(&mut self.input, self.hook.placeholder_input.clone()),
+            std::mem::replace(&mut self.input, placeholder_input()),
             self.shell_view.take(),
             self.ctx.take(),
             std::mem::take(&mut self.table),
@@ -122,6 +122,16 @@ pub(crate) struct HookShared {
     pub(super) config_json: String,
     /// Recent shell views of the runtime (shared by its hooks).
     pub(super) views: Arc<crate::shell::ViewMemo>,
-    /// The input a prepared instance holds until a call gives it its own.
-    pub(super) placeholder_input: Arc<crate::hook_input::HookInput>,
+}
+
+/// The input a store holds before a call gives it its own, and after (an empty value:
+/// a guest that reads input while being prepared sees nothing).
+pub(super) fn placeholder_input() -> Arc<crate::hook_input::HookInput> {
+    static EMPTY: std::sync::OnceLock<Arc<crate::hook_input::HookInput>> =
+        std::sync::OnceLock::new();
+    EMPTY
+        .get_or_init(|| {
+            crate::hook_input::HookInput::new(crate::dialect::Event::new("PreToolUse"), Value::Null)
+        })
+        .clone()
 }

@@ -236,6 +236,9 @@ impl Preparer {
 
     /// A prepared instance of `hook`, if one is ready; the call is recorded either way.
     pub(super) fn take(&self, shelf: &Shelf) -> Option<Parts> {
+        if !self.enabled() {
+            return None;
+        }
         shelf.last_call_ms.store(self.now_ms(), Ordering::Relaxed);
         let taken = shelf.lock().pop();
         match taken {
