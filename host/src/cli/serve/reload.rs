@@ -147,10 +147,10 @@ pub(super) fn spawn_tag_updates(server: &Arc<Server>) {
             server
                 .reload(&format!("registry tag moved: {}", names.join(", ")))
                 .await;
-            // Still on the old digests: the update was refused; not retried until the
-            // tags move again.
+            // Tags still not on their new digests were refused (this time or before): not
+            // retried until they move again.
             let now = server.engine().oci_tags();
-            refused = fresh
+            refused = moved
                 .into_iter()
                 .filter(|(reference, digest)| {
                     !now.iter().any(|(r, d)| r == reference && d == digest)
