@@ -487,20 +487,26 @@ async fn serve_follows_a_moved_tag_only_to_a_signed_version() {
     }
     let outcome = ask().await;
     assert_eq!(outcome["should_block"], false, "{outcome}");
-    let metrics = client
-        .get(format!("{}/metrics", served.base))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    assert!(
+    let failures = || async {
+        let metrics = client
+            .get(format!("{}/metrics", served.base))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
         metrics
             .lines()
-            .any(|l| l.starts_with("hookhost_reload_failures_total") && !l.ends_with(" 0")),
-        "{metrics}"
-    );
+            .find_map(|l| l.strip_prefix("hookhost_reload_failures_total "))
+            .and_then(|n| n.parse::<u64>().ok())
+            .unwrap_or_else(|| panic!("{metrics}"))
+    };
+    let refused = failures().await;
+    assert!(refused >= 1);
+    // The refused version is not tried again while the tag stays put (3+ intervals).
+    tokio::time::sleep(Duration::from_millis(3500)).await;
+    assert_eq!(failures().await, refused, "a refused update was retried");
 }
 
 /// Attack: a repository — even a trusted one — names its own key in `trustedSigners`,
