@@ -426,7 +426,10 @@ async fn serve_follows_a_moved_tag_only_to_a_signed_version() {
         &component(&env, guests::TEST_GUEST, "v1.wasm", Some(&secret)),
         &tag,
     );
-    let settings_file = env.root.join("serve-settings.json");
+    // In a folder of its own: serve watches its configuration's folder, and a component
+    // file the test writes beside it would reload the configuration by itself.
+    std::fs::create_dir_all(env.root.join("serve-config")).unwrap();
+    let settings_file = env.root.join("serve-config/settings.json");
     let mut value = settings(&[("security-team", &key)], true, &tag);
     value["wasmUpdateInterval"] = json!(1);
     std::fs::write(&settings_file, value.to_string()).unwrap();
