@@ -5,16 +5,8 @@
 use std::time::{Duration, Instant};
 
 use hookhost::{Engine, EngineOptions, HookStatus, LoadOptions};
-use hookhost_tests::{TestEnv, guests, hook_error, hooks, wasm};
+use hookhost_tests::{TestEnv, guest, guests, hook_error, hooks};
 use serde_json::{Value, json};
-
-fn guest(mode: &str, extra: Value) -> Value {
-    let mut handler = wasm(guests::TEST_GUEST, extra);
-    let mut config = handler["config"].as_object().cloned().unwrap_or_default();
-    config.insert("mode".into(), json!(mode));
-    handler["config"] = Value::Object(config);
-    handler
-}
 
 fn engine_with(
     env: &TestEnv,

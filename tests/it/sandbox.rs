@@ -6,26 +6,12 @@ use std::time::Duration;
 
 use hookhost::SessionHook;
 use hookhost::{Engine, EventOutcome, HookStatus};
-use hookhost_tests::{TestEnv, guests, hook_error, hooks, run_cli, wasm, with_extra_memories};
+use hookhost_tests::{
+    TestEnv, guest, guest_at, guests, hook_error, hooks, run_cli, wasm, with_extra_memories,
+};
 use serde_json::{Value, json};
 
 const CLI: &str = env!("CARGO_BIN_EXE_hookhost");
-
-fn guest(mode: &str, extra: Value) -> Value {
-    guest_at(guests::TEST_GUEST, mode, extra)
-}
-
-fn guest_at(component: &str, mode: &str, extra: Value) -> Value {
-    let mut handler = wasm(component, extra);
-    let mut config = handler
-        .get("config")
-        .and_then(Value::as_object)
-        .cloned()
-        .unwrap_or_default();
-    config.insert("mode".into(), json!(mode));
-    handler["config"] = Value::Object(config);
-    handler
-}
 
 /// An engine with one PreToolUse hook.
 fn one_hook(env: &TestEnv, handler: Value) -> Engine {

@@ -5,17 +5,8 @@ use std::time::Duration;
 
 use hookhost::SessionHook;
 use hookhost::{Engine, EventOutcome, HookStatus};
-use hookhost_tests::{TestEnv, guests, hook_error, hooks, wasm};
+use hookhost_tests::{TestEnv, guest, guests, hook_error, hooks, wasm};
 use serde_json::{Value, json};
-
-fn guest(mode: &str, extra: Value) -> Value {
-    let mut handler = wasm(guests::TEST_GUEST, extra);
-    let config = handler.get("config").cloned().unwrap_or(json!({}));
-    let mut config = config.as_object().cloned().unwrap_or_default();
-    config.insert("mode".into(), json!(mode));
-    handler["config"] = Value::Object(config);
-    handler
-}
 
 async fn run(env: &TestEnv, handler: Value) -> EventOutcome {
     let engine = env.engine(hooks("PreToolUse", None, vec![handler]));

@@ -213,6 +213,25 @@ pub fn wasm(path: &str, extra: Value) -> Value {
     handler
 }
 
+/// A wasm handler for the misbehaving test guest at `component` in `mode` (its
+/// `config.mode`), with extra fields merged in (an extra `config` keeps its keys).
+pub fn guest_at(component: &str, mode: &str, extra: Value) -> Value {
+    let mut handler = wasm(component, extra);
+    let mut config = handler
+        .get("config")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    config.insert("mode".into(), json!(mode));
+    handler["config"] = Value::Object(config);
+    handler
+}
+
+/// [`guest_at`] for `test-guest`.
+pub fn guest(mode: &str, extra: Value) -> Value {
+    guest_at(guests::TEST_GUEST, mode, extra)
+}
+
 /// The component at `path` with `count` extra core modules, each declaring one linear
 /// memory of `pages` 64 KiB pages and instantiated once: what a hostile toolchain (or
 /// hand-written WAT) can produce.
