@@ -346,6 +346,8 @@ impl ConfigArgs {
         options.wasm.max_instances = ONE_SHOT_INSTANCES;
         // One event: nothing to prepare ahead for, and no store outlives the process.
         options.wasm.prepare = hookhost::PrepareOptions::none();
+        // Its thread has nothing else to do while a component loads.
+        options.wasm.load_on_caller = true;
         if session_given {
             options.session_state_dir = self.state_dir();
         }

@@ -53,9 +53,6 @@ pub enum EngineError {
     /// The Wasm runtime could not be created.
     #[error("cannot create the Wasm runtime")]
     Wasm(#[source] crate::executor::wasm::WasmError),
-    /// The HTTP client could not be created.
-    #[error("cannot create the HTTP client")]
-    Http(#[source] reqwest::Error),
     /// A session hook could not be loaded.
     #[error("cannot load session hook {hook}: {reason}")]
     HookLoad {
@@ -275,8 +272,7 @@ impl Engine {
             config.project_dir.clone(),
             options.llm,
             options.wasm,
-        )
-        .map_err(EngineError::Http)?;
+        );
         let mut next = 0;
         let session_store = options.session_state_dir.as_deref().and_then(|dir| {
             let scope = config
@@ -681,8 +677,7 @@ mod tests {
             None,
             LlmOptions::from_env(),
             WasmOptions::default(),
-        )
-        .unwrap();
+        );
         let executor = registry::build(&spec, &shared);
         Prepared::new(1, spec, executor).timeout
     }

@@ -70,6 +70,22 @@ mod tests {
     }
 
     #[test]
+    #[cfg(target_os = "linux")]
+    fn a_thread_can_give_way_to_other_work() {
+        // On a thread of its own: the policy stays with the thread that set it.
+        let policy = std::thread::spawn(|| {
+            assert!(give_way_to_other_work());
+            let stat = std::fs::read_to_string("/proc/thread-self/stat").unwrap();
+            // Field 41 (`policy`), counted after the command name's closing parenthesis.
+            let after = &stat[stat.rfind(')').unwrap() + 2..];
+            after.split(' ').nth(38).unwrap().to_string()
+        })
+        .join()
+        .unwrap();
+        assert_eq!(policy, "5", "SCHED_IDLE is policy 5");
+    }
+
+    #[test]
     fn random_bytes_differ() {
         assert_ne!(random_bytes::<16>().unwrap(), random_bytes::<16>().unwrap());
     }

@@ -342,6 +342,50 @@ async fn second_engine_start_compiles_nothing() {
     );
 }
 
+/// A one-shot engine (`load_on_caller`, as `hookhost fire` sets it) loads a component
+/// whose artifact is stored without a compile; a pin the remembered digest does not
+/// match is still refused; a component not yet compiled still compiles.
+#[tokio::test]
+async fn a_one_shot_engine_loads_stored_components_and_still_checks_pins() {
+    let env = TestEnv::new();
+    // A component file unchanged for a minute: its digest is remembered once read.
+    let component = env.root.join("guard.wasm");
+    std::fs::copy(guests::BASH_GUARD, &component).unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&component)
+        .unwrap()
+        .set_modified(std::time::SystemTime::now() - Duration::from_secs(60))
+        .unwrap();
+    let path = component.display().to_string();
+    let one_shot = |handler: Value| {
+        let settings = env.settings("settings.json", hooks("PreToolUse", None, vec![handler]));
+        let mut options = env.engine_options();
+        options.wasm.load_on_caller = true;
+        Engine::load(&env.load_options(&[settings], &[]), options).unwrap()
+    };
+    // Nothing stored yet: it compiles (off the caller) and stores the artifact.
+    let first = one_shot(wasm(&path, json!({})));
+    let outcome = first.execute("PreToolUse", env.bash("rm -rf /")).await;
+    assert!(outcome.should_block, "{:?}", outcome.hooks);
+    assert_eq!(first.wasm_cache_stats().unwrap().compiled, 1);
+    // Stored: loaded from disk, nothing compiled.
+    let second = one_shot(wasm(&path, json!({})));
+    let outcome = second.execute("PreToolUse", env.bash("rm -rf /")).await;
+    assert!(outcome.should_block, "{:?}", outcome.hooks);
+    let stats = second.wasm_cache_stats().unwrap();
+    assert_eq!((stats.compiled, stats.disk_hits), (0, 1));
+    // A pin the component does not match is refused on that path too.
+    let pinned = one_shot(wasm(&path, json!({"sha256": "0".repeat(64)})));
+    let outcome = pinned.execute("PreToolUse", env.bash("ls")).await;
+    assert!(
+        hook_error(&outcome, 0).contains("does not match the pinned sha256"),
+        "{}",
+        hook_error(&outcome, 0)
+    );
+    assert_eq!(pinned.wasm_cache_stats().unwrap().disk_hits, 0);
+}
+
 #[tokio::test]
 async fn session_wasm_hooks_from_bytes() {
     let env = TestEnv::new();

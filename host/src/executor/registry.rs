@@ -2,7 +2,7 @@
 //! the resources executors share (one HTTP client, the HTTP policy, the LLM endpoint,
 //! the Wasm runtime, created when the first Wasm hook needs it).
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use super::command::CommandExecutor;
 use super::http::HttpExecutor;
@@ -15,7 +15,9 @@ use crate::outcome::HookRun;
 
 /// What executors share.
 pub struct Shared {
-    client: reqwest::Client,
+    /// Built when the first HTTP or prompt hook needs it (a process whose hooks are all
+    /// commands or Wasm never loads the TLS roots).
+    client: OnceLock<Result<reqwest::Client, String>>,
     admission: AdmissionPolicy,
     llm: LlmOptions,
     wasm_options: WasmOptions,
@@ -30,9 +32,9 @@ impl Shared {
         project: Option<std::path::PathBuf>,
         llm: LlmOptions,
         wasm_options: WasmOptions,
-    ) -> Result<Shared, reqwest::Error> {
-        Ok(Shared {
-            client: super::http::client()?,
+    ) -> Shared {
+        Shared {
+            client: OnceLock::new(),
             admission: AdmissionPolicy {
                 grants,
                 http: Arc::new(policy),
@@ -41,7 +43,14 @@ impl Shared {
             llm,
             wasm_options,
             wasm: Mutex::new(None),
-        })
+        }
+    }
+
+    /// The HTTP client, created on first use.
+    fn client(&self) -> Result<reqwest::Client, String> {
+        self.client
+            .get_or_init(|| super::http::client().map_err(|err| format!("{err:#}")))
+            .clone()
     }
 
     /// The Wasm runtime, created on first use.
@@ -97,16 +106,28 @@ fn build_sync(spec: &HookSpec, shared: &Shared) -> Arc<dyn Executor> {
                 fail_closed: handler.fail_closed,
             }),
         },
-        Handler::Http(handler) => Arc::new(HttpExecutor::new(
-            handler.clone(),
-            shared.client.clone(),
-            shared.admission.http.clone(),
-        )),
-        Handler::Prompt(handler) => Arc::new(PromptExecutor::new(
-            handler.clone(),
-            shared.client.clone(),
-            shared.llm.clone(),
-        )),
+        Handler::Http(handler) => match shared.client() {
+            Ok(client) => Arc::new(HttpExecutor::new(
+                handler.clone(),
+                client,
+                shared.admission.http.clone(),
+            )),
+            Err(err) => Arc::new(Unavailable {
+                message: format!("cannot create the HTTP client: {err}"),
+                fail_closed: spec.fail_closed(),
+            }),
+        },
+        Handler::Prompt(handler) => match shared.client() {
+            Ok(client) => Arc::new(PromptExecutor::new(
+                handler.clone(),
+                client,
+                shared.llm.clone(),
+            )),
+            Err(err) => Arc::new(Unavailable {
+                message: format!("cannot create the HTTP client: {err}"),
+                fail_closed: spec.fail_closed(),
+            }),
+        },
         Handler::Unsupported(kind) => Arc::new(Unsupported(kind.clone())),
     }
 }

@@ -79,6 +79,12 @@ pub struct WasmOptions {
     /// Who may sign components, and whether a signature is required (the owners'
     /// `trustedSigners` and `requireSignedWasm`; the engine fills it in).
     pub signing: std::sync::Arc<crate::signing::SigningPolicy>,
+    /// Load components already compiled (artifact on disk, component file unchanged) on
+    /// the calling thread instead of a blocking-pool thread: for a one-shot engine on a
+    /// current-thread runtime, which has nothing else to run meanwhile, it saves starting
+    /// a thread. A compile, or a pull from a registry, still runs off the caller, where
+    /// the hook's timeout bounds it.
+    pub load_on_caller: bool,
 }
 
 impl Default for WasmOptions {
@@ -95,6 +101,7 @@ impl Default for WasmOptions {
             prepare: PrepareOptions::default(),
             oci_dir: crate::oci::Store::default_dir(),
             signing: Default::default(),
+            load_on_caller: false,
         }
     }
 }

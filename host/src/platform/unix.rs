@@ -174,6 +174,34 @@ pub fn raise_descriptor_limit() -> u64 {
     }
 }
 
+/// Makes the calling thread give way to any other work: on Linux it runs under
+/// `SCHED_IDLE` (only on a core that would otherwise idle), on macOS in the background
+/// QoS class; elsewhere nothing changes. Returns whether the change took.
+#[cfg_attr(
+    any(target_os = "linux", target_vendor = "apple"),
+    expect(unsafe_code, reason = "one libc call about the calling thread")
+)]
+pub fn give_way_to_other_work() -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        let param = libc::sched_param { sched_priority: 0 };
+        // SAFETY: `param` is a valid `sched_param` for the duration of the call; pid 0
+        // names the calling thread.
+        unsafe { libc::sched_setscheduler(0, libc::SCHED_IDLE, &param) == 0 }
+    }
+    #[cfg(target_vendor = "apple")]
+    {
+        // SAFETY: plain values; it changes the calling thread only.
+        unsafe {
+            libc::pthread_set_qos_class_self_np(libc::qos_class_t::QOS_CLASS_BACKGROUND, 0) == 0
+        }
+    }
+    #[cfg(not(any(target_os = "linux", target_vendor = "apple")))]
+    {
+        false
+    }
+}
+
 /// Caps this process's address space at `bytes` (the compile worker limits itself).
 /// Linux enforces the cap; macOS accepts it without enforcing it (the worker's time limit
 /// still holds there).

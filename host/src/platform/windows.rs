@@ -316,6 +316,17 @@ pub fn nearest_ancestor_of_this_program() -> Option<Vec<u8>> {
     None
 }
 
+/// Makes the calling thread give way to any other work (idle thread priority). Returns
+/// whether the change took.
+#[expect(unsafe_code, reason = "one Win32 call about the calling thread")]
+pub fn give_way_to_other_work() -> bool {
+    use windows_sys::Win32::System::Threading::{
+        GetCurrentThread, SetThreadPriority, THREAD_PRIORITY_IDLE,
+    };
+    // SAFETY: the pseudo-handle of the calling thread needs no closing.
+    unsafe { SetThreadPriority(GetCurrentThread(), THREAD_PRIORITY_IDLE) != 0 }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -169,6 +169,17 @@ impl ComponentCache {
         .clone()
     }
 
+    /// The component whose bytes have `digest` if it is loaded or its artifact stored:
+    /// never compiles (`None` then, and nothing is remembered).
+    pub fn load_if_stored(&self, digest: &str) -> Option<Component> {
+        let slot = self.slot(digest);
+        if let Some(done) = slot.get() {
+            return done.as_ref().ok().cloned();
+        }
+        let component = self.stored(digest)?;
+        slot.get_or_init(|| Ok(component)).as_ref().ok().cloned()
+    }
+
     /// The slot of `digest` in the in-memory map (a hit is counted when it is filled).
     fn slot(&self, digest: &str) -> Loaded {
         let mut loaded = self.loaded.lock().unwrap_or_else(|e| e.into_inner());

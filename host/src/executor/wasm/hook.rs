@@ -244,6 +244,11 @@ impl WasmHook {
         let (source, _) = self.setup.as_ref().map_err(Clone::clone)?;
         self.ready
             .get_or_init(|| async {
+                if self.runtime.load_on_caller
+                    && let Some(ready) = self.runtime.prepare_stored(source, self.pin.as_deref())
+                {
+                    return ready;
+                }
                 let runtime = self.runtime.clone();
                 let source = source.clone();
                 let pin = self.pin.clone();

@@ -236,6 +236,34 @@ impl WasmRuntime {
         Ok(self.signing.check(path, &bytes)?)
     }
 
+    /// [`WasmRuntime::prepare`] for a component file already compiled — its digest
+    /// remembered and its artifact stored — so that it takes no compile and no network
+    /// (what a hook's timeout could not interrupt on the calling thread); `None` for any
+    /// other source, or when it would compile.
+    pub(super) fn prepare_stored(
+        &self,
+        source: &Source,
+        pin: Option<&str>,
+    ) -> Option<Result<Ready, LoadError>> {
+        let Source::File(path) = source else {
+            return None;
+        };
+        let (_, meta) = match open_component(path, self.max_component_bytes) {
+            Ok(opened) => opened,
+            Err(err) => return Some(Err(err)),
+        };
+        let stamp = cache::memo::Stamp::of(&meta)?;
+        let digest = self.cache.recall_digest(&stamp)?;
+        if let Err(err) = check_pin(pin, &digest) {
+            return Some(Err(err));
+        }
+        let component = self.cache.load_if_stored(&digest)?;
+        Some(
+            self.signer(path, &digest)
+                .and_then(|signer| self.ready(component, digest, signer, None, None)),
+        )
+    }
+
     /// Reads, compiles (or loads from cache), checks and pre-instantiates a component.
     /// Blocking.
     pub(super) fn prepare(&self, source: &Source, pin: Option<&str>) -> Result<Ready, LoadError> {
@@ -296,6 +324,19 @@ impl WasmRuntime {
                 (component, digest, signer, Some(origin))
             }
         };
+        self.ready(component, digest, signer, origin, tag)
+    }
+
+    /// Checks a loaded component against hookhost's worlds and resources and
+    /// pre-instantiates it.
+    fn ready(
+        &self,
+        component: Component,
+        digest: String,
+        signer: Option<String>,
+        origin: Option<String>,
+        tag: Option<(String, String)>,
+    ) -> Result<Ready, LoadError> {
         let version = check_imports(&self.engine, &component)?;
         let weight = check_resources(&component)?;
         let pre = self

@@ -8,6 +8,13 @@
 //! it whole (its own fuel, deadline, memory budget, input and — for a hook with grants —
 //! a WASI context opened for that call) and it is never entered again.
 //!
+//! The preparer gives way to calls: it runs only on a core that would otherwise idle
+//! (`SCHED_IDLE` on Linux), and what it has not taken yet is bounded — once
+//! [`Preparer::finish`] finds it behind, a call drops its own store, and calls that find
+//! no instance ready instantiate their own. Under a load that keeps every core busy,
+//! calls then cost what they cost without a preparer, instead of paying for handing work
+//! to a thread that competes with them for the same cores.
+//!
 //! Bounds: at most [`PrepareOptions::per_hook`] instances per hook, pool slots and bytes
 //! of linear memory and tables held by all prepared instances together capped
 //! ([`PrepareOptions::max_slots`], [`PrepareOptions::max_bytes`]) and counted
@@ -278,13 +285,18 @@ impl Preparer {
             && !shelf.queued.swap(true, Ordering::AcqRel))
         .then(|| hook.clone());
         let low = shelf.lock().len() * 2 <= self.options.per_hook;
-        queue.push(
-            Job {
-                retire: Some((store, slot)),
-                refill,
-            },
-            low,
-        );
+        let job = Job {
+            retire: Some((store, slot)),
+            refill,
+        };
+        if let Err(job) = queue.push(job, low) {
+            // The preparer is behind (every core busy): this call drops its own store,
+            // and a later call asks for the refill again.
+            if job.refill.is_some() {
+                shelf.queued.store(false, Ordering::Release);
+            }
+            drop(job);
+        }
         drop(call_owned);
     }
 
@@ -300,6 +312,7 @@ impl Preparer {
                     state: Mutex::default(),
                     wake: Condvar::new(),
                     batch: self.retire_batch,
+                    cap: self.retire_batch * RETIRE_CAP_BATCHES,
                 });
                 let worker = Worker {
                     options: self.options.clone(),
@@ -337,11 +350,17 @@ fn retire_batch(slot_count: u32) -> usize {
     (slot_count as usize / 8).clamp(1, 8)
 }
 
+/// Jobs the preparer may have waiting, in retire batches: past them it is behind, and
+/// calls do their own dropping.
+const RETIRE_CAP_BATCHES: usize = 2;
+
 /// Work for the preparer thread.
 struct Queue {
     state: Mutex<QueueState>,
     wake: Condvar,
     batch: usize,
+    /// Most jobs waiting (see [`RETIRE_CAP_BATCHES`]).
+    cap: usize,
 }
 
 #[derive(Default)]
@@ -357,9 +376,13 @@ impl Queue {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Queues `job`; wakes the thread if it sleeps and `urgent` or work piled up.
-    fn push(&self, job: Job, urgent: bool) {
+    /// Queues `job`; wakes the thread if it sleeps and `urgent` or work piled up. A job
+    /// the thread is too far behind to take comes back.
+    fn push(&self, job: Job, urgent: bool) -> Result<(), Job> {
         let mut state = self.lock();
+        if state.jobs.len() >= self.cap {
+            return Err(job);
+        }
         state.jobs.push(job);
         let wake = state.asleep && (urgent || state.jobs.len() >= self.batch);
         if wake {
@@ -369,6 +392,7 @@ impl Queue {
         if wake {
             self.wake.notify_one();
         }
+        Ok(())
     }
 
     /// Takes the queued jobs, waiting at most `timeout` for some; `None` once closed.
@@ -406,6 +430,10 @@ struct Worker {
 
 impl Worker {
     fn run(self) {
+        // Calls come first: this thread takes only cores nothing else wants.
+        if !crate::platform::give_way_to_other_work() {
+            tracing::debug!("the Wasm preparer runs at normal priority");
+        }
         let Ok(rt) = tokio::runtime::Builder::new_current_thread()
             .enable_time()
             .build()
@@ -511,5 +539,45 @@ impl Worker {
             let idle: Vec<Prepared> = std::mem::take(&mut *hook.shelf.lock());
             drop(idle);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn queue(batch: usize) -> Queue {
+        Queue {
+            state: Mutex::default(),
+            wake: Condvar::new(),
+            batch,
+            cap: batch * RETIRE_CAP_BATCHES,
+        }
+    }
+
+    fn job() -> Job {
+        Job {
+            retire: None,
+            refill: None,
+        }
+    }
+
+    #[test]
+    fn a_preparer_that_is_behind_gets_no_more_work() {
+        let queue = queue(2);
+        for _ in 0..2 * RETIRE_CAP_BATCHES {
+            assert!(queue.push(job(), false).is_ok());
+        }
+        // Full: the job comes back to the caller, which does the work itself.
+        assert!(queue.push(job(), true).is_err());
+        assert_eq!(queue.take(Duration::ZERO).map(|jobs| jobs.len()), Some(4));
+        assert!(queue.push(job(), false).is_ok());
+    }
+
+    #[test]
+    fn the_retire_batch_follows_the_pool() {
+        assert_eq!(retire_batch(1), 1);
+        assert_eq!(retire_batch(32), 4);
+        assert_eq!(retire_batch(1000), 8);
     }
 }

@@ -36,6 +36,8 @@ pub struct WasmRuntime {
     pub(super) signing: Arc<crate::signing::SigningPolicy>,
     /// Where components pulled from OCI registries are kept (created on first pull).
     pub(super) oci_dir: Option<std::path::PathBuf>,
+    /// Components load on the calling thread ([`WasmOptions::load_on_caller`]).
+    pub(super) load_on_caller: bool,
 }
 
 /// The engine configuration; `pool` sizes the pooling allocator, `None` allocates on
@@ -170,6 +172,7 @@ impl WasmRuntime {
             views: Arc::default(),
             oci_dir: options.oci_dir.clone(),
             signing: options.signing,
+            load_on_caller: options.load_on_caller,
         })
     }
 
