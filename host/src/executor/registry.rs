@@ -112,10 +112,7 @@ fn build_sync(spec: &HookSpec, shared: &Shared) -> Arc<dyn Executor> {
                 client,
                 shared.admission.http.clone(),
             )),
-            Err(err) => Arc::new(Unavailable {
-                message: format!("cannot create the HTTP client: {err}"),
-                fail_closed: spec.fail_closed(),
-            }),
+            Err(err) => no_client(spec, err),
         },
         Handler::Prompt(handler) => match shared.client() {
             Ok(client) => Arc::new(PromptExecutor::new(
@@ -123,13 +120,18 @@ fn build_sync(spec: &HookSpec, shared: &Shared) -> Arc<dyn Executor> {
                 client,
                 shared.llm.clone(),
             )),
-            Err(err) => Arc::new(Unavailable {
-                message: format!("cannot create the HTTP client: {err}"),
-                fail_closed: spec.fail_closed(),
-            }),
+            Err(err) => no_client(spec, err),
         },
         Handler::Unsupported(kind) => Arc::new(Unsupported(kind.clone())),
     }
+}
+
+/// The executor of an HTTP or prompt hook when no HTTP client could be built.
+fn no_client(spec: &HookSpec, err: String) -> Arc<dyn Executor> {
+    Arc::new(Unavailable {
+        message: format!("cannot create the HTTP client: {err}"),
+        fail_closed: spec.fail_closed(),
+    })
 }
 
 /// An `async` / `asyncRewake` hook of any executor: the engine hands it to the
