@@ -344,26 +344,25 @@ async fn second_engine_start_compiles_nothing() {
 
 /// A one-shot engine (`load_on_caller`, as `hookhost fire` sets it) loads a component
 /// whose artifact is stored without a compile; a pin the remembered digest does not
-/// match is still refused; a component not yet compiled still compiles.
+/// match is still refused, and so is an unsigned one under `requireSignedWasm`; a
+/// component not yet compiled still compiles.
 #[tokio::test]
 async fn a_one_shot_engine_loads_stored_components_and_still_checks_pins() {
     let env = TestEnv::new();
-    // A component file unchanged for a minute: its digest is remembered once read.
+    // A component file left unchanged past the memo's settling time (its status-change
+    // time must be 2 s old): its digest is remembered once read.
     let component = env.root.join("guard.wasm");
     std::fs::copy(guests::BASH_GUARD, &component).unwrap();
-    std::fs::File::options()
-        .write(true)
-        .open(&component)
-        .unwrap()
-        .set_modified(std::time::SystemTime::now() - Duration::from_secs(60))
-        .unwrap();
+    tokio::time::sleep(Duration::from_millis(2200)).await;
     let path = component.display().to_string();
-    let one_shot = |handler: Value| {
-        let settings = env.settings("settings.json", hooks("PreToolUse", None, vec![handler]));
+    let one_shot_with = |mut settings: Value, handler: Value| {
+        settings["hooks"] = hooks("PreToolUse", None, vec![handler]);
+        let settings = env.write("settings.json", &settings.to_string());
         let mut options = env.engine_options();
         options.wasm.load_on_caller = true;
         Engine::load(&env.load_options(&[settings], &[]), options).unwrap()
     };
+    let one_shot = |handler: Value| one_shot_with(json!({}), handler);
     // Nothing stored yet: it compiles (off the caller) and stores the artifact.
     let first = one_shot(wasm(&path, json!({})));
     let outcome = first.execute("PreToolUse", env.bash("rm -rf /")).await;
@@ -384,6 +383,19 @@ async fn a_one_shot_engine_loads_stored_components_and_still_checks_pins() {
         hook_error(&outcome, 0)
     );
     assert_eq!(pinned.wasm_cache_stats().unwrap().disk_hits, 0);
+    // The owners' signing policy holds on that path too: unsigned, it is refused, and a
+    // failClosed hook blocks.
+    let signed_only = one_shot_with(
+        json!({"requireSignedWasm": true}),
+        wasm(&path, json!({"failClosed": true})),
+    );
+    let outcome = signed_only.execute("PreToolUse", env.bash("ls")).await;
+    assert!(outcome.should_block, "{:?}", outcome.hooks);
+    assert!(
+        hook_error(&outcome, 0).contains("`requireSignedWasm` is on"),
+        "{}",
+        hook_error(&outcome, 0)
+    );
 }
 
 #[tokio::test]

@@ -188,14 +188,28 @@ fn check_pin(pin: Option<&str>, digest: &str) -> Result<(), LoadError> {
 }
 
 impl WasmRuntime {
+    /// The component file at `path`, opened and checked, and the digest remembered for
+    /// it while it is unchanged ([`cache::memo`]; `None` when none is), checked against
+    /// the pin.
+    fn open_remembered(
+        &self,
+        path: &Path,
+        pin: Option<&str>,
+    ) -> Result<(std::fs::File, std::fs::Metadata, Option<String>), LoadError> {
+        let (file, meta) = open_component(path, self.max_component_bytes)?;
+        let remembered = cache::memo::Stamp::of(&meta).and_then(|s| self.cache.recall_digest(&s));
+        if let Some(digest) = &remembered {
+            check_pin(pin, digest)?;
+        }
+        Ok((file, meta, remembered))
+    }
+
     /// The component of a file and its digest. A file unchanged since its digest was
     /// remembered ([`cache::memo`]) is read only if its artifact is not stored; otherwise
     /// it is read whole and hashed (and its digest remembered).
     fn load_file(&self, path: &Path, pin: Option<&str>) -> Result<(Component, String), LoadError> {
-        let (file, meta) = open_component(path, self.max_component_bytes)?;
-        let stamp = cache::memo::Stamp::of(&meta);
-        if let Some(digest) = stamp.as_ref().and_then(|s| self.cache.recall_digest(s)) {
-            check_pin(pin, &digest)?;
+        let (file, meta, remembered) = self.open_remembered(path, pin)?;
+        if let Some(digest) = remembered {
             let component = self.cache.load(&digest, || {
                 let bytes = read_component(path, &file, &meta, self.max_component_bytes)?;
                 // Only a write in the very tick the digest was taken could get here.
@@ -211,7 +225,7 @@ impl WasmRuntime {
         check_pin(pin, &digest)?;
         // Remembered only when the file did not change while it was read.
         let after = file.metadata().ok();
-        if let Some(stamp) = stamp
+        if let Some(stamp) = cache::memo::Stamp::of(&meta)
             && after.as_ref().and_then(cache::memo::Stamp::of) == Some(stamp)
         {
             self.cache.remember_digest(&stamp, &digest);
@@ -248,15 +262,10 @@ impl WasmRuntime {
         let Source::File(path) = source else {
             return None;
         };
-        let (_, meta) = match open_component(path, self.max_component_bytes) {
-            Ok(opened) => opened,
+        let digest = match self.open_remembered(path, pin) {
+            Ok((_, _, remembered)) => remembered?,
             Err(err) => return Some(Err(err)),
         };
-        let stamp = cache::memo::Stamp::of(&meta)?;
-        let digest = self.cache.recall_digest(&stamp)?;
-        if let Err(err) = check_pin(pin, &digest) {
-            return Some(Err(err));
-        }
         let component = self.cache.load_if_stored(&digest)?;
         Some(
             self.signer(path, &digest)
