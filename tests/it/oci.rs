@@ -474,14 +474,7 @@ async fn serve_follows_a_moved_tag_only_to_a_signed_version() {
     push(&component(&env, guests::PATH_GUARD, "v3.wasm", None), &tag);
     let started = Instant::now();
     loop {
-        let diagnostics: Value = client
-            .get(format!("{}/v1/diagnostics", served.base))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let diagnostics = served.diagnostics(&client).await;
         if diagnostics.to_string().contains("no signature") {
             break;
         }

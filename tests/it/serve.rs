@@ -26,6 +26,20 @@ impl Drop for Served {
     }
 }
 
+impl Served {
+    /// `GET /v1/diagnostics`, as JSON.
+    pub(crate) async fn diagnostics(&self, client: &reqwest::Client) -> Value {
+        client
+            .get(format!("{}/v1/diagnostics", self.base))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
+    }
+}
+
 pub(crate) fn spawn(env: &TestEnv, settings: &Path, extra: &[&str]) -> Result<Served, String> {
     let mut child = Command::new(CLI)
         .arg("serve")
@@ -145,14 +159,7 @@ async fn serve_answers_claude_code_http_hooks_and_outcomes() {
     ] {
         assert!(metrics.contains(line), "{line} missing:\n{metrics}");
     }
-    let diagnostics: Value = http
-        .get(format!("{}/v1/diagnostics", served.base))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let diagnostics = served.diagnostics(&http).await;
     assert_eq!(diagnostics["dialect"], "claude");
 }
 
@@ -352,14 +359,7 @@ async fn reload_under_load_fails_no_request_and_a_broken_config_keeps_the_old_en
     std::fs::write(&settings, "{ not json").unwrap();
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
-        let diagnostics: Value = http
-            .get(format!("{}/v1/diagnostics", served.base))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let diagnostics = served.diagnostics(&http).await;
         if diagnostics["refused_reload"]
             .as_array()
             .is_some_and(|a| !a.is_empty())
