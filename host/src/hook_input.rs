@@ -49,7 +49,11 @@ impl HookInput {
 
     /// The whole input as JSON text.
     pub(crate) fn json(&self) -> &Arc<str> {
-        self.json.get_or_init(|| Arc::from(self.value.to_string()))
+        // Written straight to a buffer (`Display` goes through the formatter); a `Value`
+        // always serialises.
+        self.json.get_or_init(|| {
+            Arc::from(serde_json::to_string(&self.value).unwrap_or_else(|_| "null".into()))
+        })
     }
 
     /// The same event with the input `value` (after a rewrite).

@@ -8,6 +8,13 @@
 //! it whole (its own fuel, deadline, memory budget, input and — for a hook with grants —
 //! a WASI context opened for that call) and it is never entered again.
 //!
+//! Waking a sleeping thread is a system call (and, on a VM, an interrupt to another
+//! core): a call does not pay for it unless its hook's shelf is empty or finished
+//! stores pile up. Otherwise it leaves a note, and the runtime's epoch ticker, which
+//! wakes every [`EPOCH_TICK`](super::limits::EPOCH_TICK) anyway, wakes the preparer
+//! ([`Preparer::bell`]); a hook called at an agent's pace gets its shelf refilled
+//! between calls, and its calls never wake anyone.
+//!
 //! The preparer gives way to calls: it runs only on a core that would otherwise idle
 //! (`SCHED_IDLE` on Linux), and what it has not taken yet is bounded — once
 //! [`Preparer::finish`] finds it behind, a call drops its own store, and calls that find
@@ -196,9 +203,25 @@ pub(super) struct Preparer {
     max_slots: usize,
     counts: Arc<Counts>,
     origin: Instant,
-    /// The preparer thread's queue, started on first use.
-    queue: OnceLock<Option<Arc<Queue>>>,
+    /// The preparer thread's queue, started on first use (shared with the ticker).
+    bell: Arc<Bell>,
     retire_batch: usize,
+}
+
+/// The preparer's queue as the epoch ticker sees it: set once the thread runs.
+#[derive(Default)]
+pub(super) struct Bell {
+    queue: OnceLock<Option<Arc<Queue>>>,
+}
+
+impl Bell {
+    /// Wakes the preparer if a call left work for it without waking it (called by the
+    /// epoch ticker on every tick).
+    pub(super) fn ring(&self) {
+        if let Some(Some(queue)) = self.queue.get() {
+            queue.wake_if_noted();
+        }
+    }
 }
 
 impl Preparer {
@@ -213,9 +236,14 @@ impl Preparer {
             max_slots,
             counts: Arc::default(),
             origin: Instant::now(),
-            queue: OnceLock::new(),
+            bell: Arc::default(),
             retire_batch: retire_batch(slot_count),
         }
+    }
+
+    /// What the epoch ticker rings on every tick.
+    pub(super) fn bell(&self) -> Arc<Bell> {
+        self.bell.clone()
     }
 
     /// Whether instances are prepared ahead at all.
@@ -265,9 +293,10 @@ impl Preparer {
     ///
     /// What the call itself put in the store (its input, shell view, WASI context and
     /// handles) is freed here, on the thread that allocated it: a free from another
-    /// thread contends for this thread's allocator arena. The preparer is woken only
-    /// when the hook's shelf is down to half or finished stores pile up; otherwise it
-    /// finds the work when it next wakes (a wake-up is a system call on the call's path).
+    /// thread contends for this thread's allocator arena. The preparer is woken here
+    /// only when the hook's shelf is empty or finished stores pile up; otherwise the
+    /// epoch ticker wakes it within a tick (a wake-up is a system call on the call's
+    /// path).
     pub(super) fn finish(
         &self,
         hook: &Weak<WasmHook>,
@@ -284,12 +313,12 @@ impl Preparer {
         let refill = (!shelf.disabled.load(Ordering::Relaxed)
             && !shelf.queued.swap(true, Ordering::AcqRel))
         .then(|| hook.clone());
-        let low = shelf.lock().len() * 2 <= self.options.per_hook;
+        let empty = shelf.lock().is_empty();
         let job = Job {
             retire: Some((store, slot)),
             refill,
         };
-        if let Err(job) = queue.push(job, low) {
+        if let Err(job) = queue.push(job, empty) {
             // The preparer is behind (every core busy): this call drops its own store,
             // and a later call asks for the refill again.
             if job.refill.is_some() {
@@ -306,14 +335,10 @@ impl Preparer {
         if !self.enabled() {
             return None;
         }
-        self.queue
+        self.bell
+            .queue
             .get_or_init(|| {
-                let queue = Arc::new(Queue {
-                    state: Mutex::default(),
-                    wake: Condvar::new(),
-                    batch: self.retire_batch,
-                    cap: self.retire_batch * RETIRE_CAP_BATCHES,
-                });
+                let queue = Arc::new(Queue::new(self.retire_batch));
                 let worker = Worker {
                     options: self.options.clone(),
                     max_slots: self.max_slots,
@@ -338,7 +363,7 @@ impl Preparer {
 
 impl Drop for Preparer {
     fn drop(&mut self) {
-        if let Some(Some(queue)) = self.queue.get() {
+        if let Some(Some(queue)) = self.bell.queue.get() {
             queue.close();
         }
     }
@@ -358,6 +383,8 @@ const RETIRE_CAP_BATCHES: usize = 2;
 struct Queue {
     state: Mutex<QueueState>,
     wake: Condvar,
+    /// Work was queued while the thread slept, and it was not woken for it.
+    noted: AtomicBool,
     batch: usize,
     /// Most jobs waiting (see [`RETIRE_CAP_BATCHES`]).
     cap: usize,
@@ -376,15 +403,46 @@ impl Queue {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Queues `job`; wakes the thread if it sleeps and `urgent` or work piled up. A job
-    /// the thread is too far behind to take comes back.
+    fn new(batch: usize) -> Self {
+        Self {
+            state: Mutex::default(),
+            wake: Condvar::new(),
+            noted: AtomicBool::new(false),
+            batch,
+            cap: batch * RETIRE_CAP_BATCHES,
+        }
+    }
+
+    /// Queues `job`; wakes the thread if it sleeps and `urgent` or work piled up, else
+    /// notes the work for the next [`Queue::wake_if_noted`]. A job the thread is too far
+    /// behind to take comes back.
     fn push(&self, job: Job, urgent: bool) -> Result<(), Job> {
         let mut state = self.lock();
         if state.jobs.len() >= self.cap {
             return Err(job);
         }
         state.jobs.push(job);
-        let wake = state.asleep && (urgent || state.jobs.len() >= self.batch);
+        let asleep = state.asleep;
+        let wake = asleep && (urgent || state.jobs.len() >= self.batch);
+        if wake {
+            state.asleep = false;
+        }
+        drop(state);
+        if wake {
+            self.wake.notify_one();
+        } else if asleep {
+            self.noted.store(true, Ordering::Release);
+        }
+        Ok(())
+    }
+
+    /// Wakes the thread if work was noted for it and it still sleeps.
+    fn wake_if_noted(&self) {
+        if !self.noted.swap(false, Ordering::AcqRel) {
+            return;
+        }
+        let mut state = self.lock();
+        let wake = state.asleep && !state.jobs.is_empty();
         if wake {
             state.asleep = false;
         }
@@ -392,7 +450,6 @@ impl Queue {
         if wake {
             self.wake.notify_one();
         }
-        Ok(())
     }
 
     /// Takes the queued jobs, waiting at most `timeout` for some; `None` once closed.
@@ -547,12 +604,7 @@ mod tests {
     use super::*;
 
     fn queue(batch: usize) -> Queue {
-        Queue {
-            state: Mutex::default(),
-            wake: Condvar::new(),
-            batch,
-            cap: batch * RETIRE_CAP_BATCHES,
-        }
+        Queue::new(batch)
     }
 
     fn job() -> Job {
@@ -572,6 +624,42 @@ mod tests {
         assert!(queue.push(job(), true).is_err());
         assert_eq!(queue.take(Duration::ZERO).map(|jobs| jobs.len()), Some(4));
         assert!(queue.push(job(), false).is_ok());
+    }
+
+    #[test]
+    fn work_that_is_not_urgent_waits_for_the_bell() {
+        let queue = Arc::new(queue(8));
+        let sleeper = {
+            let queue = queue.clone();
+            std::thread::spawn(move || queue.take(Duration::from_secs(60)))
+        };
+        while !queue.lock().asleep {
+            std::thread::yield_now();
+        }
+        // Not urgent, under the batch: noted, the thread left asleep.
+        assert!(queue.push(job(), false).is_ok());
+        assert!(queue.lock().asleep);
+        assert!(queue.noted.load(Ordering::Acquire));
+        // The ticker's ring wakes it, and it takes the job.
+        queue.wake_if_noted();
+        let taken = sleeper.join().unwrap();
+        assert_eq!(taken.map(|jobs| jobs.len()), Some(1));
+        assert!(!queue.noted.load(Ordering::Acquire));
+    }
+
+    #[test]
+    fn an_empty_shelf_wakes_the_preparer_at_once() {
+        let queue = Arc::new(queue(8));
+        let sleeper = {
+            let queue = queue.clone();
+            std::thread::spawn(move || queue.take(Duration::from_secs(60)))
+        };
+        while !queue.lock().asleep {
+            std::thread::yield_now();
+        }
+        assert!(queue.push(job(), true).is_ok());
+        assert_eq!(sleeper.join().unwrap().map(|jobs| jobs.len()), Some(1));
+        assert!(!queue.noted.load(Ordering::Acquire));
     }
 
     #[test]

@@ -121,14 +121,15 @@ impl WasmRuntime {
         v0_3::Hook::add_to_linker::<HostState, HasSelf<HostState>>(&mut linker, |state| state)
             .map_err(|e| WasmError(format!("{e:#}")))?;
         listing::install(&mut linker).map_err(|e| WasmError(format!("{e:#}")))?;
-        let ticker = Ticker::start(&engine)
-            .map_err(|e| WasmError(format!("cannot start the epoch thread: {e}")))?;
         let by_descriptors = crate::platform::raise_descriptor_limit()
             .saturating_sub(limits::FD_RESERVE)
             / limits::MAX_RESOURCES as u64;
         let slot_count = instances
             .min(u32::try_from(by_descriptors).unwrap_or(u32::MAX))
             .max(1);
+        let preparer = Preparer::new(options.prepare, slot_count);
+        let ticker = Ticker::start(&engine, preparer.bell())
+            .map_err(|e| WasmError(format!("cannot start the epoch thread: {e}")))?;
         let mut protected = Protected::default();
         for dir in [&options.cache_dir, &cache::default_dir()]
             .into_iter()
@@ -168,7 +169,7 @@ impl WasmRuntime {
             pooling,
             protected,
             max_component_bytes: options.max_component_bytes,
-            preparer: Preparer::new(options.prepare, slot_count),
+            preparer,
             views: Arc::default(),
             oci_dir: options.oci_dir.clone(),
             signing: options.signing,

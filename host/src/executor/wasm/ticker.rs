@@ -1,6 +1,7 @@
 //! The epoch ticker: one thread per runtime that advances the engine's epoch every
-//! [`EPOCH_TICK`], the wall-clock guard of every running guest. It stops when the runtime
-//! drops its [`Ticker`] or the engine is gone.
+//! [`EPOCH_TICK`], the wall-clock guard of every running guest, and on the same beat
+//! rings the preparer's [`Bell`] (work calls left without waking it). It stops when the
+//! runtime drops its [`Ticker`] or the engine is gone.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -8,6 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use wasmtime::Engine;
 
 use super::limits::EPOCH_TICK;
+use super::prepared::Bell;
 
 /// Handle to the ticker thread; stops it when dropped.
 pub struct Ticker {
@@ -15,8 +17,8 @@ pub struct Ticker {
 }
 
 impl Ticker {
-    /// Starts ticking `engine`'s epoch.
-    pub fn start(engine: &Engine) -> std::io::Result<Self> {
+    /// Starts ticking `engine`'s epoch and ringing `bell`.
+    pub fn start(engine: &Engine, bell: Arc<Bell>) -> std::io::Result<Self> {
         let stop = Arc::new(AtomicBool::new(false));
         let thread_stop = stop.clone();
         let weak = engine.weak();
@@ -29,6 +31,7 @@ impl Ticker {
                         Some(engine) => engine.increment_epoch(),
                         None => break,
                     }
+                    bell.ring();
                 }
             })?;
         Ok(Self { stop })
