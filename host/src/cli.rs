@@ -554,25 +554,54 @@ fn contains(haystack: &[u8], needle: &[u8]) -> bool {
 fn print_outcome(format: Format, outcome: &hookhost::EventOutcome) -> CliResult {
     match format {
         Format::Outcome => {
-            println!("{}", serde_json::to_string_pretty(outcome)?);
+            write_stdout(&format!("{}\n", serde_json::to_string_pretty(outcome)?));
             Ok(ExitCode::SUCCESS)
         }
         Format::Summary => {
-            print!("{}", summary(outcome));
+            write_stdout(&summary(outcome));
             Ok(ExitCode::SUCCESS)
         }
         Format::Claude => {
             let answer = outcome.to_claude_reply();
-            match &answer.plain {
-                Some(text) => println!("{text}"),
-                None => println!("{}", answer.stdout),
+            let text = match &answer.plain {
+                Some(text) => text.clone(),
+                None => answer.stdout.to_string(),
+            };
+            let mut code = answer.exit_code as u8;
+            let mut stderr = answer.stderr;
+            if !write_stdout(&format!("{text}\n")) && outcome.should_block && code != 2 {
+                // The answer's JSON could not be delivered; a block still is, the way
+                // every Claude Code version reads it: exit 2, the reason on stderr.
+                code = 2;
+                stderr = Some(
+                    outcome
+                        .block_reason
+                        .clone()
+                        .unwrap_or_else(|| "blocked by a hook".into()),
+                );
             }
-            if let Some(stderr) = answer.stderr {
-                eprintln!("{stderr}");
+            if let Some(stderr) = stderr {
+                write_stderr(&format!("{stderr}\n"));
             }
-            Ok(ExitCode::from(answer.exit_code as u8))
+            Ok(ExitCode::from(code))
         }
     }
+}
+
+/// Writes `text` to stdout; `false` if it could not (a reader that went away is not a
+/// crash: the exit code still carries the answer).
+fn write_stdout(text: &str) -> bool {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .is_ok()
+}
+
+/// Writes `text` to stderr, ignoring a closed stream.
+fn write_stderr(text: &str) {
+    use std::io::Write;
+    let _ = std::io::stderr().lock().write_all(text.as_bytes());
 }
 
 /// `hookhost fire`: a thin adapter over the front door ([`hookhost::Engine::answer`]).

@@ -425,3 +425,48 @@ fn shell_prints_the_view_a_hook_gets() {
     assert_eq!(json["partial"], true);
     assert!(json["error"].as_str().unwrap().contains("does not parse"));
 }
+
+/// A host that closed its end of stdout before the answer came: no panic (which would
+/// exit 101, a non-blocking error), and a block still reaches it as exit 2.
+#[test]
+fn fire_with_stdout_closed_still_blocks_through_its_exit_code() {
+    let env = TestEnv::new();
+    let settings = env.settings(
+        "s.json",
+        hooks(
+            "PreToolUse",
+            Some("Bash"),
+            vec![command("cat >/dev/null; echo 'no rm' >&2; exit 2")],
+        ),
+    );
+    let input = json!({"tool_name": "Bash", "tool_input": {"command": "rm -rf /"}}).to_string();
+    for (format, code) in [("claude", 2), ("outcome", 0)] {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let mut child = Command::new(env!("CARGO_BIN_EXE_hookhost"))
+            .args(["fire", "PreToolUse", "--format", format, "--settings"])
+            .arg(&settings)
+            .args(["--home", &env.home.display().to_string()])
+            .args(["--project-dir", &env.project.display().to_string()])
+            .arg("--managed-settings")
+            .arg(env.root.join("managed.json"))
+            .stdin(Stdio::piped())
+            .stdout(writer)
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked"), "{format}: {stderr}");
+        assert_eq!(out.status.code(), Some(code), "{format}: {stderr}");
+        if format == "claude" {
+            assert!(stderr.contains("no rm"), "{stderr}");
+        }
+    }
+}
