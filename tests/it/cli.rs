@@ -6,8 +6,10 @@ use std::process::{Command, Stdio};
 use hookhost_tests::{TestEnv, command, hooks};
 use serde_json::{Value, json};
 
-fn hookhost(env: &TestEnv, args: &[&str], stdin: &str) -> (i32, Value, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_hookhost"))
+/// `hookhost args…` in `env` (its home, project and managed settings).
+fn cli(env: &TestEnv, args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_hookhost"));
+    command
         .args(args)
         .args([
             "--home",
@@ -18,7 +20,12 @@ fn hookhost(env: &TestEnv, args: &[&str], stdin: &str) -> (i32, Value, String) {
         .args([
             "--managed-settings",
             &env.root.join("managed.json").display().to_string(),
-        ])
+        ]);
+    command
+}
+
+fn hookhost(env: &TestEnv, args: &[&str], stdin: &str) -> (i32, Value, String) {
+    let mut child = cli(env, args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -443,13 +450,16 @@ fn fire_with_stdout_closed_still_blocks_through_its_exit_code() {
     for (format, code) in [("claude", 2), ("outcome", 0)] {
         let (reader, writer) = std::io::pipe().unwrap();
         drop(reader);
-        let mut child = Command::new(env!("CARGO_BIN_EXE_hookhost"))
-            .args(["fire", "PreToolUse", "--format", format, "--settings"])
-            .arg(&settings)
-            .args(["--home", &env.home.display().to_string()])
-            .args(["--project-dir", &env.project.display().to_string()])
-            .arg("--managed-settings")
-            .arg(env.root.join("managed.json"))
+        let settings = settings.display().to_string();
+        let args = [
+            "fire",
+            "PreToolUse",
+            "--format",
+            format,
+            "--settings",
+            &settings,
+        ];
+        let mut child = cli(&env, &args)
             .stdin(Stdio::piped())
             .stdout(writer)
             .stderr(Stdio::piped())

@@ -626,9 +626,8 @@ mod tests {
         assert!(queue.push(job(), false).is_ok());
     }
 
-    #[test]
-    fn work_that_is_not_urgent_waits_for_the_bell() {
-        let queue = Arc::new(queue(8));
+    /// A thread asleep in `queue.take` (returned once it sleeps).
+    fn asleep_in_take(queue: &Arc<Queue>) -> std::thread::JoinHandle<Option<Vec<Job>>> {
         let sleeper = {
             let queue = queue.clone();
             std::thread::spawn(move || queue.take(Duration::from_secs(60)))
@@ -636,6 +635,13 @@ mod tests {
         while !queue.lock().asleep {
             std::thread::yield_now();
         }
+        sleeper
+    }
+
+    #[test]
+    fn work_that_is_not_urgent_waits_for_the_bell() {
+        let queue = Arc::new(queue(8));
+        let sleeper = asleep_in_take(&queue);
         // Not urgent, under the batch: noted, the thread left asleep.
         assert!(queue.push(job(), false).is_ok());
         assert!(queue.lock().asleep);
@@ -650,13 +656,7 @@ mod tests {
     #[test]
     fn an_empty_shelf_wakes_the_preparer_at_once() {
         let queue = Arc::new(queue(8));
-        let sleeper = {
-            let queue = queue.clone();
-            std::thread::spawn(move || queue.take(Duration::from_secs(60)))
-        };
-        while !queue.lock().asleep {
-            std::thread::yield_now();
-        }
+        let sleeper = asleep_in_take(&queue);
         assert!(queue.push(job(), true).is_ok());
         assert_eq!(sleeper.join().unwrap().map(|jobs| jobs.len()), Some(1));
         assert!(!queue.noted.load(Ordering::Acquire));
