@@ -599,7 +599,7 @@ fn write_stdout(text: &str) -> bool {
 }
 
 /// Writes `text` to stderr, ignoring a closed stream.
-fn write_stderr(text: &str) {
+pub(crate) fn write_stderr(text: &str) {
     use std::io::Write;
     let _ = std::io::stderr().lock().write_all(text.as_bytes());
 }
@@ -610,7 +610,7 @@ async fn fire(args: FireArgs) -> CliResult {
     // Never recursive: a `hookhost fire` that hookhost itself started (through a command
     // hook) does not run the hooks again — the hookhost that started it already runs them.
     if started_by_hookhost() {
-        eprintln!("hookhost: started by a hook hookhost runs; not running hooks again");
+        write_stderr("hookhost: started by a hook hookhost runs; not running hooks again\n");
         let event = args
             .event
             .clone()
@@ -623,7 +623,7 @@ async fn fire(args: FireArgs) -> CliResult {
     let session_given = args.session_id.is_some() || contains(&bytes, b"\"session_id\"");
     let engine = args.config.one_shot_engine(session_given)?;
     for diagnostic in engine.diagnostics() {
-        eprintln!("hookhost: {diagnostic}");
+        write_stderr(&format!("hookhost: {diagnostic}\n"));
     }
     let session = args.session_id.as_deref().unwrap_or("hookhost-cli");
     let limits = hookhost::RequestLimits::new(FIRE_MAX_INPUT, false);

@@ -479,4 +479,30 @@ fn fire_with_stdout_closed_still_blocks_through_its_exit_code() {
             assert!(stderr.contains("no rm"), "{stderr}");
         }
     }
+    // Both streams closed: the exit code alone still blocks.
+    let (out_reader, out_writer) = std::io::pipe().unwrap();
+    let (err_reader, err_writer) = std::io::pipe().unwrap();
+    drop((out_reader, err_reader));
+    let settings = settings.display().to_string();
+    let args = [
+        "fire",
+        "PreToolUse",
+        "--format",
+        "claude",
+        "--settings",
+        &settings,
+    ];
+    let mut child = cli(&env, &args)
+        .stdin(Stdio::piped())
+        .stdout(out_writer)
+        .stderr(err_writer)
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(2));
 }

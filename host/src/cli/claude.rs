@@ -301,7 +301,7 @@ async fn hook() -> ExitCode {
         Ok(code) => code,
         Err(err) => {
             let line = super::one_line(&format!("{err:#}"), 300);
-            eprintln!("hookhost: {line}");
+            super::write_stderr(&format!("hookhost: {line}\n"));
             ExitCode::from(1)
         }
     }
@@ -337,9 +337,9 @@ async fn hook_answer() -> anyhow::Result<ExitCode> {
         CliError::Usage(err) | CliError::Internal(err) => err,
     })?;
     if warnings > 0 && code == ExitCode::SUCCESS {
-        eprintln!(
-            "hookhost: {warnings} configuration problems in hookhost's hook files; see `hookhost claude status`"
-        );
+        super::write_stderr(&format!(
+            "hookhost: {warnings} configuration problems in hookhost's hook files; see `hookhost claude status`\n"
+        ));
     }
     Ok(code)
 }
