@@ -56,6 +56,19 @@ impl HookInput {
         })
     }
 
+    /// The length of [`HookInput::json`], without keeping the text when it has not been
+    /// written yet (a limit that only needs the size does not pay for the copy).
+    pub(crate) fn json_len(&self) -> usize {
+        if let Some(json) = self.json.get() {
+            return json.len();
+        }
+        let mut count = ByteCount(0);
+        match serde_json::to_writer(&mut count, &self.value) {
+            Ok(()) => count.0,
+            Err(_) => self.json().len(),
+        }
+    }
+
     /// The same event with the input `value` (after a rewrite).
     pub(crate) fn rewritten(&self, value: Value) -> Arc<HookInput> {
         HookInput::new(self.event.clone(), value)
@@ -70,5 +83,37 @@ impl HookInput {
     /// The value of a top-level field, if it is a string.
     pub(crate) fn str_field(&self, name: &str) -> Option<&str> {
         self.value.get(name).and_then(Value::as_str)
+    }
+}
+
+/// A writer that only counts the bytes written to it.
+struct ByteCount(usize);
+
+impl std::io::Write for ByteCount {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len();
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_counted_length_is_the_written_one() {
+        let value = serde_json::json!({
+            "tool_input": {"command": "echo \"é ✓\"\n\t\u{1}", "n": 1.5e300},
+            "list": [null, true, -0, "\\"]
+        });
+        let input = HookInput::new(Event::new("PreToolUse"), value);
+        let counted = input.json_len();
+        assert_eq!(counted, input.json().len());
+        // Once written, the text's own length.
+        assert_eq!(input.json_len(), counted);
     }
 }

@@ -272,6 +272,7 @@ impl WasmHook {
             .map(|(_, preopens)| preopens.as_slice())
             .map_err(|err| Failure::error(err.to_string()))?;
         let record = v0_2::hook_input(&call.event, &call.input.value);
+        let json_len = call.input.json_len();
         // 0.1.0 carries the whole input in its record; 0.2.0 hands out the raw input on
         // demand, so the limit and the memory allowance count it either way.
         let (input, input_bytes) = match ready.pre {
@@ -282,7 +283,7 @@ impl WasmHook {
                 (CallInput::V0_1(wide), size)
             }
             Pre::V0_2(_) | Pre::V0_3(_) => {
-                let size = v0_2::input_size(&record) + call.input.json().len();
+                let size = v0_2::input_size(&record) + json_len;
                 (CallInput::V0_2(record), size)
             }
         };
@@ -322,8 +323,7 @@ impl WasmHook {
         {
             let state = store.data_mut();
             state.input = call.input.clone();
-            state.fetch_budget =
-                INPUT_FETCH_FACTOR * call.input.json().len() + limits::INPUT_FETCH_SLACK;
+            state.fetch_budget = INPUT_FETCH_FACTOR * json_len + limits::INPUT_FETCH_SLACK;
             state.limiter.set_budget(
                 self.limits.memory_bytes + limits::INPUT_ALLOWANCE_FACTOR * input_bytes,
             );
