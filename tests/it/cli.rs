@@ -446,11 +446,15 @@ fn fire_with_stdout_closed_still_blocks_through_its_exit_code() {
             vec![command("cat >/dev/null; echo 'no rm' >&2; exit 2")],
         ),
     );
+    let settings = settings.display().to_string();
     let input = json!({"tool_name": "Bash", "tool_input": {"command": "rm -rf /"}}).to_string();
-    for (format, code) in [("claude", 2), ("outcome", 0)] {
-        let (reader, writer) = std::io::pipe().unwrap();
-        drop(reader);
-        let settings = settings.display().to_string();
+    // `fire` with its stdout (and, if `close_stderr`, its stderr) closed by the reader.
+    let fire = |format: &str, close_stderr: bool| {
+        let closed = || {
+            let (reader, writer) = std::io::pipe().unwrap();
+            drop(reader);
+            Stdio::from(writer)
+        };
         let args = [
             "fire",
             "PreToolUse",
@@ -461,48 +465,31 @@ fn fire_with_stdout_closed_still_blocks_through_its_exit_code() {
         ];
         let mut child = cli(&env, &args)
             .stdin(Stdio::piped())
-            .stdout(writer)
-            .stderr(Stdio::piped())
+            .stdout(closed())
+            .stderr(if close_stderr {
+                closed()
+            } else {
+                Stdio::piped()
+            })
             .spawn()
             .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(input.as_bytes())
-            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(input.as_bytes()).unwrap();
+        drop(stdin);
         let out = child.wait_with_output().unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
+    };
+    for (format, code) in [("claude", 2), ("outcome", 0)] {
+        let (status, stderr) = fire(format, false);
         assert!(!stderr.contains("panicked"), "{format}: {stderr}");
-        assert_eq!(out.status.code(), Some(code), "{format}: {stderr}");
+        assert_eq!(status, Some(code), "{format}: {stderr}");
         if format == "claude" {
             assert!(stderr.contains("no rm"), "{stderr}");
         }
     }
     // Both streams closed: the exit code alone still blocks.
-    let (out_reader, out_writer) = std::io::pipe().unwrap();
-    let (err_reader, err_writer) = std::io::pipe().unwrap();
-    drop((out_reader, err_reader));
-    let settings = settings.display().to_string();
-    let args = [
-        "fire",
-        "PreToolUse",
-        "--format",
-        "claude",
-        "--settings",
-        &settings,
-    ];
-    let mut child = cli(&env, &args)
-        .stdin(Stdio::piped())
-        .stdout(out_writer)
-        .stderr(err_writer)
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    assert_eq!(child.wait().unwrap().code(), Some(2));
+    assert_eq!(fire("claude", true).0, Some(2));
 }
