@@ -47,18 +47,25 @@ fn hookhost(env: &TestEnv, args: &[&str], stdin: &str) -> (i32, Value, String) {
     )
 }
 
-#[test]
-fn fire_prints_the_outcome_with_every_key() {
-    let env = TestEnv::new();
+/// Settings whose command hook blocks every Bash call (exit 2, "no rm"), and the input
+/// of an `rm -rf /` for it.
+fn rm_guard(env: &TestEnv) -> (std::path::PathBuf, String) {
     let settings = env.settings(
         "s.json",
         hooks(
             "PreToolUse",
             Some("Bash"),
-            vec![command("echo 'no rm' >&2; exit 2")],
+            vec![command("cat >/dev/null; echo 'no rm' >&2; exit 2")],
         ),
     );
     let input = json!({"tool_name": "Bash", "tool_input": {"command": "rm -rf /"}}).to_string();
+    (settings, input)
+}
+
+#[test]
+fn fire_prints_the_outcome_with_every_key() {
+    let env = TestEnv::new();
+    let (settings, input) = rm_guard(&env);
     let (code, outcome, _) = hookhost(
         &env,
         &[
@@ -438,16 +445,8 @@ fn shell_prints_the_view_a_hook_gets() {
 #[test]
 fn fire_with_stdout_closed_still_blocks_through_its_exit_code() {
     let env = TestEnv::new();
-    let settings = env.settings(
-        "s.json",
-        hooks(
-            "PreToolUse",
-            Some("Bash"),
-            vec![command("cat >/dev/null; echo 'no rm' >&2; exit 2")],
-        ),
-    );
+    let (settings, input) = rm_guard(&env);
     let settings = settings.display().to_string();
-    let input = json!({"tool_name": "Bash", "tool_input": {"command": "rm -rf /"}}).to_string();
     // `fire` with its stdout (and, if `close_stderr`, its stderr) closed by the reader.
     let fire = |format: &str, close_stderr: bool| {
         let closed = || {

@@ -238,6 +238,40 @@ async fn what_prepared_instances_hold_is_bounded_and_counted() {
     assert!(stats(&engine).slots <= 5);
 }
 
+/// Calls at an agent's pace leave the shelf short by one and do not wake the preparer
+/// (only a call that empties the shelf does); the epoch ticker, every 5 ms, does. The
+/// preparer's own timer wakes it only every 5 s here, so a refill within a second is the
+/// ticker's (three in a row, to leave the timer no chance).
+#[tokio::test]
+async fn calls_that_leave_instances_ready_are_refilled_by_the_ticker() {
+    let env = TestEnv::new();
+    let engine = engine_with(&env, vec![guest("allow", json!({}))], |options| {
+        options.wasm.prepare.per_hook = 4;
+        options.wasm.prepare.idle = Duration::from_secs(3600);
+    });
+    warm(&env, &engine).await;
+    wait_for(&engine, "a full shelf", |s| s.ready == 4).await;
+    for round in 0..3 {
+        let hits = stats(&engine).hits;
+        let outcome = engine.execute("PreToolUse", env.bash("ls")).await;
+        assert_eq!(outcome.counts.success, 1, "{:?}", outcome.hooks);
+        assert_eq!(
+            stats(&engine).hits,
+            hits + 1,
+            "a prepared instance was used"
+        );
+        let started = Instant::now();
+        while stats(&engine).ready < 4 {
+            assert!(
+                started.elapsed() < Duration::from_secs(1),
+                "round {round}: not refilled by the ticker: {:?}",
+                stats(&engine)
+            );
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+    }
+}
+
 #[tokio::test]
 async fn an_idle_engine_lets_its_prepared_instances_go() {
     let env = TestEnv::new();

@@ -272,19 +272,21 @@ impl WasmHook {
             .map(|(_, preopens)| preopens.as_slice())
             .map_err(|err| Failure::error(err.to_string()))?;
         let record = v0_2::hook_input(&call.event, &call.input.value);
-        let json_len = call.input.json_len();
         // 0.1.0 carries the whole input in its record; 0.2.0 hands out the raw input on
-        // demand, so the limit and the memory allowance count it either way.
-        let (input, input_bytes) = match ready.pre {
+        // demand (so its text is only counted here), and the limit and the memory
+        // allowance count it either way.
+        let (input, input_bytes, json_len) = match ready.pre {
             Pre::V0_1(_) => {
                 let base = v0_2::input_size(&record);
-                let wide = v0_1::hook_input(record, &call.input.value, call.input.json());
+                let json = call.input.json();
+                let wide = v0_1::hook_input(record, &call.input.value, json);
                 let size = v0_1::input_size(base, &wide);
-                (CallInput::V0_1(wide), size)
+                (CallInput::V0_1(wide), size, json.len())
             }
             Pre::V0_2(_) | Pre::V0_3(_) => {
+                let json_len = call.input.json_len();
                 let size = v0_2::input_size(&record) + json_len;
-                (CallInput::V0_2(record), size)
+                (CallInput::V0_2(record), size, json_len)
             }
         };
         if input_bytes > limits::MAX_INPUT_BYTES {

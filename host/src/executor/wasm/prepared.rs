@@ -10,10 +10,10 @@
 //!
 //! Waking a sleeping thread is a system call (and, on a VM, an interrupt to another
 //! core): a call does not pay for it unless its hook's shelf is empty or finished
-//! stores pile up. Otherwise it leaves a note, and the runtime's epoch ticker, which
-//! wakes every [`EPOCH_TICK`](super::limits::EPOCH_TICK) anyway, wakes the preparer
-//! ([`Preparer::bell`]); a hook called at an agent's pace gets its shelf refilled
-//! between calls, and its calls never wake anyone.
+//! stores pile up. Otherwise its work waits in the queue, and the runtime's epoch
+//! ticker, which wakes every [`EPOCH_TICK`](super::limits::EPOCH_TICK) anyway, wakes
+//! the preparer for it ([`Preparer::bell`]); a hook called at an agent's pace gets its
+//! shelf refilled between calls, and its calls never wake anyone.
 //!
 //! The preparer gives way to calls: it runs only on a core that would otherwise idle
 //! (`SCHED_IDLE` on Linux), and what it has not taken yet is bounded — once
@@ -215,11 +215,13 @@ pub(super) struct Bell {
 }
 
 impl Bell {
-    /// Wakes the preparer if a call left work for it without waking it (called by the
+    /// Wakes the preparer if calls left work for it without waking it (called by the
     /// epoch ticker on every tick).
     pub(super) fn ring(&self) {
         if let Some(Some(queue)) = self.queue.get() {
-            queue.wake_if_noted();
+            let state = queue.lock();
+            let waiting = !state.jobs.is_empty();
+            queue.wake_if_asleep(state, waiting);
         }
     }
 }
@@ -383,8 +385,6 @@ const RETIRE_CAP_BATCHES: usize = 2;
 struct Queue {
     state: Mutex<QueueState>,
     wake: Condvar,
-    /// Work was queued while the thread slept, and it was not woken for it.
-    noted: AtomicBool,
     batch: usize,
     /// Most jobs waiting (see [`RETIRE_CAP_BATCHES`]).
     cap: usize,
@@ -407,42 +407,28 @@ impl Queue {
         Self {
             state: Mutex::default(),
             wake: Condvar::new(),
-            noted: AtomicBool::new(false),
             batch,
             cap: batch * RETIRE_CAP_BATCHES,
         }
     }
 
-    /// Queues `job`; wakes the thread if it sleeps and `urgent` or work piled up, else
-    /// notes the work for the next [`Queue::wake_if_noted`]. A job the thread is too far
-    /// behind to take comes back.
+    /// Queues `job`; wakes the thread if it sleeps and `urgent` or work piled up (else
+    /// the ticker's [`Bell::ring`] does). A job the thread is too far behind to take
+    /// comes back.
     fn push(&self, job: Job, urgent: bool) -> Result<(), Job> {
         let mut state = self.lock();
         if state.jobs.len() >= self.cap {
             return Err(job);
         }
         state.jobs.push(job);
-        let asleep = state.asleep;
-        let wake = asleep && (urgent || state.jobs.len() >= self.batch);
-        if wake {
-            state.asleep = false;
-        }
-        drop(state);
-        if wake {
-            self.wake.notify_one();
-        } else if asleep {
-            self.noted.store(true, Ordering::Release);
-        }
+        let wanted = urgent || state.jobs.len() >= self.batch;
+        self.wake_if_asleep(state, wanted);
         Ok(())
     }
 
-    /// Wakes the thread if work was noted for it and it still sleeps.
-    fn wake_if_noted(&self) {
-        if !self.noted.swap(false, Ordering::AcqRel) {
-            return;
-        }
-        let mut state = self.lock();
-        let wake = state.asleep && !state.jobs.is_empty();
+    /// Wakes the thread if `wanted` and it sleeps (notified after the lock is let go).
+    fn wake_if_asleep(&self, mut state: std::sync::MutexGuard<'_, QueueState>, wanted: bool) {
+        let wake = wanted && state.asleep;
         if wake {
             state.asleep = false;
         }
@@ -642,15 +628,15 @@ mod tests {
     fn work_that_is_not_urgent_waits_for_the_bell() {
         let queue = Arc::new(queue(8));
         let sleeper = asleep_in_take(&queue);
-        // Not urgent, under the batch: noted, the thread left asleep.
+        // Not urgent, under the batch: the thread is left asleep.
         assert!(queue.push(job(), false).is_ok());
         assert!(queue.lock().asleep);
-        assert!(queue.noted.load(Ordering::Acquire));
         // The ticker's ring wakes it, and it takes the job.
-        queue.wake_if_noted();
+        let bell = Bell::default();
+        let _ = bell.queue.set(Some(queue.clone()));
+        bell.ring();
         let taken = sleeper.join().unwrap();
         assert_eq!(taken.map(|jobs| jobs.len()), Some(1));
-        assert!(!queue.noted.load(Ordering::Acquire));
     }
 
     #[test]
@@ -659,7 +645,6 @@ mod tests {
         let sleeper = asleep_in_take(&queue);
         assert!(queue.push(job(), true).is_ok());
         assert_eq!(sleeper.join().unwrap().map(|jobs| jobs.len()), Some(1));
-        assert!(!queue.noted.load(Ordering::Acquire));
     }
 
     #[test]
