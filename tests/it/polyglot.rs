@@ -90,3 +90,58 @@ fn typescript_guest_builds_and_passes_its_fixtures() {
 fn python_guest_builds_and_passes_its_fixtures() {
     check_example("py-guard");
 }
+
+/// A JavaScript or Python image is large (9-13 MiB), and its calls write all over it:
+/// in a long-lived engine such a component runs in the pool that copies each used
+/// memory back whole behind the call (a Rust guard's 1 MiB stays in the other). Call
+/// after call, on instances prepared ahead in slots used before, it still decides from
+/// its own input alone.
+#[tokio::test]
+async fn large_guests_run_in_the_copy_pool_and_decide_right_call_after_call() {
+    use hookhost::{Engine, PermissionDecision};
+    use hookhost_tests::{TestEnv, hooks};
+    // Compiled once per target folder (the MAC key is kept beside the cache).
+    let kept = Path::new(env!("CARGO_TARGET_TMPDIR")).join("polyglot-copy-pool");
+    for name in ["py-guard", "ts-guard"] {
+        let component = build(name);
+        let env = TestEnv::new();
+        let handler = serde_json::json!({"type": "wasm", "component": component});
+        let settings = env.settings(
+            "settings.json",
+            hooks("PreToolUse", Some("Bash"), vec![handler]),
+        );
+        let mut options = env.engine_options();
+        options.wasm.cache_dir = Some(kept.join("cache"));
+        options.wasm.config_dir = Some(kept.join("config"));
+        let engine = Engine::load(&env.load_options(&[settings], &[]), options).unwrap();
+        for round in 0..6 {
+            if round > 0 {
+                ready(&engine).await;
+            }
+            let denied = engine.execute("PreToolUse", env.bash("rm -rf /")).await;
+            assert_eq!(
+                denied.permission_decision,
+                Some(PermissionDecision::Deny),
+                "{name}, round {round}: {:?}",
+                denied.hooks
+            );
+            let allowed = engine.execute("PreToolUse", env.bash("ls -la")).await;
+            assert_eq!(allowed.counts.success, 1, "{name}: {:?}", allowed.hooks);
+            assert_eq!(allowed.permission_decision, None, "{name}, round {round}");
+        }
+        let cache = engine.wasm_cache_stats().unwrap();
+        assert_eq!(cache.copy_pool, 1, "{name}: {cache:?}");
+        let prepared = engine.wasm_prepared_stats().unwrap();
+        assert!(prepared.hits >= 5, "{name}: {prepared:?}");
+    }
+}
+
+/// Waits (up to 60 s: a debug build instantiates a Python image slowly) until an
+/// instance is prepared.
+async fn ready(engine: &hookhost::Engine) {
+    let started = std::time::Instant::now();
+    while engine.wasm_prepared_stats().unwrap().ready == 0 {
+        assert!(started.elapsed().as_secs() < 60, "no instance prepared");
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+}

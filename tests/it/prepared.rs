@@ -43,8 +43,44 @@ async fn warm(env: &TestEnv, engine: &Engine) {
     wait_for(engine, "an instance prepared", |s| s.ready >= 1).await;
 }
 
+/// Which of the runtime's two pools the test guest runs in: the one that resets only
+/// the pages a call wrote (its memory is small), or the one that copies a memory back
+/// whole (where large JavaScript and Python images go; forced here).
+#[derive(Clone, Copy, Debug)]
+enum Pool {
+    Touched,
+    Copy,
+}
+
+impl Pool {
+    fn tune(self, options: &mut EngineOptions) {
+        options.wasm.copy_reset_from = match self {
+            Pool::Touched => None,
+            Pool::Copy => Some(0),
+        };
+    }
+
+    /// Checks the hook's component ran in this pool.
+    fn check(self, engine: &Engine) {
+        let copies = engine.wasm_cache_stats().unwrap().copy_pool;
+        match self {
+            Pool::Touched => assert_eq!(copies, 0, "in the touched-pages pool"),
+            Pool::Copy => assert_eq!(copies, 1, "in the copy pool"),
+        }
+    }
+}
+
 #[tokio::test]
 async fn a_prepared_instance_carries_nothing_from_one_call_to_the_next() {
+    carries_nothing(Pool::Touched).await;
+}
+
+#[tokio::test]
+async fn a_prepared_instance_in_the_copy_pool_carries_nothing_either() {
+    carries_nothing(Pool::Copy).await;
+}
+
+async fn carries_nothing(pool: Pool) {
     let env = TestEnv::new();
     let granted = env.root.join("granted");
     std::fs::create_dir_all(&granted).unwrap();
@@ -56,7 +92,7 @@ async fn a_prepared_instance_carries_nothing_from_one_call_to_the_next() {
             json!({"allowedPaths": [{"path": granted.display().to_string()}],
                    "config": {"path": granted.join("f.txt").display().to_string()}}),
         )],
-        |_| {},
+        |options| pool.tune(options),
     );
     let mut reports = Vec::new();
     for _ in 0..8 {
@@ -84,10 +120,20 @@ async fn a_prepared_instance_carries_nothing_from_one_call_to_the_next() {
         seen.hits >= 7,
         "most calls took a prepared instance: {seen:?}"
     );
+    pool.check(&engine);
 }
 
 #[tokio::test]
 async fn every_limit_holds_for_a_prepared_instance() {
+    limits_hold(Pool::Touched).await;
+}
+
+#[tokio::test]
+async fn every_limit_holds_for_a_prepared_instance_in_the_copy_pool() {
+    limits_hold(Pool::Copy).await;
+}
+
+async fn limits_hold(pool: Pool) {
     let env = TestEnv::new();
     let cases = [
         (
@@ -134,8 +180,9 @@ async fn every_limit_holds_for_a_prepared_instance() {
         ),
     ];
     for (mode, extra, status, error) in cases {
-        let engine = engine_with(&env, vec![guest(mode, extra)], |_| {});
+        let engine = engine_with(&env, vec![guest(mode, extra)], |options| pool.tune(options));
         warm(&env, &engine).await;
+        pool.check(&engine);
         let hits = stats(&engine).hits;
         let outcome = engine.execute("PreToolUse", env.bash("ls")).await;
         assert_eq!(

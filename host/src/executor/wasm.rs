@@ -26,7 +26,7 @@ use std::time::Duration;
 
 pub use self::load_error::LoadError;
 pub use self::prepared::{PrepareOptions, PreparedStats};
-pub use self::runtime::{WasmRuntime, compile_worker_main};
+pub use self::runtime::{DEFAULT_COPY_RESET_FROM, WasmRuntime, compile_worker_main};
 pub use self::wit::{WIT_VERSION, input_record_size};
 
 /// Bytes a call may fetch through the `input` interface, as a multiple of the raw
@@ -85,6 +85,12 @@ pub struct WasmOptions {
     /// a thread. A compile, or a pull from a registry, still runs off the caller, where
     /// the hook's timeout bounds it.
     pub load_on_caller: bool,
+    /// Components whose initial linear memory is at least this many bytes run, where
+    /// instances are prepared ahead, in a second pool that copies each used memory back
+    /// whole behind the call instead of resetting only the pages it wrote: the pages
+    /// then stay private, and a call to a JavaScript or Python component no longer
+    /// copy-on-write-faults hundreds of them in again (`None`: never).
+    pub copy_reset_from: Option<u64>,
 }
 
 impl Default for WasmOptions {
@@ -102,6 +108,7 @@ impl Default for WasmOptions {
             oci_dir: crate::oci::Store::default_dir(),
             signing: Default::default(),
             load_on_caller: false,
+            copy_reset_from: Some(DEFAULT_COPY_RESET_FROM),
         }
     }
 }

@@ -91,6 +91,7 @@ impl Metrics {
             ("hookhost_wasm_compiled_total", stats.compiled),
             ("hookhost_wasm_cache_disk_hits_total", stats.disk_hits),
             ("hookhost_wasm_cache_memory_hits_total", stats.memory_hits),
+            ("hookhost_wasm_copy_pool_components_total", stats.copy_pool),
             (
                 "hookhost_reloads_total",
                 self.reloads.load(Ordering::Relaxed),

@@ -70,6 +70,9 @@ pub struct CacheStats {
     pub memory_hits: u64,
     /// Artifacts on disk refused (bad MAC, wrong owner, not a regular file, …).
     pub rejected: u64,
+    /// Components also loaded into the pool that resets memories by copying them back
+    /// whole (large memory images; see `WasmOptions::copy_reset_from`).
+    pub copy_pool: u64,
 }
 
 type Loaded = Arc<OnceLock<Result<Component, LoadError>>>;
@@ -92,10 +95,13 @@ pub struct ComponentCache {
     engine_key: String,
     limits: CompileLimits,
     loaded: Mutex<HashMap<String, Loaded>>,
+    /// Components loaded into another engine of the runtime, by digest.
+    copies: Mutex<HashMap<String, Component>>,
     compiled: AtomicU64,
     disk_hits: AtomicU64,
     memory_hits: AtomicU64,
     rejected: AtomicU64,
+    copy_pool: AtomicU64,
 }
 
 struct DiskCache {
@@ -136,10 +142,12 @@ impl ComponentCache {
             disk,
             limits,
             loaded: Mutex::new(HashMap::new()),
+            copies: Mutex::new(HashMap::new()),
             compiled: AtomicU64::new(0),
             disk_hits: AtomicU64::new(0),
             memory_hits: AtomicU64::new(0),
             rejected: AtomicU64::new(0),
+            copy_pool: AtomicU64::new(0),
         }
     }
 
@@ -150,6 +158,7 @@ impl ComponentCache {
             disk_hits: self.disk_hits.load(Ordering::Relaxed),
             memory_hits: self.memory_hits.load(Ordering::Relaxed),
             rejected: self.rejected.load(Ordering::Relaxed),
+            copy_pool: self.copy_pool.load(Ordering::Relaxed),
         }
     }
 
@@ -167,6 +176,29 @@ impl ComponentCache {
             None => self.compile_and_store(digest, &bytes()?),
         })
         .clone()
+    }
+
+    /// `component` (whose bytes have `digest`, loaded by this cache) loaded into `engine`
+    /// too: another engine of the same runtime, whose compatibility hash is this one's
+    /// (a unit test of the runtime checks). Kept, so every hook and every reload that
+    /// uses the same component shares one copy.
+    pub fn load_into(
+        &self,
+        engine: &Engine,
+        digest: &str,
+        component: &Component,
+    ) -> Result<Component, LoadError> {
+        let mut copies = self.copies.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(loaded) = copies.get(digest) {
+            return Ok(loaded.clone());
+        }
+        let bytes = component
+            .serialize()
+            .map_err(|err| LoadError::Deserialize(format!("{err:#}")))?;
+        let loaded = deserialize_own_bytes(engine, &bytes).map_err(LoadError::Deserialize)?;
+        self.copy_pool.fetch_add(1, Ordering::Relaxed);
+        copies.insert(digest.to_string(), loaded.clone());
+        Ok(loaded)
     }
 
     /// The component whose bytes have `digest` if it is loaded or its artifact stored:
@@ -392,11 +424,12 @@ fn map_own_artifact(engine: &Engine, path: &Path) -> Result<Component, String> {
 
 #[expect(
     unsafe_code,
-    reason = "the bytes were produced by this engine's precompile step just now"
+    reason = "the bytes were produced by this process's wasmtime just now"
 )]
 fn deserialize_own_bytes(engine: &Engine, bytes: &[u8]) -> Result<Component, String> {
-    // SAFETY: `bytes` come from `Engine::precompile_component` on this engine, just now,
-    // and sit in memory private to this process.
+    // SAFETY: `bytes` come from `Engine::precompile_component` or `Component::serialize`
+    // in this process, just now, with this engine's compatibility hash, and sit in
+    // memory private to this process.
     unsafe { Component::deserialize(engine, bytes) }.map_err(|err| format!("{err:#}"))
 }
 

@@ -317,7 +317,7 @@ impl WasmHook {
                     .acquire_many_owned(ready.weight)
                     .await
                     .map_err(|_| Failure::error("wasm runtime closed"))?;
-                (self.new_store(), slot, None, 0)
+                (self.new_store(&ready.engine), slot, None, 0)
             }
         };
         // What belongs to this call alone: its input, its memory allowance, its fetch
@@ -333,7 +333,7 @@ impl WasmHook {
                 match limits::wasi_context(preopens, &self.env, &state.wasi.stdio) {
                     Ok(ctx) => state.ctx = Some(ctx),
                     Err(message) => {
-                        preparer.finish(&self.this, &self.shelf, store, slot);
+                        preparer.finish(&self.this, &self.shelf, store, slot, ready.copy_pool);
                         return Err(Failure::error(message));
                     }
                 }
@@ -341,7 +341,7 @@ impl WasmHook {
         }
         let stdio = store.data().wasi.stdio.clone();
         if let Err(e) = store.set_fuel(self.limits.fuel.saturating_sub(fuel_spent)) {
-            preparer.finish(&self.this, &self.shelf, store, slot);
+            preparer.finish(&self.this, &self.shelf, store, slot, ready.copy_pool);
             return Err(Failure::error(format!("{e:#}")));
         }
         store.set_epoch_deadline(limits::deadline_ticks(timeout));
@@ -394,7 +394,7 @@ impl WasmHook {
         };
         // The answer is in hand: the store (never entered again) and its slot are dropped
         // behind, and the next instance prepared, off this call's path.
-        preparer.finish(&self.this, &self.shelf, store, slot);
+        preparer.finish(&self.this, &self.shelf, store, slot, ready.copy_pool);
         log_stdio(&self.shared.name, &stdio);
         if stdio.contents().len() >= limits::STDIO_CAPTURE_BYTES {
             // Writes past the cap fail inside the guest; name the limit in any failure.
@@ -413,7 +413,7 @@ impl WasmHook {
     /// A store for one instance of this hook: its limiter (the hook's memory budget; a
     /// call adds its input allowance), fuel, a placeholder input, captured stdio, and no
     /// WASI context yet (built on the guest's first WASI call, or with the grants).
-    fn new_store(&self) -> Store<HostState> {
+    fn new_store(&self, engine: &wasmtime::Engine) -> Store<HostState> {
         let stdio = MemoryOutputPipe::new(limits::STDIO_CAPTURE_BYTES);
         let mut table = ResourceTable::new();
         table.set_max_capacity(limits::MAX_RESOURCES);
@@ -433,7 +433,7 @@ impl WasmHook {
             shell_view: None,
             parses: 0,
         };
-        let mut store = Store::new(&self.runtime.engine, state);
+        let mut store = Store::new(engine, state);
         store.limiter(|state| &mut state.limiter);
         store
     }
@@ -462,7 +462,7 @@ impl WasmHook {
             .as_ref()
             .map(|(_, preopens)| !preopens.is_empty())
             .unwrap_or(false);
-        let mut store = self.new_store();
+        let mut store = self.new_store(&ready.engine);
         store
             .set_fuel(self.limits.fuel)
             .map_err(|e| format!("{e:#}"))?;

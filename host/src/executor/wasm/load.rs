@@ -26,6 +26,11 @@ pub(super) enum Source {
 /// A component ready to instantiate, and the pool slots one call takes.
 pub(super) struct Ready {
     pub(super) pre: Pre,
+    /// The engine `pre` belongs to (the runtime's, or its copy pool's).
+    pub(super) engine: Engine,
+    /// It is the copy pool's: making and dropping an instance costs a copy of its
+    /// memory image.
+    pub(super) copy_pool: bool,
     pub(super) weight: u32,
     /// SHA-256 of the component bytes.
     pub(super) digest: String,
@@ -108,7 +113,8 @@ fn read_component(
 
 /// Refuses a component that declares more memories or tables than a call may have (or
 /// whose needs cannot be known), and returns the pool slots one call takes.
-fn check_resources(component: &Component) -> Result<u32, LoadError> {
+/// The slots one call takes, and the component's largest initial linear memory (bytes).
+fn check_resources(component: &Component) -> Result<(u32, Option<u64>), LoadError> {
     let needs = component
         .resources_required()
         .ok_or(LoadError::UncheckableResources)?;
@@ -120,7 +126,13 @@ fn check_resources(component: &Component) -> Result<u32, LoadError> {
     {
         return Err(err);
     }
-    Ok(slot_weight(needs.num_memories, needs.num_tables))
+    Ok((
+        slot_weight(needs.num_memories, needs.num_tables),
+        // Counted in 64 KiB Wasm pages.
+        needs
+            .max_initial_memory_size
+            .map(|pages| pages.saturating_mul(64 << 10)),
+    ))
 }
 
 /// Imports a hook may have: WASI p2 without HTTP, and the hookhost host API of a
@@ -347,9 +359,16 @@ impl WasmRuntime {
         tag: Option<(String, String)>,
     ) -> Result<Ready, LoadError> {
         let version = check_imports(&self.engine, &component)?;
-        let weight = check_resources(&component)?;
-        let pre = self
-            .linker
+        let (weight, initial_memory) = check_resources(&component)?;
+        let (component, linker, copy_pool) = match self.copy_pool_for(initial_memory) {
+            Some((engine, linker)) => (
+                self.cache.load_into(engine, &digest, &component)?,
+                linker,
+                true,
+            ),
+            None => (component, &self.linker, false),
+        };
+        let pre = linker
             .instantiate_pre(&component)
             .map_err(|err| LoadError::Link(format!("{err:#}")))?;
         let world = |err: wasmtime::Error| LoadError::World(format!("{err:#}"));
@@ -360,6 +379,8 @@ impl WasmRuntime {
         };
         Ok(Ready {
             pre,
+            engine: component.engine().clone(),
+            copy_pool,
             weight: weight.min(self.slot_count),
             digest,
             signer,

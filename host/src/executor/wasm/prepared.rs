@@ -296,15 +296,19 @@ impl Preparer {
     /// What the call itself put in the store (its input, shell view, WASI context and
     /// handles) is freed here, on the thread that allocated it: a free from another
     /// thread contends for this thread's allocator arena. The preparer is woken here
-    /// only when the hook's shelf is empty or finished stores pile up; otherwise the
-    /// epoch ticker wakes it within a tick (a wake-up is a system call on the call's
-    /// path).
+    /// only when the hook's shelf is empty, finished stores pile up, or the hook is
+    /// `costly` (its instances are made and dropped with a copy of a large memory
+    /// image: that work is started at once, so that it is done before the hook's next
+    /// call instead of landing on it, and the wake is a few µs against a call of
+    /// hundreds). Otherwise the epoch ticker wakes it within a tick (a wake-up is a
+    /// system call on the call's path).
     pub(super) fn finish(
         &self,
         hook: &Weak<WasmHook>,
         shelf: &Shelf,
         mut store: Store<HostState>,
         slot: OwnedSemaphorePermit,
+        costly: bool,
     ) {
         let Some(queue) = self.queue() else {
             drop(store);
@@ -315,12 +319,12 @@ impl Preparer {
         let refill = (!shelf.disabled.load(Ordering::Relaxed)
             && !shelf.queued.swap(true, Ordering::AcqRel))
         .then(|| hook.clone());
-        let empty = shelf.lock().is_empty();
+        let urgent = costly || shelf.lock().is_empty();
         let job = Job {
             retire: Some((store, slot)),
             refill,
         };
-        if let Err(job) = queue.push(job, empty) {
+        if let Err(job) = queue.push(job, urgent) {
             // The preparer is behind (every core busy): this call drops its own store,
             // and a later call asks for the refill again.
             if job.refill.is_some() {

@@ -3,7 +3,7 @@
 //! ticker, the call slots, and the compile worker.
 
 use std::io::Read;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use tokio::sync::Semaphore;
 use wasmtime::component::{HasSelf, Linker};
@@ -23,7 +23,13 @@ pub struct WasmRuntime {
     pub(super) engine: Engine,
     pub(super) linker: Linker<HostState>,
     pub(super) cache: ComponentCache,
-    _ticker: Ticker,
+    ticker: Ticker,
+    /// The [`Reset::Copy`] pool's engine and linker, made on first need (`None`: it
+    /// could not be made, and its components run on `engine`).
+    copy_engine: OnceLock<Option<(Engine, Linker<HostState>)>>,
+    /// Components with at least this much initial memory run in the copy pool.
+    copy_reset_from: Option<u64>,
+    pool_instances: u32,
     pub(super) slots: Arc<Semaphore>,
     pub(super) slot_count: u32,
     pooling: bool,
@@ -40,9 +46,24 @@ pub struct WasmRuntime {
     pub(super) load_on_caller: bool,
 }
 
-/// The engine configuration; `pool` sizes the pooling allocator, `None` allocates on
-/// demand (the fallback where the pool's address space cannot be reserved).
-fn engine_config(pool_instances: Option<u32>) -> Config {
+/// How a pool puts a used linear memory back to its initial contents.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Reset {
+    /// Only the pages a call wrote are reset in place (found with `PAGEMAP_SCAN`); the
+    /// rest is unmapped back to the copy-on-write image. Cheap for small memories.
+    Touched,
+    /// The whole memory is copied back from its image (and zeroed past it) after every
+    /// call, so every page stays private and resident. For large images, whose calls
+    /// write to pages all over them: the scan stops after 32 runs of written pages and
+    /// unmaps the rest, so each call would copy-on-write-fault them in again (with a TLB
+    /// shootdown per fault). Here that copy happens once per call, off the call's path.
+    Copy,
+}
+
+/// The engine configuration; `pool` sizes the pooling allocator and says how it resets
+/// memories, `None` allocates on demand (the fallback where the pool's address space
+/// cannot be reserved).
+fn engine_config(pool: Option<(u32, Reset)>) -> Config {
     let mut config = Config::new();
     config
         .consume_fuel(true)
@@ -51,8 +72,10 @@ fn engine_config(pool_instances: Option<u32>) -> Config {
         .max_wasm_stack(1 << 20)
         .async_stack_size(2 << 20)
         .memory_init_cow(true);
-    if let Some(instances) = pool_instances {
-        config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool_config(instances)));
+    if let Some((instances, reset)) = pool {
+        config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool_config(
+            instances, reset,
+        )));
     }
     config
 }
@@ -61,7 +84,7 @@ fn engine_config(pool_instances: Option<u32>) -> Config {
 /// to [`limits::MAX_CORE_INSTANCES`] core instances (a counter only, no memory). A
 /// component that needs more memories or tables takes several slots per call (see
 /// [`slot_weight`]), so it cannot use up what other hooks were promised.
-fn pool_config(instances: u32) -> PoolingAllocationConfig {
+fn pool_config(instances: u32, reset: Reset) -> PoolingAllocationConfig {
     let mut pool = PoolingAllocationConfig::default();
     pool.total_component_instances(instances)
         .total_core_instances(instances.saturating_mul(limits::MAX_CORE_INSTANCES as u32))
@@ -76,14 +99,27 @@ fn pool_config(instances: u32) -> PoolingAllocationConfig {
         .max_tables_per_module(limits::MAX_TABLES)
         .max_memory_size(limits::max_linear_memory_bytes())
         // Reset used pages in place instead of unmapping them: no page faults on the next
-        // instantiation and no TLB shootdowns when a store is dropped. PAGEMAP_SCAN
-        // (Linux 6.7+) limits the reset to the pages a call actually touched.
-        .linear_memory_keep_resident(16 << 20)
+        // instantiation and no TLB shootdowns when a store is dropped. At most this much
+        // stays resident per slot.
+        .linear_memory_keep_resident(KEEP_RESIDENT_BYTES)
         .table_keep_resident(1 << 20)
         .async_stack_keep_resident(1 << 20)
-        .pagemap_scan(Enabled::Auto);
+        // PAGEMAP_SCAN (Linux 6.7+) limits a `Touched` reset to the pages a call wrote;
+        // without it the pool copies the first `KEEP_RESIDENT_BYTES` back whole.
+        .pagemap_scan(match reset {
+            Reset::Touched => Enabled::Auto,
+            Reset::Copy => Enabled::No,
+        });
     pool
 }
+
+/// Bytes of each used linear memory a pool keeps resident between calls.
+const KEEP_RESIDENT_BYTES: usize = 16 << 20;
+
+/// Components whose initial linear memory is at least this large run in the
+/// [`Reset::Copy`] pool by default (the JavaScript and Python toolchains' images are
+/// 9-13 MiB; a Rust policy's is about 1 MiB).
+pub const DEFAULT_COPY_RESET_FROM: u64 = 4 << 20;
 
 /// Pool slots one call of a component takes: one per linear memory, one per
 /// [`limits::TABLES_PER_SLOT`] tables.
@@ -100,7 +136,8 @@ impl WasmRuntime {
     /// after a reserve for the rest of the process.
     pub fn new(options: WasmOptions) -> Result<Self, WasmError> {
         let instances = options.max_instances.max(1);
-        let (engine, pooling) = match Engine::new(&engine_config(Some(instances))) {
+        let (engine, pooling) = match Engine::new(&engine_config(Some((instances, Reset::Touched))))
+        {
             Ok(engine) => (engine, true),
             Err(err) => {
                 tracing::warn!(
@@ -111,16 +148,7 @@ impl WasmRuntime {
                 (engine, false)
             }
         };
-        let mut linker = Linker::new(&engine);
-        wasmtime_wasi::p2::add_to_linker_async(&mut linker)
-            .map_err(|e| WasmError(format!("{e:#}")))?;
-        v0_1::Hook::add_to_linker::<HostState, HasSelf<HostState>>(&mut linker, |state| state)
-            .map_err(|e| WasmError(format!("{e:#}")))?;
-        v0_2::Hook::add_to_linker::<HostState, HasSelf<HostState>>(&mut linker, |state| state)
-            .map_err(|e| WasmError(format!("{e:#}")))?;
-        v0_3::Hook::add_to_linker::<HostState, HasSelf<HostState>>(&mut linker, |state| state)
-            .map_err(|e| WasmError(format!("{e:#}")))?;
-        listing::install(&mut linker).map_err(|e| WasmError(format!("{e:#}")))?;
+        let linker = linker(&engine)?;
         let by_descriptors = crate::platform::raise_descriptor_limit()
             .saturating_sub(limits::FD_RESERVE)
             / limits::MAX_RESOURCES as u64;
@@ -163,7 +191,10 @@ impl WasmRuntime {
             ),
             engine,
             linker,
-            _ticker: ticker,
+            ticker,
+            copy_engine: OnceLock::new(),
+            copy_reset_from: options.copy_reset_from,
+            pool_instances: instances,
             slots: Arc::new(Semaphore::new(slot_count as usize)),
             slot_count,
             pooling,
@@ -183,6 +214,37 @@ impl WasmRuntime {
         self.pooling
     }
 
+    /// The engine and linker for a component whose initial linear memory is
+    /// `initial_memory` bytes: those of the [`Reset::Copy`] pool for a large one where
+    /// instances are prepared ahead (the copy then happens behind the calls), else
+    /// `None` (the runtime's own).
+    pub(super) fn copy_pool_for(
+        &self,
+        initial_memory: Option<u64>,
+    ) -> Option<&(Engine, Linker<HostState>)> {
+        let from = self.copy_reset_from?;
+        if !self.pooling || !self.preparer.enabled() || initial_memory.unwrap_or(0) < from {
+            return None;
+        }
+        self.copy_engine
+            .get_or_init(|| {
+                let made = Engine::new(&engine_config(Some((self.pool_instances, Reset::Copy))))
+                    .map_err(|e| WasmError(format!("{e:#}")))
+                    .and_then(|engine| Ok((linker(&engine)?, engine)));
+                match made {
+                    Ok((linker, engine)) => {
+                        self.ticker.add(&engine);
+                        Some((engine, linker))
+                    }
+                    Err(err) => {
+                        tracing::warn!("no copy-reset pool for large components: {err}");
+                        None
+                    }
+                }
+            })
+            .as_ref()
+    }
+
     /// What prepared instances hold now, and how calls found them.
     pub fn prepared_stats(&self) -> PreparedStats {
         self.preparer.stats()
@@ -192,6 +254,21 @@ impl WasmRuntime {
     pub fn cache_stats(&self) -> CacheStats {
         self.cache.stats()
     }
+}
+
+/// A linker for `engine`: WASI p2 and every version of the hookhost host API.
+fn linker(engine: &Engine) -> Result<Linker<HostState>, WasmError> {
+    let wasm = |e: wasmtime::Error| WasmError(format!("{e:#}"));
+    let mut linker = Linker::new(engine);
+    wasmtime_wasi::p2::add_to_linker_async(&mut linker).map_err(wasm)?;
+    v0_1::Hook::add_to_linker::<HostState, HasSelf<HostState>>(&mut linker, |state| state)
+        .map_err(wasm)?;
+    v0_2::Hook::add_to_linker::<HostState, HasSelf<HostState>>(&mut linker, |state| state)
+        .map_err(wasm)?;
+    v0_3::Hook::add_to_linker::<HostState, HasSelf<HostState>>(&mut linker, |state| state)
+        .map_err(wasm)?;
+    listing::install(&mut linker).map_err(wasm)?;
+    Ok(linker)
 }
 
 /// The compile worker (`hookhost __compile-worker`): reads a component on stdin, limits
@@ -248,9 +325,11 @@ mod tests {
 
     #[test]
     fn pooled_and_on_demand_engines_share_compiled_artifacts() {
-        let pooled = Engine::new(&engine_config(Some(4))).unwrap();
+        let pooled = Engine::new(&engine_config(Some((4, Reset::Touched)))).unwrap();
+        let copying = Engine::new(&engine_config(Some((4, Reset::Copy)))).unwrap();
         let on_demand = Engine::new(&engine_config(None)).unwrap();
         assert_eq!(compat(&pooled), compat(&on_demand));
+        assert_eq!(compat(&copying), compat(&on_demand));
     }
 
     #[test]
