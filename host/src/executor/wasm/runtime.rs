@@ -1,6 +1,7 @@
 //! The shared Wasm runtime of one hookhost engine: the wasmtime `Engine` (pooling
-//! allocator, fuel, epoch interruption), the linker, the component cache, the epoch
-//! ticker, the call slots, and the compile worker.
+//! allocator, fuel, epoch interruption) and, made on first need, a second one whose pool
+//! copies large memory images back whole ([`Reset::Copy`]); their linkers, the component
+//! cache, the epoch ticker, the call slots, and the compile worker.
 
 use std::io::Read;
 use std::sync::{Arc, OnceLock};
