@@ -123,6 +123,16 @@ async fn carries_nothing(pool: Pool) {
     pool.check(&engine);
 }
 
+/// By default only large memory images go to the copy pool: the test guest's ~1 MiB
+/// memory stays in the pool that resets the pages a call wrote.
+#[tokio::test]
+async fn a_small_component_stays_in_the_touched_pages_pool_by_default() {
+    let env = TestEnv::new();
+    let engine = engine_with(&env, vec![guest("allow", json!({}))], |_| {});
+    warm(&env, &engine).await;
+    Pool::Touched.check(&engine);
+}
+
 #[tokio::test]
 async fn every_limit_holds_for_a_prepared_instance() {
     limits_hold(Pool::Touched).await;
