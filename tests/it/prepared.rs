@@ -123,6 +123,34 @@ async fn carries_nothing(pool: Pool) {
     pool.check(&engine);
 }
 
+/// A guest that grows its memory past what a pool keeps resident (16 MiB), reads the
+/// byte at 20 MiB and marks it: the next call, in a prepared instance whose slot that
+/// call used, must find it zero again, in either pool.
+#[tokio::test]
+async fn memory_grown_past_the_resident_part_comes_back_zeroed() {
+    for pool in [Pool::Touched, Pool::Copy] {
+        let env = TestEnv::new();
+        let engine = engine_with(&env, vec![guest("far", json!({}))], |options| {
+            options.wasm.prepare.per_hook = 1;
+            pool.tune(options);
+        });
+        for call in 0..6 {
+            if call > 0 {
+                wait_for(&engine, "an instance prepared", |s| s.ready >= 1).await;
+            }
+            let outcome = engine.execute("PreToolUse", env.bash("ls")).await;
+            assert_eq!(
+                outcome.additional_context.as_deref(),
+                Some("found 0"),
+                "{pool:?}, call {call}: {:?}",
+                outcome.hooks
+            );
+        }
+        assert!(stats(&engine).hits >= 5, "{pool:?}: {:?}", stats(&engine));
+        pool.check(&engine);
+    }
+}
+
 /// By default only large memory images go to the copy pool: the test guest's ~1 MiB
 /// memory stays in the pool that resets the pages a call wrote.
 #[tokio::test]

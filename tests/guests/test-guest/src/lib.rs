@@ -182,6 +182,15 @@ fn act(event: &Event) -> Result<Answer, String> {
             });
             Ok(Answer::none().with_context(report.to_string()))
         }
+        // Grows memory past 20 MiB (beyond what a pool keeps resident per slot), reads
+        // the byte there, then marks it: a fresh instance must read 0 every time.
+        "far" => {
+            #[cfg(target_arch = "wasm32")]
+            let found = far_marker();
+            #[cfg(not(target_arch = "wasm32"))]
+            let found = 0u8;
+            Ok(Answer::none().with_context(format!("found {found}")))
+        }
         "panic" => panic!("test-guest panicked on purpose"),
         "garbage" => Ok(Answer::none().update_input_text("{not json")),
         "err" => Err("test-guest returned an error".into()),
@@ -249,3 +258,26 @@ impl Hook for TestGuest {
 }
 
 export_hook!(TestGuest);
+
+/// The byte at 20 MiB after growing the memory to hold it (grown here, so no allocator
+/// owns it), then set to 0x5a.
+#[cfg(target_arch = "wasm32")]
+#[allow(unsafe_code)]
+fn far_marker() -> u8 {
+    const AT: usize = 20 << 20;
+    const PAGE: usize = 64 << 10;
+    let have = core::arch::wasm32::memory_size(0) * PAGE;
+    if have > AT {
+        // Not a fresh instance's small memory: report it rather than touch the heap.
+        return 0xff;
+    }
+    core::arch::wasm32::memory_grow(0, (AT - have) / PAGE + 1);
+    let at = AT as *mut u8;
+    // SAFETY: `AT` lies in pages this call grew (the heap is far smaller), which nothing
+    // else uses; volatile so the read and write happen as written.
+    unsafe {
+        let found = at.read_volatile();
+        at.write_volatile(0x5a);
+        found
+    }
+}
