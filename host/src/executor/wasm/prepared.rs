@@ -593,10 +593,6 @@ impl Worker {
 mod tests {
     use super::*;
 
-    fn queue(batch: usize) -> Queue {
-        Queue::new(batch)
-    }
-
     fn job() -> Job {
         Job {
             retire: None,
@@ -606,7 +602,7 @@ mod tests {
 
     #[test]
     fn a_preparer_that_is_behind_gets_no_more_work() {
-        let queue = queue(2);
+        let queue = Queue::new(2);
         for _ in 0..2 * RETIRE_CAP_BATCHES {
             assert!(queue.push(job(), false).is_ok());
         }
@@ -630,7 +626,7 @@ mod tests {
 
     #[test]
     fn work_that_is_not_urgent_waits_for_the_bell() {
-        let queue = Arc::new(queue(8));
+        let queue = Arc::new(Queue::new(8));
         let sleeper = asleep_in_take(&queue);
         // Not urgent, under the batch: the thread is left asleep.
         assert!(queue.push(job(), false).is_ok());
@@ -645,7 +641,7 @@ mod tests {
 
     #[test]
     fn an_empty_shelf_wakes_the_preparer_at_once() {
-        let queue = Arc::new(queue(8));
+        let queue = Arc::new(Queue::new(8));
         let sleeper = asleep_in_take(&queue);
         assert!(queue.push(job(), true).is_ok());
         assert_eq!(sleeper.join().unwrap().map(|jobs| jobs.len()), Some(1));
