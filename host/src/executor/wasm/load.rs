@@ -361,15 +361,17 @@ impl WasmRuntime {
         let version = check_imports(&self.engine, &component)?;
         let (weight, initial_memory) = check_resources(&component)?;
         // The copy pool is only faster: a component it cannot take runs in the other.
-        let copied = self.copy_pool_for(initial_memory).and_then(|(engine, linker)| {
-            match self.cache.load_into(engine, &digest, &component) {
-                Ok(copy) => Some((copy, linker)),
-                Err(err) => {
-                    tracing::warn!("component {digest} stays out of the copy pool: {err}");
-                    None
-                }
-            }
-        });
+        let copied = self
+            .copy_pool_for(initial_memory)
+            .and_then(
+                |(engine, linker)| match self.cache.load_into(engine, &digest, &component) {
+                    Ok(copy) => Some((copy, linker)),
+                    Err(err) => {
+                        tracing::warn!("component {digest} stays out of the copy pool: {err}");
+                        None
+                    }
+                },
+            );
         let (component, linker, copy_pool) = match copied {
             Some((copy, linker)) => (copy, linker, true),
             None => (component, &self.linker, false),
