@@ -65,6 +65,9 @@ pub fn merge(event: &Event, ran: Vec<FinishedHook>) -> EventOutcome {
     // (decided by an owner layer, decision, reason)
     let mut first_decider: Option<(bool, PermissionDecision, Option<String>)> = None;
     let mut seen_paths = std::collections::HashSet::new();
+    // One report per hook: sized once (a report is ~600 bytes, and growing the list
+    // from empty would ask glibc for a block in its slow, consolidating size range).
+    outcome.hooks.reserve_exact(ran.len());
     for FinishedHook {
         name,
         source,
