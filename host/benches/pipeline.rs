@@ -113,6 +113,31 @@ fn benches(c: &mut Criterion) {
             total
         })
     });
+    // The floor under any policy: the same call path into a prepared instance of a guest
+    // that answers at once (the test guest, `allow`), so the policy's own share is the
+    // difference.
+    let floor_hook = json!({"type": "wasm", "component": rust_guest("test-guest").display().to_string(),
+        "timeout": 5, "fuel": 500_000_000u64, "memoryMb": 32, "failClosed": true,
+        "config": {"mode": "allow"}});
+    let floor_engine = engine(
+        &dir,
+        json!({"PreToolUse": [{"matcher": "Bash", "hooks": [floor_hook]}]}),
+    );
+    let check = rt.block_on(floor_engine.execute("PreToolUse", input(&dir)));
+    assert_eq!(check.counts.success, 1, "{:?}", check.hooks);
+    group.bench_function("wasm_floor", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                wait_prepared(&floor_engine);
+                let input = input(&dir);
+                let started = Instant::now();
+                std::hint::black_box(rt.block_on(floor_engine.execute("PreToolUse", input)));
+                total += started.elapsed();
+            }
+            total
+        })
+    });
     // The same with a command never seen before on every call (the shell view is parsed,
     // not recalled from the memo of recent commands).
     let mut serial = 0u64;

@@ -27,12 +27,31 @@ pub(crate) async fn run_rounds(
     revalidate: bool,
     reselect: impl Fn(&HookInput, &HashSet<u64>) -> Vec<Prepared>,
 ) -> EventOutcome {
-    let mut ran: HashSet<u64> = selected.iter().map(|h| h.id).collect();
-    let mut seen = input;
-    let mut outcome = merge(&run.event, run.run_all(&selected, seen.clone()).await);
-    if !revalidate {
-        return outcome;
-    }
+    // Each round's hooks run in a boxed future, and so do the later rounds: the event's
+    // own future (which hosts move whole, often several times per call) stays small. The
+    // block ends the first outcome's storage before the later rounds are awaited.
+    let later = {
+        let outcome = merge(
+            &run.event,
+            Box::pin(run.run_all(&selected, input.clone())).await,
+        );
+        if !revalidate || outcome.should_block || outcome.updated_input.is_none() {
+            return outcome;
+        }
+        let ran: HashSet<u64> = selected.iter().map(|h| h.id).collect();
+        Box::pin(later_rounds(run, outcome, input, ran, reselect))
+    };
+    later.await
+}
+
+/// The rounds after the first, while a rewrite keeps changing the input.
+async fn later_rounds(
+    run: &EventRun,
+    mut outcome: EventOutcome,
+    mut seen: Arc<HookInput>,
+    mut ran: HashSet<u64>,
+    reselect: impl Fn(&HookInput, &HashSet<u64>) -> Vec<Prepared>,
+) -> EventOutcome {
     let mut history = Vec::new();
     for round in 1..=MAX_ROUNDS {
         if outcome.should_block {
@@ -68,7 +87,10 @@ pub(crate) async fn run_rounds(
             .collect();
         ran.extend(hooks.iter().map(|h| h.id));
         seen = next;
-        outcome = merge(&run.event, run.run_all(&hooks, seen.clone()).await);
+        outcome = merge(
+            &run.event,
+            Box::pin(run.run_all(&hooks, seen.clone())).await,
+        );
         for report in &mut outcome.hooks {
             report.round = round;
         }

@@ -177,7 +177,7 @@ impl EventRun {
             }
             let call = self.call(hook, &input, timeout);
             let started = Instant::now();
-            let result = self.run_one(hook, call).await;
+            let result = self.run_one(hook, call, started).await;
             let duration = started.elapsed();
             if chained {
                 let output = &result.output;
@@ -201,7 +201,7 @@ impl EventRun {
                 continue;
             }
             let call = self.call(hook, &input, hook.timeout);
-            let result = self.run_one(hook, call).await;
+            let result = self.run_one(hook, call, Instant::now()).await;
             out[index] = Some(ran(hook, result, Duration::ZERO));
         }
         out.into_iter()
@@ -234,8 +234,9 @@ impl EventRun {
 
     /// Runs one hook: detached hooks go to the background and answer nothing now; the
     /// others run tracked, and on events where any failure fails the event
-    /// (WorktreeCreate) a failure of any executor blocks.
-    async fn run_one(&self, hook: &Prepared, call: HookCall) -> HookRun {
+    /// (WorktreeCreate) a failure of any executor blocks. `started`: when the call began
+    /// (what [`Calls::active`] counts from).
+    async fn run_one(&self, hook: &Prepared, call: HookCall, started: Instant) -> HookRun {
         if let Some(detached) = hook.executor.detached() {
             let executor = hook.executor.clone();
             call.background.clone().spawn(async move {
@@ -250,7 +251,7 @@ impl EventRun {
             return HookRun::answer(Default::default());
         }
         let key = self.calls.next.fetch_add(1, Ordering::Relaxed);
-        self.track(key, hook, &call);
+        self.track(key, hook, &call, started);
         let failure_blocks = call.event.failure_blocks;
         let call_timeout_blocks = call.event.timeout_blocks;
         let result = hook.executor.execute(call).await;
@@ -284,12 +285,12 @@ impl EventRun {
         }
     }
 
-    fn track(&self, key: u64, hook: &Prepared, call: &HookCall) {
+    fn track(&self, key: u64, hook: &Prepared, call: &HookCall, started: Instant) {
         let running = Running {
             name: call.name.clone(),
             event: call.event.clone(),
             spec: hook.spec.clone(),
-            started: Instant::now(),
+            started,
         };
         self.calls
             .active

@@ -597,10 +597,7 @@ mod tests {
     use super::*;
     use crate::config::WasmHandler;
 
-    /// The largest request glibc's malloc serves from its per-thread cache and small
-    /// bins; anything larger first consolidates every small chunk freed since (a call
-    /// frees dozens), which cost ~1 µs per call when the call's future was 2.6 KB.
-    const SMALL_REQUEST: usize = 1008;
+    use crate::executor::SMALL_REQUEST;
 
     /// The size of the future `f` would return, without calling it.
     fn future_size<F: FnOnce() -> Fut, Fut>(_f: F) -> usize {
