@@ -100,18 +100,20 @@ fn benches(c: &mut Criterion) {
     let mut group = c.benchmark_group("policy");
     // A call that finds an instance prepared (the wait for one is not timed): what a
     // host firing hooks at an agent's pace gets.
+    // `iters` calls, each finding an instance prepared (only the calls are timed).
+    let prepared_calls = |engine: &Engine, iters: u64| {
+        let mut total = Duration::ZERO;
+        for _ in 0..iters {
+            wait_prepared(engine);
+            let input = input(&dir);
+            let started = Instant::now();
+            std::hint::black_box(rt.block_on(engine.execute("PreToolUse", input)));
+            total += started.elapsed();
+        }
+        total
+    };
     group.bench_function("wasm_bash_guard", |b| {
-        b.iter_custom(|iters| {
-            let mut total = Duration::ZERO;
-            for _ in 0..iters {
-                wait_prepared(&wasm_engine);
-                let input = input(&dir);
-                let started = Instant::now();
-                std::hint::black_box(rt.block_on(wasm_engine.execute("PreToolUse", input)));
-                total += started.elapsed();
-            }
-            total
-        })
+        b.iter_custom(|iters| prepared_calls(&wasm_engine, iters))
     });
     // The floor under any policy: the same call path into a prepared instance of a guest
     // that answers at once (the test guest, `allow`), so the policy's own share is the
@@ -126,17 +128,7 @@ fn benches(c: &mut Criterion) {
     let check = rt.block_on(floor_engine.execute("PreToolUse", input(&dir)));
     assert_eq!(check.counts.success, 1, "{:?}", check.hooks);
     group.bench_function("wasm_floor", |b| {
-        b.iter_custom(|iters| {
-            let mut total = Duration::ZERO;
-            for _ in 0..iters {
-                wait_prepared(&floor_engine);
-                let input = input(&dir);
-                let started = Instant::now();
-                std::hint::black_box(rt.block_on(floor_engine.execute("PreToolUse", input)));
-                total += started.elapsed();
-            }
-            total
-        })
+        b.iter_custom(|iters| prepared_calls(&floor_engine, iters))
     });
     // The same with a command never seen before on every call (the shell view is parsed,
     // not recalled from the memo of recent commands).
