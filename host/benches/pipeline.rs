@@ -35,6 +35,17 @@ fn engine(dir: &Path, hooks: Value) -> Engine {
 }
 
 /// Waits (untimed) until the engine's hook has an instance prepared.
+/// An engine running `hook` on Bash PreToolUse, checked to run it once with success.
+fn bash_engine(rt: &tokio::runtime::Runtime, dir: &Path, hook: Value) -> Engine {
+    let engine = engine(
+        dir,
+        json!({"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]}),
+    );
+    let check = rt.block_on(engine.execute("PreToolUse", input(dir)));
+    assert_eq!(check.counts.success, 1, "{:?}", check.hooks);
+    engine
+}
+
 fn wait_prepared(engine: &Engine) {
     let started = Instant::now();
     while engine.wasm_prepared_stats().unwrap_or_default().ready == 0 {
@@ -121,12 +132,7 @@ fn benches(c: &mut Criterion) {
     let floor_hook = json!({"type": "wasm", "component": rust_guest("test-guest").display().to_string(),
         "timeout": 5, "fuel": 500_000_000u64, "memoryMb": 32, "failClosed": true,
         "config": {"mode": "allow"}});
-    let floor_engine = engine(
-        &dir,
-        json!({"PreToolUse": [{"matcher": "Bash", "hooks": [floor_hook]}]}),
-    );
-    let check = rt.block_on(floor_engine.execute("PreToolUse", input(&dir)));
-    assert_eq!(check.counts.success, 1, "{:?}", check.hooks);
+    let floor_engine = bash_engine(&rt, &dir, floor_hook);
     group.bench_function("wasm_floor", |b| {
         b.iter_custom(|iters| prepared_calls(&floor_engine, iters))
     });
@@ -168,12 +174,7 @@ fn benches(c: &mut Criterion) {
     let granted_hook = json!({"type": "wasm", "component": component.display().to_string(),
         "timeout": 5, "fuel": 500_000_000u64, "memoryMb": 32, "failClosed": true,
         "allowedPaths": [{"path": project.display().to_string()}]});
-    let granted_engine = engine(
-        &dir,
-        json!({"PreToolUse": [{"matcher": "Bash", "hooks": [granted_hook]}]}),
-    );
-    let check = rt.block_on(granted_engine.execute("PreToolUse", input(&dir)));
-    assert_eq!(check.counts.success, 1, "{:?}", check.hooks);
+    let granted_engine = bash_engine(&rt, &dir, granted_hook);
     group.bench_function("wasm_bash_guard_with_grant", |b| {
         b.iter(|| rt.block_on(granted_engine.execute("PreToolUse", input(&dir))))
     });
