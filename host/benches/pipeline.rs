@@ -34,7 +34,6 @@ fn engine(dir: &Path, hooks: Value) -> Engine {
     support::engine(dir, hooks, &cache_beside(dir))
 }
 
-/// Waits (untimed) until the engine's hook has an instance prepared.
 /// An engine running `hook` on Bash PreToolUse, checked to run it once with success.
 fn bash_engine(rt: &tokio::runtime::Runtime, dir: &Path, hook: Value) -> Engine {
     let engine = engine(
@@ -46,6 +45,7 @@ fn bash_engine(rt: &tokio::runtime::Runtime, dir: &Path, hook: Value) -> Engine 
     engine
 }
 
+/// Waits (untimed) until the engine's hook has an instance prepared.
 fn wait_prepared(engine: &Engine) {
     let started = Instant::now();
     while engine.wasm_prepared_stats().unwrap_or_default().ready == 0 {
@@ -109,8 +109,6 @@ fn benches(c: &mut Criterion) {
         |options| options.wasm.prepare = hookhost::PrepareOptions::none(),
     );
     let mut group = c.benchmark_group("policy");
-    // A call that finds an instance prepared (the wait for one is not timed): what a
-    // host firing hooks at an agent's pace gets.
     // `iters` calls, each finding an instance prepared (only the calls are timed).
     let prepared_calls = |engine: &Engine, iters: u64| {
         let mut total = Duration::ZERO;
@@ -123,6 +121,8 @@ fn benches(c: &mut Criterion) {
         }
         total
     };
+    // A call that finds an instance prepared (the wait for one is not timed): what a
+    // host firing hooks at an agent's pace gets.
     group.bench_function("wasm_bash_guard", |b| {
         b.iter_custom(|iters| prepared_calls(&wasm_engine, iters))
     });
