@@ -113,6 +113,13 @@ async fn every_limit_stops_the_guest_and_is_named() {
             error: "memory limit of 16 MiB exceeded",
         },
         LimitCase {
+            name: "memory in small blocks",
+            mode: "small-memory",
+            extra: json!({"memoryMb": 16}),
+            status: HookStatus::NonBlockingError,
+            error: "memory limit of 16 MiB exceeded",
+        },
+        LimitCase {
             name: "stack",
             mode: "stack",
             extra: json!({}),
@@ -174,6 +181,24 @@ async fn every_limit_stops_the_guest_and_is_named() {
             case.name
         );
     }
+}
+
+/// A guest built with the SDK reuses the memory it frees within a call: 64 MB of
+/// short-lived strings fit in a 16 MiB memory limit. A faster allocator that never
+/// reused memory (a bump allocator, which every instance being used once invites) would
+/// hit the limit here.
+#[tokio::test]
+async fn freed_guest_memory_is_reused_within_a_call() {
+    let env = TestEnv::new();
+    let outcome = run(&env, guest("churn", json!({"memoryMb": 16}))).await;
+    assert_eq!(
+        outcome.hooks[0].status,
+        HookStatus::Success,
+        "{:?}",
+        outcome.hooks[0]
+    );
+    let context = outcome.additional_context.unwrap_or_default();
+    assert!(context.starts_with("churned "), "{context}");
 }
 
 #[tokio::test]

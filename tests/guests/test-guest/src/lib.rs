@@ -84,6 +84,32 @@ fn act(event: &Event) -> Result<Answer, String> {
                 }
             }
         }
+        // Small blocks only (an allocator's small-block path), until memory runs out.
+        "small-memory" => {
+            let mut blocks: Vec<Box<[u8; 1000]>> = Vec::new();
+            loop {
+                blocks.push(Box::new([7u8; 1000]));
+                if blocks.len() == usize::MAX {
+                    return Ok(Answer::none());
+                }
+            }
+        }
+        // About 64 MB of small temporaries, at most 64 alive at once: fits a small memory
+        // limit only if freed blocks are reused.
+        "churn" => {
+            let mut live: Vec<String> = Vec::new();
+            let (mut total, mut seed) = (0usize, 7u32);
+            while total < 64 << 20 {
+                seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                let size = 1 + (seed >> 8) as usize % 8000;
+                live.push("x".repeat(size));
+                total += size;
+                if live.len() > 64 {
+                    live.swap_remove((seed >> 4) as usize % live.len());
+                }
+            }
+            Ok(Answer::none().with_context(format!("churned {total} bytes")))
+        }
         "stack" => Ok(Answer::none().with_context(recurse(0).to_string())),
         "read" => match std::fs::read_to_string(path()) {
             Ok(text) => Ok(Answer::none().with_context(format!("read ok: {}", text.trim()))),
