@@ -538,7 +538,8 @@ impl Engine {
         }
         let guard = &self.inner.stop_guard;
         let session = &input.session;
-        let reentry = input.value.get("stop_hook_active") == Some(&Value::Bool(true));
+        let reentry =
+            crate::hook_input::field(&input.value, "stop_hook_active") == Some(&Value::Bool(true));
         let selected = self.select(input, &Default::default());
         if selected.is_empty() {
             return guard.apply(event, session, reentry, EventOutcome::empty(event.name()));

@@ -457,7 +457,8 @@ impl EventSpec {
     /// The value this event's matcher compares against in `input` (the file name of the
     /// field on FileChanged). Matching and the Wasm input's `matcher-value` both use it.
     pub fn matcher_value(&self, input: &serde_json::Value) -> Option<String> {
-        let text = |field: &str| input.get(field).and_then(serde_json::Value::as_str);
+        let text =
+            |name: &str| crate::hook_input::field(input, name).and_then(serde_json::Value::as_str);
         match self.matcher_value {
             MatcherValue::None => None,
             MatcherValue::Field(field) => text(field).map(str::to_string),

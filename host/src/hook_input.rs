@@ -32,7 +32,7 @@ pub(crate) struct HookInput {
 impl HookInput {
     /// The typed input of `event` for the normalised input `value`.
     pub(crate) fn new(event: Event, value: Value) -> Arc<HookInput> {
-        let field = |name: &str| value.get(name).and_then(Value::as_str);
+        let field = |name: &str| field(&value, name).and_then(Value::as_str);
         let session = Arc::from(field("session_id").unwrap_or(""));
         let cwd_field = event.dialect().input.cwd;
         let cwd = field(cwd_field).or(field("cwd")).map(PathBuf::from);
@@ -77,14 +77,31 @@ impl HookInput {
     /// `tool_input`, or null.
     pub(crate) fn tool_input(&self) -> &Value {
         static NULL: Value = Value::Null;
-        self.value.get("tool_input").unwrap_or(&NULL)
+        field(&self.value, "tool_input").unwrap_or(&NULL)
     }
 
     /// The value of a top-level field, if it is a string.
     pub(crate) fn str_field(&self, name: &str) -> Option<&str> {
-        self.value.get(name).and_then(Value::as_str)
+        field(&self.value, name).and_then(Value::as_str)
     }
 }
+
+/// The field `name` of a JSON object (`None` for anything else). Hook inputs and configs
+/// have a few dozen fields at most, and comparing that many short keys costs less than
+/// hashing one (serde_json's maps hash with SipHash); larger objects are looked up by
+/// hash.
+pub(crate) fn field<'a>(value: &'a Value, name: &str) -> Option<&'a Value> {
+    let map = value.as_object()?;
+    if map.len() > SCAN_FIELDS {
+        return map.get(name);
+    }
+    map.iter()
+        .find(|(key, _)| key.as_str() == name)
+        .map(|(_, v)| v)
+}
+
+/// Objects with at most this many fields are searched by [`field`] one key at a time.
+const SCAN_FIELDS: usize = 32;
 
 /// A writer that only counts the bytes written to it.
 struct ByteCount(usize);
@@ -115,5 +132,23 @@ mod tests {
         assert_eq!(counted, input.json().len());
         // Once written, the text's own length.
         assert_eq!(input.json_len(), counted);
+    }
+
+    #[test]
+    fn a_field_is_found_by_scan_and_by_hash_alike() {
+        let small = serde_json::json!({"session_id": "s", "cwd": "/p", "": 0});
+        assert_eq!(field(&small, "cwd"), Some(&serde_json::json!("/p")));
+        assert_eq!(field(&small, ""), Some(&serde_json::json!(0)));
+        assert_eq!(field(&small, "cw"), None);
+        assert_eq!(field(&serde_json::json!(["cwd"]), "cwd"), None);
+        let large: serde_json::Map<String, Value> = (0..SCAN_FIELDS + 5)
+            .map(|i| (format!("f{i}"), Value::from(i)))
+            .collect();
+        let large = Value::Object(large);
+        for i in [0, SCAN_FIELDS, SCAN_FIELDS + 4] {
+            let name = format!("f{i}");
+            assert_eq!(field(&large, &name), large.get(&name), "{name}");
+        }
+        assert_eq!(field(&large, "f99"), None);
     }
 }

@@ -8,6 +8,7 @@ use serde_json::Value;
 use super::super::host::HostState;
 use crate::dialect::Event;
 use crate::event::{EventSpec, Fields};
+use crate::hook_input::field;
 use crate::output::{self, PermissionDecision};
 use crate::protocol::MAX_LIST_ENTRIES;
 
@@ -26,9 +27,12 @@ pub use self::hookhost::hooks::types::Decision;
 /// Builds the 0.2.0 input record: the small common fields only.
 pub fn hook_input(event: &Event, input: &Value) -> HookInput {
     let spec = event.spec();
-    let text = |name: &str| input.get(name).and_then(Value::as_str).map(str::to_string);
-    let tool_input_fields = input
-        .get("tool_input")
+    let text = |name: &str| {
+        field(input, name)
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    };
+    let tool_input_fields = field(input, "tool_input")
         .and_then(Value::as_object)
         .map(|map| {
             map.iter()
@@ -197,7 +201,7 @@ impl InputImports for HostState {
     }
 
     fn tool_input(&mut self) -> wasmtime::Result<Option<String>> {
-        let text = self.input.value.get("tool_input").map(Value::to_string);
+        let text = field(&self.input.value, "tool_input").map(Value::to_string);
         self.fetch(text)
     }
 

@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use super::super::host::HostState;
 use super::v0_2;
+use crate::hook_input::field;
 use crate::shell::{self as view, ShellView};
 
 wasmtime::component::bindgen!({
@@ -103,7 +104,7 @@ impl HostState {
 
 /// The text the `bash-command` function parses: the tool input's `command` string.
 pub(crate) fn bash_command(input: &Value) -> Option<&str> {
-    input.get("tool_input")?.get("command")?.as_str()
+    field(field(input, "tool_input")?, "command")?.as_str()
 }
 
 /// Bytes of text a view carries into the guest (what the fetch budget counts).
