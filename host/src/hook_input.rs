@@ -32,11 +32,11 @@ pub(crate) struct HookInput {
 impl HookInput {
     /// The typed input of `event` for the normalised input `value`.
     pub(crate) fn new(event: Event, value: Value) -> Arc<HookInput> {
-        let field = |name: &str| field(&value, name).and_then(Value::as_str);
-        let session = Arc::from(field("session_id").unwrap_or(""));
+        let text = |name: &str| field(&value, name).and_then(Value::as_str);
+        let session = Arc::from(text("session_id").unwrap_or(""));
         let cwd_field = event.dialect().input.cwd;
-        let cwd = field(cwd_field).or(field("cwd")).map(PathBuf::from);
-        let tool_name = field("tool_name").map(Arc::from);
+        let cwd = text(cwd_field).or(text("cwd")).map(PathBuf::from);
+        let tool_name = text("tool_name").map(Arc::from);
         Arc::new(HookInput {
             event,
             session,
