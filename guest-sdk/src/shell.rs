@@ -183,12 +183,14 @@ impl<'s> Command<'s> {
 
     /// The arguments after the program.
     pub fn args(&self) -> Vec<&'s str> {
+        self.arg_words().iter().map(|w| w.text.as_str()).collect()
+    }
+
+    /// The words after the program, without copying (what [`Command::args`] collects).
+    pub fn arg_words(&self) -> &'s [Word] {
         let node = self.node();
         let from = node.program.map_or(node.words.len(), |p| p as usize + 1);
-        node.words[from.min(node.words.len())..]
-            .iter()
-            .map(|w| w.text.as_str())
-            .collect()
+        &node.words[from.min(node.words.len())..]
     }
 
     /// Every word, wrappers included (`sudo`, `-u`, `root`, `rm`, …).
@@ -208,9 +210,15 @@ impl<'s> Command<'s> {
 
     /// Every file it may name: its arguments and its redirection targets.
     pub fn operands(&self) -> Vec<&'s str> {
-        let mut out = self.args();
-        out.extend(self.redirects().iter().map(|r| r.target.text.as_str()));
-        out
+        self.operand_words().map(|w| w.text.as_str()).collect()
+    }
+
+    /// The words of [`Command::operands`], without collecting them.
+    pub fn operand_words(&self) -> impl Iterator<Item = &'s Word> + 's {
+        let redirects = self.redirects();
+        self.arg_words()
+            .iter()
+            .chain(redirects.iter().map(|r| &r.target))
     }
 
     /// Its text.

@@ -7,10 +7,12 @@
 //! deletes of `/`, `~`, `$HOME` or the project root; `git reset --hard`; force pushes to a
 //! protected branch (config `protectedBranches`, default `main` and `master`); a download
 //! whose output reaches a shell (`curl … | sh`, `sh <(curl …)`, `bash -c "$(curl …)"`);
-//! and reading `.env` files. Each reason tells the model what to do instead. A command the
+//! reading `.env` files; and git aliases defined on the command line (`git -c alias.x=…`),
+//! which hide the command that runs. git's own options (`-C repo`, `--git-dir d`) are
+//! read past. Each reason tells the model what to do instead. A command the
 //! host cannot fully read is refused (fail closed).
 
-use hookhost_guest::shell::{Command, Script};
+use hookhost_guest::shell::{Command, Script, Word};
 use hookhost_guest::{Answer, Hook, PreToolUse, config, export_hook};
 
 /// The hook.
@@ -21,15 +23,7 @@ impl Hook for BashGuard {
         let Some(script) = call.shell() else {
             return Ok(Answer::none());
         };
-        let protected = {
-            let configured = config::get_list("protectedBranches");
-            if configured.is_empty() {
-                vec!["main".to_string(), "master".to_string()]
-            } else {
-                configured
-            }
-        };
-        Ok(match verdict(&script, call.cwd(), &protected) {
+        Ok(match verdict(&script, call.cwd(), protected_branches) {
             Some(reason) => Answer::deny(reason),
             None => Answer::none(),
         })
@@ -38,8 +32,24 @@ impl Hook for BashGuard {
 
 export_hook!(BashGuard);
 
-/// The reason to refuse `script`, if any; `project` is the project root (the session cwd).
-pub fn verdict(script: &Script, project: &str, protected: &[String]) -> Option<String> {
+/// The configured `protectedBranches`, or `main` and `master`.
+fn protected_branches() -> Vec<String> {
+    let configured = config::get_list("protectedBranches");
+    if configured.is_empty() {
+        vec!["main".to_string(), "master".to_string()]
+    } else {
+        configured
+    }
+}
+
+/// The reason to refuse `script`, if any; `project` is the project root (the session
+/// cwd), and `protected` gives the protected branches (asked only for a `git push`).
+/// Commands are read in place: a call that refuses nothing allocates nothing here.
+pub fn verdict(
+    script: &Script,
+    project: &str,
+    protected: impl Fn() -> Vec<String>,
+) -> Option<String> {
     if script.partial() {
         return Some(format!(
             "bash-guard could not read this command ({}); rewrite it in plain shell syntax",
@@ -47,12 +57,11 @@ pub fn verdict(script: &Script, project: &str, protected: &[String]) -> Option<S
         ));
     }
     script.commands().find_map(|cmd| {
-        let args: Vec<String> = cmd.args().into_iter().map(str::to_string).collect();
         download_into_shell(&cmd)
             .or_else(|| env_file(&cmd))
             .or_else(|| match cmd.name() {
-                "rm" => rm(&args, project),
-                "git" => git(&args, protected),
+                "rm" => rm(cmd.arg_words(), project),
+                "git" => git(cmd.arg_words(), &protected),
                 _ => None,
             })
     })
@@ -70,17 +79,21 @@ fn env_file(cmd: &Command) -> Option<String> {
         let name = word.rsplit('/').next().unwrap_or(word);
         name == ".env" || (name.starts_with(".env.") && !name.ends_with(".example"))
     };
-    cmd.operands().into_iter().find(|w| secret(w)).map(|file| {
-        format!("`{file}` holds secrets; read `.env.example` for the variable names instead")
-    })
+    cmd.operand_words()
+        .map(|w| w.text.as_str())
+        .find(|w| secret(w))
+        .map(|file| {
+            format!("`{file}` holds secrets; read `.env.example` for the variable names instead")
+        })
 }
 
-fn rm(args: &[String], project: &str) -> Option<String> {
+fn rm(args: &[Word], project: &str) -> Option<String> {
     let mut recursive = false;
     let mut force = false;
-    let mut targets = Vec::new();
     let mut options_done = false;
-    for arg in args {
+    let mut dangerous = None;
+    let project = project.trim_end_matches('/');
+    for arg in args.iter().map(|w| w.text.as_str()) {
         if !options_done && arg == "--" {
             options_done = true;
         } else if !options_done && arg.starts_with("--") {
@@ -89,40 +102,75 @@ fn rm(args: &[String], project: &str) -> Option<String> {
         } else if !options_done && arg.starts_with('-') && arg.len() > 1 {
             recursive |= arg.contains('r') || arg.contains('R');
             force |= arg.contains('f');
-        } else {
-            targets.push(arg.as_str());
+        } else if dangerous.is_none() {
+            let t = arg.trim_end_matches('/');
+            let t = t.strip_suffix("/*").unwrap_or(t);
+            if matches!(t, "" | "/" | "~" | "$HOME" | "${HOME}" | "." | ".." | "*")
+                || (!project.is_empty() && t == project)
+            {
+                dangerous = Some(arg);
+            }
         }
     }
-    if !(recursive && force) {
-        return None;
-    }
-    let project = project.trim_end_matches('/');
-    let dangerous = targets.iter().find(|target| {
-        let t = target.trim_end_matches('/');
-        let t = t.strip_suffix("/*").unwrap_or(t);
-        matches!(t, "" | "/" | "~" | "$HOME" | "${HOME}" | "." | ".." | "*")
-            || (!project.is_empty() && t == project)
-    })?;
+    let dangerous = dangerous.filter(|_| recursive && force)?;
     Some(format!(
         "`rm -rf {dangerous}` would delete the filesystem root, the home directory or the whole project; remove the specific files or directories you mean, by path inside the project"
     ))
 }
 
-fn git(args: &[String], protected: &[String]) -> Option<String> {
-    let sub = args.iter().position(|a| !a.starts_with('-'))?;
-    let rest = &args[sub + 1..];
-    match args[sub].as_str() {
-        "reset" if rest.iter().any(|a| a == "--hard") => Some(
+/// git's own options (before the subcommand) whose value is the next word.
+const GIT_OPTIONS_WITH_VALUE: &[&str] = &[
+    "-C",
+    "-c",
+    "--git-dir",
+    "--work-tree",
+    "--namespace",
+    "--config-env",
+    "--super-prefix",
+];
+
+fn git(args: &[Word], protected: impl Fn() -> Vec<String>) -> Option<String> {
+    fn text(w: &Word) -> &str {
+        w.text.as_str()
+    }
+    // Past git's own options; `-C repo` and `-c name=value` take the next word.
+    let mut sub = 0;
+    loop {
+        let word = text(args.get(sub)?);
+        if !word.starts_with('-') {
+            break;
+        }
+        if word == "-c" || word == "--config-env" {
+            let setting = args.get(sub + 1).map_or("", text);
+            if setting
+                .get(..6)
+                .is_some_and(|k| k.eq_ignore_ascii_case("alias."))
+            {
+                return Some(
+                    "an alias defined on the command line hides which git command runs; run that git command directly".into(),
+                );
+            }
+        }
+        sub += if GIT_OPTIONS_WITH_VALUE.contains(&word) {
+            2
+        } else {
+            1
+        };
+    }
+    let rest = || args[sub + 1..].iter().map(text);
+    match text(&args[sub]) {
+        "reset" if rest().any(|a| a == "--hard") => Some(
             "`git reset --hard` discards uncommitted work; use `git stash` to set changes aside, or `git restore <path>` for specific files".into(),
         ),
         "push" => {
-            let force = rest.iter().any(|a| {
+            let force = rest().any(|a| {
                 a == "--force" || a == "--force-with-lease" || a.starts_with("--force-with-lease=")
                     || (a.starts_with('-') && !a.starts_with("--") && a.contains('f'))
             });
-            let refspecs: Vec<&str> = rest.iter().filter(|a| !a.starts_with('-')).skip(1).map(String::as_str).collect();
-            let plus_protected = refspecs.iter().any(|r| r.starts_with('+') && targets_protected(&r[1..], protected));
-            let hits_protected = refspecs.is_empty() || refspecs.iter().any(|r| targets_protected(r, protected));
+            let protected = protected();
+            let refspecs: Vec<&str> = rest().filter(|a| !a.starts_with('-')).skip(1).collect();
+            let plus_protected = refspecs.iter().any(|r| r.starts_with('+') && targets_protected(&r[1..], &protected));
+            let hits_protected = refspecs.is_empty() || refspecs.iter().any(|r| targets_protected(r, &protected));
             ((force && hits_protected) || plus_protected).then(|| {
                 format!(
                     "force pushes to {} rewrite shared history; push to a feature branch and open a pull request instead",
