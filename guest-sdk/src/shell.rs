@@ -20,6 +20,11 @@
 //! }
 //! ```
 //!
+//! The host hands the script over packed (`hookhost:hooks@0.4.0`): one string holding
+//! all its text and a few flat lists. Everything here reads it in place — a [`Word`] or
+//! [`Redirect`] borrows from the [`Script`] — so reading a command allocates nothing
+//! unless a method says it collects ([`Command::args`], [`Command::operands`]).
+//!
 //! Outside a component (native unit tests) there is no host to parse: [`bash_command`]
 //! gives `None` and [`parse`] a partial, empty script.
 
@@ -27,16 +32,31 @@ use crate::bindings::hookhost::hooks::shell as wit;
 
 pub use wit::{Joined, NodeKind, Via};
 
-/// One word: quotes removed, escapes applied, expansions kept as written.
-pub type Word = wit::Word;
-
-/// One redirection (`2>&1`, `> out`, `<<< text`, …).
-pub type Redirect = wit::Redirect;
-
 /// Shells: programs that run a script (`-c TEXT`, a file, or their stdin).
 pub const SHELLS: &[&str] = &[
     "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "rbash", "fish",
 ];
+
+/// One word: quotes removed, escapes applied, expansions kept as written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Word<'s> {
+    /// Its text.
+    pub text: &'s str,
+    /// It holds an expansion (`$X`, `~`, `$(…)`, a glob): bash may turn it into
+    /// something else.
+    pub dynamic: bool,
+}
+
+/// One redirection (`2>&1`, `> out`, `<<< text`, …).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Redirect<'s> {
+    /// The descriptor before the operator (`2` in `2>&1`).
+    pub fd: Option<u32>,
+    /// `<`, `>`, `>>`, `<>`, `>|`, `<&`, `>&`, `&>`, `&>>`, `<<`, `<<-` or `<<<`.
+    pub op: &'s str,
+    /// The file, descriptor, here-string or here-document text.
+    pub target: Word<'s>,
+}
 
 /// A parsed script.
 #[derive(Debug, Clone)]
@@ -67,8 +87,12 @@ mod host {
 
     pub fn parse(_text: &str) -> wit::Script {
         wit::Script {
+            text: String::new(),
+            words: Vec::new(),
+            redirects: Vec::new(),
             nodes: Vec::new(),
             pipelines: Vec::new(),
+            members: Vec::new(),
             partial: true,
             error: Some("no host to parse shell text outside a component".into()),
         }
@@ -89,12 +113,7 @@ impl Script {
 
     /// Every simple command, nested ones included, in the order their text starts.
     pub fn commands(&self) -> impl Iterator<Item = Command<'_>> + '_ {
-        (0..self.0.nodes.len() as u32)
-            .map(|index| Command {
-                script: self,
-                index,
-            })
-            .filter(|c| c.node().kind == NodeKind::Simple)
+        self.nodes().filter(|c| c.kind() == NodeKind::Simple)
     }
 
     /// Every node (compound commands too), in order.
@@ -105,9 +124,40 @@ impl Script {
         })
     }
 
-    /// The record the host sent.
+    /// The packed record the host sent.
     pub fn raw(&self) -> &wit::Script {
         &self.0
+    }
+
+    /// The text `span` names (empty if the host sent a span outside the text, which it
+    /// does not).
+    fn text(&self, span: wit::Span) -> &str {
+        self.0
+            .text
+            .get(span.start as usize..span.end as usize)
+            .unwrap_or("")
+    }
+
+    fn word(&self, word: &wit::Word) -> Word<'_> {
+        Word {
+            text: self.text(word.text),
+            dynamic: word.dynamic,
+        }
+    }
+
+    fn words(&self, range: wit::Range) -> Words<'_> {
+        Words {
+            script: self,
+            items: slice(&self.0.words, range).iter(),
+        }
+    }
+
+    /// The nodes of pipeline `index`, in order.
+    fn members(&self, index: u32) -> &[u32] {
+        self.0
+            .pipelines
+            .get(index as usize)
+            .map_or(&[], |p| slice(&self.0.members, p.nodes))
     }
 
     fn parent(&self, index: u32) -> Option<u32> {
@@ -128,6 +178,43 @@ impl Script {
         self.ancestors(index).any(|a| a == ancestor)
     }
 }
+
+/// The items of `list` that `range` names (none if it lies outside).
+fn slice<T>(list: &[T], range: wit::Range) -> &[T] {
+    list.get(range.start as usize..range.end as usize)
+        .unwrap_or(&[])
+}
+
+/// Words of one node, read in place.
+#[derive(Debug, Clone)]
+pub struct Words<'s> {
+    script: &'s Script,
+    items: std::slice::Iter<'s, wit::Word>,
+}
+
+impl<'s> Iterator for Words<'s> {
+    type Item = Word<'s>;
+
+    fn next(&mut self) -> Option<Word<'s>> {
+        self.items.next().map(|w| self.script.word(w))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.items.size_hint()
+    }
+
+    fn nth(&mut self, n: usize) -> Option<Word<'s>> {
+        self.items.nth(n).map(|w| self.script.word(w))
+    }
+}
+
+impl DoubleEndedIterator for Words<'_> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        self.items.next_back().map(|w| self.script.word(w))
+    }
+}
+
+impl ExactSizeIterator for Words<'_> {}
 
 /// One node of a [`Script`]; a simple command unless [`Command::kind`] says otherwise.
 #[derive(Debug, Clone, Copy)]
@@ -156,7 +243,7 @@ impl<'s> Command<'s> {
     /// The program it finally runs, as written (`/usr/bin/curl`), past wrappers such as
     /// `sudo` and `env`; empty for an assignment alone or a compound command.
     pub fn program(&self) -> &'s str {
-        self.program_word().map_or("", |w| w.text.as_str())
+        self.program_word().map_or("", |w| w.text)
     }
 
     /// The program's last path component (`curl`).
@@ -176,54 +263,65 @@ impl<'s> Command<'s> {
         self.program_word().is_some_and(|w| w.dynamic)
     }
 
-    fn program_word(&self) -> Option<&'s Word> {
-        let node = self.node();
-        node.words.get(node.program? as usize)
+    fn program_word(&self) -> Option<Word<'s>> {
+        let program = self.node().program?;
+        self.words().nth(program as usize)
     }
 
-    /// The arguments after the program.
+    /// The arguments after the program, collected (see [`Command::arg_words`]).
     pub fn args(&self) -> Vec<&'s str> {
-        self.arg_words().iter().map(|w| w.text.as_str()).collect()
+        self.arg_words().map(|w| w.text).collect()
     }
 
-    /// The words after the program, without copying (what [`Command::args`] collects).
-    pub fn arg_words(&self) -> &'s [Word] {
+    /// The words after the program, read in place.
+    pub fn arg_words(&self) -> Words<'s> {
         let node = self.node();
-        let from = node.program.map_or(node.words.len(), |p| p as usize + 1);
-        &node.words[from.min(node.words.len())..]
+        let mut words = self.words();
+        let skip = node.program.map_or(words.len(), |p| p as usize + 1);
+        if skip > 0 {
+            words.nth(skip - 1);
+        }
+        words
     }
 
     /// Every word, wrappers included (`sudo`, `-u`, `root`, `rm`, …).
-    pub fn words(&self) -> &'s [Word] {
-        &self.node().words
+    pub fn words(&self) -> Words<'s> {
+        self.script.words(self.node().words)
     }
 
     /// `NAME=value` words before the command.
-    pub fn assignments(&self) -> &'s [Word] {
-        &self.node().assignments
+    pub fn assignments(&self) -> Words<'s> {
+        self.script.words(self.node().assignments)
     }
 
     /// Its redirections.
-    pub fn redirects(&self) -> &'s [Redirect] {
-        &self.node().redirects
-    }
-
-    /// Every file it may name: its arguments and its redirection targets.
-    pub fn operands(&self) -> Vec<&'s str> {
-        self.operand_words().map(|w| w.text.as_str()).collect()
-    }
-
-    /// The words of [`Command::operands`], without collecting them.
-    pub fn operand_words(&self) -> impl Iterator<Item = &'s Word> + 's {
-        let redirects = self.redirects();
-        self.arg_words()
+    pub fn redirects(
+        &self,
+    ) -> impl DoubleEndedIterator<Item = Redirect<'s>> + ExactSizeIterator + 's {
+        let script = self.script;
+        slice(&script.0.redirects, self.node().redirects)
             .iter()
-            .chain(redirects.iter().map(|r| &r.target))
+            .map(move |r| Redirect {
+                fd: r.fd,
+                op: script.text(r.op),
+                target: script.word(&r.target),
+            })
+    }
+
+    /// Every file it may name: its arguments and its redirection targets, collected
+    /// (see [`Command::operand_words`]).
+    pub fn operands(&self) -> Vec<&'s str> {
+        self.operand_words().map(|w| w.text).collect()
+    }
+
+    /// The words of [`Command::operands`], read in place.
+    pub fn operand_words(&self) -> impl Iterator<Item = Word<'s>> + 's {
+        self.arg_words().chain(self.redirects().map(|r| r.target))
     }
 
     /// Its text.
     pub fn text(&self) -> &'s str {
-        &self.node().text
+        self.script.text(self.node().text)
     }
 
     /// How its pipeline is held (top level, a substitution, `bash -c`, …).
@@ -263,8 +361,13 @@ impl<'s> Command<'s> {
         let script = this.script;
         let mut feeders: Vec<u32> = Vec::new();
         for holder in std::iter::once(this.index).chain(script.ancestors(this.index)) {
-            let pipeline = &script.0.pipelines[script.0.nodes[holder as usize].pipeline as usize];
-            feeders.extend(pipeline.nodes.iter().take_while(|n| **n != holder));
+            let pipeline = script.0.nodes[holder as usize].pipeline;
+            feeders.extend(
+                script
+                    .members(pipeline)
+                    .iter()
+                    .take_while(|n| **n != holder),
+            );
         }
         script.commands().filter(move |c| {
             feeders

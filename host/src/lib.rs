@@ -79,7 +79,7 @@ pub use engine::{
 pub use executor::AsyncNotice;
 pub use executor::prompt::{LlmOptions, Provider};
 pub use executor::wasm::cache::CacheStats;
-pub use executor::wasm::{PrepareOptions, PreparedStats, WIT_VERSION, WasmOptions};
+pub use executor::wasm::{PrepareOptions, PreparedStats, WIT_VERSION, WIT_VERSIONS, WasmOptions};
 pub use front_door::{Answer, Failure, Request, RequestLimits};
 pub use outcome::{Counts, EventOutcome, HookDecision, HookReport, HookStatus, IgnoredField};
 pub use output::{HookAnswer, PermissionDecision};

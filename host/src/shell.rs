@@ -1,6 +1,6 @@
 //! The host's one reading of shell command text (bash syntax), handed to every guest
-//! through the `shell` interface of `hookhost:hooks@0.3.0` so that no policy has to write
-//! its own tokenizer.
+//! through the `shell` interface of `hookhost:hooks` (0.3.0, and packed in 0.4.0) so
+//! that no policy has to write its own tokenizer.
 //!
 //! [`parse`] turns a script into a [`ShellView`]: a flat list of [`Node`]s (simple
 //! commands and compound commands) grouped into [`Pipeline`]s, each pipeline knowing the

@@ -492,11 +492,11 @@ async fn unknown_and_mixed_wit_versions_are_refused() {
             .to_string()
     };
     // A version this host does not implement: named, with the ones it does.
-    let error = refuse(r#"(component (import "hookhost:hooks/host@0.4.0" (instance)))"#);
+    let error = refuse(r#"(component (import "hookhost:hooks/host@0.5.0" (instance)))"#);
     assert!(
-        error.contains("targets hookhost:hooks@0.4.0")
-            && error.contains("supports @0.1.0, @0.2.0, @0.3.0")
-            && error.contains("hookhost:hooks/host@0.4.0"),
+        error.contains("targets hookhost:hooks@0.5.0")
+            && error.contains("supports @0.1.0, @0.2.0, @0.3.0, @0.4.0")
+            && error.contains("hookhost:hooks/host@0.5.0"),
         "{error}"
     );
     // Two versions in one component cannot be served by one adapter.
@@ -699,4 +699,144 @@ async fn fetching_the_input_without_end_is_a_limit() {
     let message = hook_error(&outcome, 0);
     assert!(message.contains("input fetch limit exceeded"), "{message}");
     assert!(outcome.should_block, "{:?}", outcome.hooks);
+}
+
+/// What a guest reads through the SDK from the packed shell view (0.4.0) is the host's
+/// parse, word for word: texts (multi-byte ones included), `dynamic` flags, assignments,
+/// redirections, nesting and pipelines, for `bash_command()` and for `parse(text)`.
+#[tokio::test]
+async fn the_packed_shell_view_reads_as_the_host_parsed_it() {
+    let env = TestEnv::new();
+    let commands = [
+        "cargo test && git status",
+        "FOO=1 BAR=\"a b\" sudo -u root env X=2 rm -rf -- \"$HOME/é x\" 2>&1 >out.txt <<< 'hi'",
+        "curl -fsSL https://x | (cd /tmp && sh) | tee log",
+        "bash -c \"echo $(curl x | sh)\" ; eval 'rm -rf /' & wait",
+        "for f in *.rs; do grep -n TODO \"$f\" > /dev/null || echo \"$f\"; done",
+        "f() { cat .env; }; f | sh <(wget -O- y)",
+        "",
+        "echo 'unclosed",
+    ];
+    for command in commands {
+        let report = |config: Value| {
+            let env = &env;
+            async move {
+                let engine = env.engine(hooks("PreToolUse", None, vec![guest("shell", config)]));
+                let outcome = engine.execute("PreToolUse", env.bash(command)).await;
+                assert_eq!(
+                    outcome.counts.success, 1,
+                    "{command:?}: {:?}",
+                    outcome.hooks
+                );
+                let context = outcome.hooks[0].output.as_ref().unwrap();
+                serde_json::from_str::<Value>(context.additional_context.as_deref().unwrap())
+                    .unwrap()
+            }
+        };
+        let from_call = report(json!({})).await;
+        let from_parse = report(json!({"config": {"text": command}})).await;
+        assert_eq!(from_call, from_parse, "{command:?}");
+        let view = hookhost::internals::shell::parse(command);
+        assert_eq!(from_call["partial"], json!(view.partial), "{command:?}");
+        assert_eq!(from_call["error"], json!(view.error), "{command:?}");
+        let nodes = from_call["nodes"].as_array().unwrap();
+        assert_eq!(nodes.len(), view.nodes.len(), "{command:?}");
+        for (got, node) in nodes.iter().zip(&view.nodes) {
+            let words = |ws: &[hookhost::internals::shell::Word]| {
+                ws.iter()
+                    .map(|w| json!({"text": w.text, "dynamic": w.dynamic}))
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(got["text"], json!(node.text), "{command:?}");
+            assert_eq!(got["words"], json!(words(&node.words)), "{command:?}");
+            let mut back: Vec<&str> = node.words.iter().map(|w| w.text.as_str()).collect();
+            back.reverse();
+            assert_eq!(got["words_back"], json!(back), "{command:?}");
+            assert_eq!(
+                got["assignments"],
+                json!(words(&node.assignments)),
+                "{command:?}"
+            );
+            let redirects: Vec<Value> = node
+                .redirects
+                .iter()
+                .map(|r| json!({"fd": r.fd, "op": r.op, "target": {"text": r.target.text, "dynamic": r.target.dynamic}}))
+                .collect();
+            assert_eq!(got["redirects"], json!(redirects), "{command:?}");
+            let program = node
+                .program
+                .map_or("", |p| node.words[p as usize].text.as_str());
+            assert_eq!(got["program"], json!(program), "{command:?}");
+            let after = node.program.map_or(node.words.len(), |p| p as usize + 1);
+            assert_eq!(
+                got["arg_words"],
+                json!(words(&node.words[after..])),
+                "{command:?}"
+            );
+        }
+    }
+
+    // Nesting and pipelines, read through the packed lists.
+    let engine = env.engine(hooks("PreToolUse", None, vec![guest("shell", json!({}))]));
+    let outcome = engine
+        .execute(
+            "PreToolUse",
+            env.bash("curl x | (cd /tmp && sh -c \"$(wget y)\")"),
+        )
+        .await;
+    let report: Value = serde_json::from_str(
+        outcome.hooks[0]
+            .output
+            .as_ref()
+            .and_then(|o| o.additional_context.as_deref())
+            .unwrap(),
+    )
+    .unwrap();
+    let node = |text: &str| {
+        report["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|n| n["text"] == json!(text))
+            .unwrap_or_else(|| panic!("no node {text:?} in {report}"))
+            .clone()
+    };
+    let sh = node("sh -c \"$(wget y)\"");
+    assert_eq!(sh["upstream"], json!(["curl x"]));
+    // Its substitution, and the script `-c` gives it (whose program is that substitution).
+    assert_eq!(sh["inside"], json!(["wget y", "$(wget y)", "wget y"]));
+    assert_eq!(sh["runs_code"], json!(true));
+    // A compound node's text is the parser's rendering of it.
+    assert_eq!(
+        sh["ancestors"],
+        json!(["( cd /tmp && sh -c \"$(wget y)\" )"])
+    );
+    assert_eq!(node("wget y")["via"], json!("Via::CommandSubstitution"));
+    assert_eq!(node("wget y")["ancestors"].as_array().unwrap().len(), 2);
+    assert_eq!(node("cd /tmp")["upstream"], json!(["curl x"]));
+    assert_eq!(node("curl x")["upstream"], json!([]));
+    assert_eq!(report["commands"], json!(6));
+}
+
+/// A guest may ask the host to parse text at most 64 times per call; the 65th stops it
+/// with the limit named.
+#[tokio::test]
+async fn shell_parses_are_limited_per_call() {
+    let env = TestEnv::new();
+    let parses = |times: u64| {
+        guest(
+            "shell-parses",
+            json!({"config": {"times": times, "text": "a | b"}}),
+        )
+    };
+    let outcome = run(&env, parses(64)).await;
+    assert_eq!(
+        outcome.hooks[0].status,
+        HookStatus::Success,
+        "{:?}",
+        outcome.hooks
+    );
+    let outcome = run(&env, parses(65)).await;
+    let error = hook_error(&outcome, 0);
+    assert!(error.contains("shell parse limit exceeded"), "{error}");
 }

@@ -12,7 +12,7 @@
 //! read past. Each reason tells the model what to do instead. A command the
 //! host cannot fully read is refused (fail closed).
 
-use hookhost_guest::shell::{Command, Script, Word};
+use hookhost_guest::shell::{Command, Script, Words};
 use hookhost_guest::{Answer, Hook, PreToolUse, config, export_hook};
 
 /// The hook.
@@ -80,20 +80,20 @@ fn env_file(cmd: &Command) -> Option<String> {
         name == ".env" || (name.starts_with(".env.") && !name.ends_with(".example"))
     };
     cmd.operand_words()
-        .map(|w| w.text.as_str())
+        .map(|w| w.text)
         .find(|w| secret(w))
         .map(|file| {
             format!("`{file}` holds secrets; read `.env.example` for the variable names instead")
         })
 }
 
-fn rm(args: &[Word], project: &str) -> Option<String> {
+fn rm(args: Words, project: &str) -> Option<String> {
     let mut recursive = false;
     let mut force = false;
     let mut options_done = false;
     let mut dangerous = None;
     let project = project.trim_end_matches('/');
-    for arg in args.iter().map(|w| w.text.as_str()) {
+    for arg in args.map(|w| w.text) {
         if !options_done && arg == "--" {
             options_done = true;
         } else if !options_done && arg.starts_with("--") {
@@ -129,19 +129,16 @@ const GIT_OPTIONS_WITH_VALUE: &[&str] = &[
     "--super-prefix",
 ];
 
-fn git(args: &[Word], protected: impl Fn() -> Vec<String>) -> Option<String> {
-    fn text(w: &Word) -> &str {
-        w.text.as_str()
-    }
+fn git(args: Words, protected: impl Fn() -> Vec<String>) -> Option<String> {
     // Past git's own options; `-C repo` and `-c name=value` take the next word.
-    let mut sub = 0;
-    loop {
-        let word = text(args.get(sub)?);
+    let mut words = args.map(|w| w.text);
+    let sub = loop {
+        let word = words.next()?;
         if !word.starts_with('-') {
-            break;
+            break word;
         }
         if word == "-c" || word == "--config-env" {
-            let setting = args.get(sub + 1).map_or("", text);
+            let setting = words.clone().next().unwrap_or("");
             if setting
                 .get(..6)
                 .is_some_and(|k| k.eq_ignore_ascii_case("alias."))
@@ -151,14 +148,12 @@ fn git(args: &[Word], protected: impl Fn() -> Vec<String>) -> Option<String> {
                 );
             }
         }
-        sub += if GIT_OPTIONS_WITH_VALUE.contains(&word) {
-            2
-        } else {
-            1
-        };
-    }
-    let rest = || args[sub + 1..].iter().map(text);
-    match text(&args[sub]) {
+        if GIT_OPTIONS_WITH_VALUE.contains(&word) {
+            words.next();
+        }
+    };
+    let rest = || words.clone();
+    match sub {
         "reset" if rest().any(|a| a == "--hard") => Some(
             "`git reset --hard` discards uncommitted work; use `git stash` to set changes aside, or `git restore <path>` for specific files".into(),
         ),

@@ -39,12 +39,48 @@ pub enum Lang {
     Python,
 }
 
-/// The WIT package the SDKs target: the host's newest, [`hookhost::WIT_VERSION`] (the
-/// files below are that package; `wit_version_matches_the_host` checks they agree).
+/// The WIT package the Rust SDK targets: the host's newest, [`hookhost::WIT_VERSION`]
+/// (the files below are that package; `wit_versions_match_the_sdks` checks they agree).
 const WIT: &str = hookhost::WIT_VERSION;
-const WIT_TYPES: &str = include_str!("../../../wit/hooks@0.3.0/types.wit");
-const WIT_WORLD: &str = include_str!("../../../wit/hooks@0.3.0/world.wit");
-const WIT_SHELL: &str = include_str!("../../../wit/hooks@0.3.0/shell.wit");
+const WIT_FILES: [(&str, &str); 3] = [
+    (
+        "types.wit",
+        include_str!("../../../wit/hooks@0.4.0/types.wit"),
+    ),
+    (
+        "world.wit",
+        include_str!("../../../wit/hooks@0.4.0/world.wit"),
+    ),
+    (
+        "shell.wit",
+        include_str!("../../../wit/hooks@0.4.0/shell.wit"),
+    ),
+];
+/// The WIT package the TypeScript and Python SDKs target. Their runtimes copy every
+/// string into an object of their own, so 0.4.0's packed shell view gains them nothing.
+const SCRIPT_WIT: &str = "0.3.0";
+const SCRIPT_WIT_FILES: [(&str, &str); 3] = [
+    (
+        "types.wit",
+        include_str!("../../../wit/hooks@0.3.0/types.wit"),
+    ),
+    (
+        "world.wit",
+        include_str!("../../../wit/hooks@0.3.0/world.wit"),
+    ),
+    (
+        "shell.wit",
+        include_str!("../../../wit/hooks@0.3.0/shell.wit"),
+    ),
+];
+
+/// The WIT version a language's SDK targets, and that package's files.
+fn wit_package(lang: Lang) -> (&'static str, [(&'static str, &'static str); 3]) {
+    match lang {
+        Lang::Rust => (WIT, WIT_FILES),
+        Lang::Ts | Lang::Python => (SCRIPT_WIT, SCRIPT_WIT_FILES),
+    }
+}
 const WIT_NEWEST: &str = include_str!("../../../wit/newest_package.rs");
 
 const WORKSPACE_MANIFEST: &str = include_str!("../../../Cargo.toml");
@@ -136,9 +172,10 @@ pub fn run(args: NewArgs) -> anyhow::Result<ExitCode> {
     write_project(&root, &files)?;
     let (build, component) = build_command(&args.name, args.lang);
     println!(
-        "created {} ({} hook, WIT hookhost:hooks@{WIT})\n\nnext:\n  cd {}\n  {}\n  hookhost test\n\nthe component: {component}",
+        "created {} ({} hook, WIT hookhost:hooks@{})\n\nnext:\n  cd {}\n  {}\n  hookhost test\n\nthe component: {component}",
         root.display(),
         language(args.lang),
+        wit_package(args.lang).0,
         root.display(),
         build.replace('\n', "\n  "),
     );
@@ -241,7 +278,7 @@ fn project(name: &str, lang: Lang) -> anyhow::Result<Vec<File>> {
     let vars = [
         ("name", name.to_string()),
         ("crate", name.replace('-', "_")),
-        ("wit", WIT.to_string()),
+        ("wit", wit_package(lang).0.to_string()),
         ("version", env!("CARGO_PKG_VERSION").to_string()),
         ("language", language(lang).to_string()),
         ("build", build),
@@ -256,10 +293,13 @@ fn project(name: &str, lang: Lang) -> anyhow::Result<Vec<File>> {
     let mut files = vec![
         File::new("README.md", fill(README)),
         File::new("tests/hook.json", fill(FIXTURE)),
-        File::new(format!("sdk/wit/hooks@{WIT}/types.wit"), WIT_TYPES),
-        File::new(format!("sdk/wit/hooks@{WIT}/world.wit"), WIT_WORLD),
-        File::new(format!("sdk/wit/hooks@{WIT}/shell.wit"), WIT_SHELL),
     ];
+    let (wit, wit_files) = wit_package(lang);
+    files.extend(
+        wit_files
+            .iter()
+            .map(|(file, text)| File::new(format!("sdk/wit/hooks@{wit}/{file}"), *text)),
+    );
     match lang {
         Lang::Rust => {
             files.push(File::new(
@@ -417,7 +457,7 @@ fn inline_toml(value: &toml::Value) -> anyhow::Result<String> {
 fn ts_manifest(name: &str) -> anyhow::Result<String> {
     let tools: Value = serde_json::from_str(JS_TOOLS).context("parse the pinned JS tools")?;
     let externals = format!(
-        "--external hookhost:hooks/input@{WIT} --external hookhost:hooks/host@{WIT} --external hookhost:hooks/shell@{WIT}"
+        "--external hookhost:hooks/input@{SCRIPT_WIT} --external hookhost:hooks/host@{SCRIPT_WIT} --external hookhost:hooks/shell@{SCRIPT_WIT}"
     );
     // What the component is made from: the bundle (the SDK is in it), the WIT package and
     // the tools' lock.
@@ -432,7 +472,7 @@ fn ts_manifest(name: &str) -> anyhow::Result<String> {
             "build": format!(
                 "tsc -p . && rolldown hook.ts --file dist/hook.js --format esm --sourcemap {externals} --logLevel warn \
                  && (sh sdk/unchanged.sh check {name}.wasm {inputs} && echo '{name}.wasm is up to date' \
-                 || (node sdk/js/build-errors.mjs -- componentize-js dist/hook.js --wit sdk/wit/hooks@{WIT} \
+                 || (node sdk/js/build-errors.mjs -- componentize-js dist/hook.js --wit sdk/wit/hooks@{SCRIPT_WIT} \
                  --world-name hook --disable http fetch-event --out {name}.wasm \
                  && sh sdk/unchanged.sh record {name}.wasm {inputs}))"
             ),
@@ -515,13 +555,21 @@ mod tests {
     }
 
     #[test]
-    fn wit_version_matches_the_host() {
-        assert!(WIT_TYPES.contains(&format!("package hookhost:hooks@{WIT};")));
+    fn wit_versions_match_the_sdks() {
+        for (version, files) in [(WIT, WIT_FILES), (SCRIPT_WIT, SCRIPT_WIT_FILES)] {
+            for (name, text) in files {
+                assert!(
+                    text.starts_with(&format!("package hookhost:hooks@{version};")),
+                    "{version}/{name}"
+                );
+            }
+        }
         assert!(
             JS_SDK[0]
                 .1
-                .contains(&format!("'hookhost:hooks/input@{WIT}'"))
+                .contains(&format!("'hookhost:hooks/input@{SCRIPT_WIT}'"))
         );
+        assert!(hookhost::WIT_VERSIONS.contains(&SCRIPT_WIT));
     }
 
     #[test]

@@ -27,7 +27,7 @@ use std::time::Duration;
 pub use self::load_error::LoadError;
 pub use self::prepared::{PrepareOptions, PreparedStats};
 pub use self::runtime::{DEFAULT_COPY_RESET_FROM, WasmRuntime, compile_worker_main};
-pub use self::wit::{WIT_VERSION, input_record_size};
+pub use self::wit::{WIT_VERSION, WIT_VERSIONS, input_record_size};
 
 /// Bytes a call may fetch through the `input` interface, as a multiple of the raw
 /// input's size (plus [`limits::INPUT_FETCH_SLACK`]): enough to read everything a few

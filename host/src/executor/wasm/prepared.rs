@@ -38,7 +38,7 @@ use wasmtime::Store;
 
 use super::hook::WasmHook;
 use super::host::HostState;
-use super::wit::{Pre, v0_1, v0_2, v0_3};
+use super::wit::{Pre, v0_1, v0_2, v0_3, v0_4};
 
 /// Instances kept ready per hot hook, unless [`PrepareOptions`] says otherwise.
 pub const DEFAULT_PER_HOOK: usize = 4;
@@ -122,6 +122,7 @@ pub(super) enum Instance {
     V0_1(v0_1::Hook),
     V0_2(v0_2::Hook),
     V0_3(v0_3::Hook),
+    V0_4(v0_4::Hook),
 }
 
 impl Instance {
@@ -131,6 +132,7 @@ impl Instance {
             Pre::V0_1(pre) => Self::V0_1(pre.instantiate_async(store).await?),
             Pre::V0_2(pre) => Self::V0_2(pre.instantiate_async(store).await?),
             Pre::V0_3(pre) => Self::V0_3(pre.instantiate_async(store).await?),
+            Pre::V0_4(pre) => Self::V0_4(pre.instantiate_async(store).await?),
         })
     }
 }

@@ -1,21 +1,116 @@
 //! The `hookhost:hooks` WIT packages this host runs, one file per version
 //! ([`v0_1`], an adapter; [`v0_2`], the core records and answer conversion; [`v0_3`],
-//! 0.2.0's records plus the shell view). A released package is frozen
+//! 0.2.0's records plus the shell view; [`v0_4`], the shell view packed into one string
+//! and a few flat lists). A released package is frozen
 //! (`wit/CHECKSUMS`), so old guests keep working.
+
+/// Implements a package's `host` and `input` interfaces (unchanged since 0.2.0) by
+/// handing every call to 0.2.0's implementation. `$wit` is the package's generated
+/// `hookhost::hooks` module.
+macro_rules! host_and_input_as_v0_2 {
+    ($wit:path) => {
+        use $wit as generated;
+
+        impl generated::host::Host for HostState {
+            fn log(
+                &mut self,
+                level: generated::host::Level,
+                message: String,
+            ) -> wasmtime::Result<()> {
+                use generated::host::Level as L;
+                let level = match level {
+                    L::Trace => v0_2::Level::Trace,
+                    L::Debug => v0_2::Level::Debug,
+                    L::Info => v0_2::Level::Info,
+                    L::Warn => v0_2::Level::Warn,
+                    L::Error => v0_2::Level::Error,
+                };
+                v0_2::HostImports::log(self, level, message)
+            }
+
+            fn config(&mut self, key: String) -> wasmtime::Result<Option<String>> {
+                v0_2::HostImports::config(self, key)
+            }
+
+            fn config_json(&mut self) -> wasmtime::Result<String> {
+                v0_2::HostImports::config_json(self)
+            }
+        }
+
+        impl generated::input::Host for HostState {
+            fn raw(&mut self) -> wasmtime::Result<String> {
+                v0_2::InputImports::raw(self)
+            }
+
+            fn tool_input(&mut self) -> wasmtime::Result<Option<String>> {
+                v0_2::InputImports::tool_input(self)
+            }
+
+            fn field(&mut self, name: String) -> wasmtime::Result<Option<String>> {
+                v0_2::InputImports::field(self, name)
+            }
+        }
+    };
+}
+
+/// Converts the host's shell view enums into a package's `shell` enums (the same cases
+/// in every version). `$wit` is the package's generated `shell` module.
+macro_rules! shell_enums {
+    ($wit:path) => {
+        use $wit as shell_wit;
+
+        fn node_kind(kind: view::NodeKind) -> shell_wit::NodeKind {
+            match kind {
+                view::NodeKind::Simple => shell_wit::NodeKind::Simple,
+                view::NodeKind::Subshell => shell_wit::NodeKind::Subshell,
+                view::NodeKind::Group => shell_wit::NodeKind::Group,
+                view::NodeKind::If => shell_wit::NodeKind::IfClause,
+                view::NodeKind::Loop => shell_wit::NodeKind::Loop,
+                view::NodeKind::Case => shell_wit::NodeKind::CaseClause,
+                view::NodeKind::Function => shell_wit::NodeKind::Function,
+                view::NodeKind::Arithmetic => shell_wit::NodeKind::Arithmetic,
+                view::NodeKind::Test => shell_wit::NodeKind::Test,
+                view::NodeKind::Coprocess => shell_wit::NodeKind::Coprocess,
+            }
+        }
+
+        fn joined(joined: view::Joined) -> shell_wit::Joined {
+            match joined {
+                view::Joined::First => shell_wit::Joined::First,
+                view::Joined::Then => shell_wit::Joined::Then,
+                view::Joined::And => shell_wit::Joined::And,
+                view::Joined::Or => shell_wit::Joined::Or,
+            }
+        }
+
+        fn via(via: view::Via) -> shell_wit::Via {
+            match via {
+                view::Via::Top => shell_wit::Via::Top,
+                view::Via::Body => shell_wit::Via::Body,
+                view::Via::FunctionBody => shell_wit::Via::FunctionBody,
+                view::Via::CommandSubstitution => shell_wit::Via::CommandSubstitution,
+                view::Via::ProcessSubstitution => shell_wit::Via::ProcessSubstitution,
+                view::Via::Shell => shell_wit::Via::Shell,
+                view::Via::Eval => shell_wit::Via::Eval,
+            }
+        }
+    };
+}
 
 pub mod v0_1;
 pub mod v0_2;
 pub mod v0_3;
+pub mod v0_4;
 
 use serde_json::Value;
 
 use super::host::HostState;
 
 /// Every WIT package version this host runs, oldest first.
-pub const WIT_VERSIONS: &[&str] = &["0.1.0", "0.2.0", "0.3.0"];
+pub const WIT_VERSIONS: &[&str] = &["0.1.0", "0.2.0", "0.3.0", "0.4.0"];
 
 /// The newest WIT package version (what the guest SDK builds against).
-pub const WIT_VERSION: &str = "0.3.0";
+pub const WIT_VERSION: &str = "0.4.0";
 
 /// One call's input record, in the version the component targets.
 pub(super) enum CallInput {
@@ -28,6 +123,7 @@ pub(super) enum Pre {
     V0_1(v0_1::HookPre<HostState>),
     V0_2(v0_2::HookPre<HostState>),
     V0_3(v0_3::HookPre<HostState>),
+    V0_4(v0_4::HookPre<HostState>),
 }
 
 /// The WIT version a component targets.
@@ -36,6 +132,7 @@ pub(super) enum WitTarget {
     V0_1,
     V0_2,
     V0_3,
+    V0_4,
 }
 
 /// Bytes the WIT input record for `input` on `event` carries into a guest (what the

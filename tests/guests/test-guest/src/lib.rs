@@ -249,6 +249,23 @@ fn act(event: &Event) -> Result<Answer, String> {
             });
             Ok(Answer::none().with_context(report.to_string()))
         }
+        // The shell view as the SDK reads it, reported back.
+        "shell" => {
+            let script = match config::get_str("text") {
+                Some(text) => hookhost_guest::shell::parse(&text),
+                None => hookhost_guest::shell::bash_command().ok_or("no command")?,
+            };
+            Ok(Answer::none().with_context(shell_report(&script).to_string()))
+        }
+        // `config.times` parses of the command in one call.
+        "shell-parses" => {
+            let times = config::get("times").and_then(|v| v.as_u64()).unwrap_or(1);
+            let text = config::get_str("text").unwrap_or_default();
+            let nodes: usize = (0..times)
+                .map(|_| hookhost_guest::shell::parse(&text).nodes().count())
+                .sum();
+            Ok(Answer::none().with_context(nodes.to_string()))
+        }
         // Every answer field 0.2.0 added.
         "full-answer" => Ok(Answer::deny("full")
             .update_permissions(
@@ -306,4 +323,45 @@ fn far_marker() -> u8 {
         at.write_volatile(0x5a);
         found
     }
+}
+
+/// Everything the SDK's shell view gives, as JSON.
+fn shell_report(script: &hookhost_guest::shell::Script) -> serde_json::Value {
+    use hookhost_guest::shell::Word;
+    let word = |w: Word| serde_json::json!({"text": w.text, "dynamic": w.dynamic});
+    let names = |it: &mut dyn Iterator<Item = hookhost_guest::shell::Command>| {
+        it.map(|c| c.text().to_string()).collect::<Vec<_>>()
+    };
+    let nodes: Vec<serde_json::Value> = script
+        .nodes()
+        .map(|c| {
+            serde_json::json!({
+                "kind": format!("{:?}", c.kind()),
+                "text": c.text(),
+                "program": c.program(),
+                "name": c.name(),
+                "args": c.args(),
+                "arg_words": c.arg_words().map(word).collect::<Vec<_>>(),
+                "words": c.words().map(word).collect::<Vec<_>>(),
+                "words_back": c.words().rev().map(|w| w.text).collect::<Vec<_>>(),
+                "assignments": c.assignments().map(word).collect::<Vec<_>>(),
+                "redirects": c.redirects().map(|r| serde_json::json!({
+                    "fd": r.fd, "op": r.op, "target": word(r.target)
+                })).collect::<Vec<_>>(),
+                "operands": c.operands(),
+                "via": format!("{:?}", c.via()),
+                "runs_code": c.runs_code(),
+                "name_is_dynamic": c.name_is_dynamic(),
+                "ancestors": names(&mut c.ancestors()),
+                "inside": names(&mut c.inside()),
+                "upstream": names(&mut c.upstream()),
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "partial": script.partial(),
+        "error": script.error(),
+        "nodes": nodes,
+        "commands": script.commands().count(),
+    })
 }

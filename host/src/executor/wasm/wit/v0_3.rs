@@ -2,6 +2,8 @@
 //! shell command text. Its `types` are 0.2.0's (the interface is unchanged, so the
 //! bindings share one set of records and one answer conversion).
 
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use super::super::host::HostState;
@@ -23,48 +25,23 @@ use self::hookhost::hooks::shell as wit;
 /// How many times one call may ask the host to parse text.
 const MAX_PARSES: usize = 64;
 
-impl self::hookhost::hooks::host::Host for HostState {
-    fn log(
-        &mut self,
-        level: self::hookhost::hooks::host::Level,
-        message: String,
-    ) -> wasmtime::Result<()> {
-        use self::hookhost::hooks::host::Level as L;
-        let level = match level {
-            L::Trace => v0_2::Level::Trace,
-            L::Debug => v0_2::Level::Debug,
-            L::Info => v0_2::Level::Info,
-            L::Warn => v0_2::Level::Warn,
-            L::Error => v0_2::Level::Error,
-        };
-        v0_2::HostImports::log(self, level, message)
-    }
-
-    fn config(&mut self, key: String) -> wasmtime::Result<Option<String>> {
-        v0_2::HostImports::config(self, key)
-    }
-
-    fn config_json(&mut self) -> wasmtime::Result<String> {
-        v0_2::HostImports::config_json(self)
-    }
-}
-
-impl self::hookhost::hooks::input::Host for HostState {
-    fn raw(&mut self) -> wasmtime::Result<String> {
-        v0_2::InputImports::raw(self)
-    }
-
-    fn tool_input(&mut self) -> wasmtime::Result<Option<String>> {
-        v0_2::InputImports::tool_input(self)
-    }
-
-    fn field(&mut self, name: String) -> wasmtime::Result<Option<String>> {
-        v0_2::InputImports::field(self, name)
-    }
-}
+host_and_input_as_v0_2!(self::hookhost::hooks);
+shell_enums!(self::hookhost::hooks::shell);
 
 impl wit::Host for HostState {
     fn bash_command(&mut self) -> wasmtime::Result<Option<wit::Script>> {
+        Ok(self.bash_command_view()?.map(|view| script(&view)))
+    }
+
+    fn parse(&mut self, text: String) -> wasmtime::Result<wit::Script> {
+        Ok(script(&self.parse_view(&text)?))
+    }
+}
+
+impl HostState {
+    /// The view of the Bash call's `command` (parsed once per call, from the hook's memo
+    /// of recent commands), charged to the fetch budget; none when the event has none.
+    pub(super) fn bash_command_view(&mut self) -> wasmtime::Result<Option<Arc<ShellView>>> {
         let input = self.input.clone();
         let Some(command) = bash_command(&input.value) else {
             return Ok(None);
@@ -79,18 +56,17 @@ impl wit::Host for HostState {
             }
         };
         self.charge(view_size(&parsed))?;
-        Ok(Some(script(&parsed)))
+        Ok(Some(parsed))
     }
 
-    fn parse(&mut self, text: String) -> wasmtime::Result<wit::Script> {
+    /// The view of `text`, counted against [`MAX_PARSES`] and charged to the fetch budget.
+    pub(super) fn parse_view(&mut self, text: &str) -> wasmtime::Result<ShellView> {
         self.charge_parse(text.len())?;
-        let parsed = view::parse(&text);
+        let parsed = view::parse(text);
         self.charge(view_size(&parsed))?;
-        Ok(script(&parsed))
+        Ok(parsed)
     }
-}
 
-impl HostState {
     fn charge_parse(&mut self, text_bytes: usize) -> wasmtime::Result<()> {
         self.parses += 1;
         if self.parses > MAX_PARSES {
@@ -144,18 +120,7 @@ fn script(view: &ShellView) -> wit::Script {
             .nodes
             .iter()
             .map(|n| wit::Node {
-                kind: match n.kind {
-                    view::NodeKind::Simple => wit::NodeKind::Simple,
-                    view::NodeKind::Subshell => wit::NodeKind::Subshell,
-                    view::NodeKind::Group => wit::NodeKind::Group,
-                    view::NodeKind::If => wit::NodeKind::IfClause,
-                    view::NodeKind::Loop => wit::NodeKind::Loop,
-                    view::NodeKind::Case => wit::NodeKind::CaseClause,
-                    view::NodeKind::Function => wit::NodeKind::Function,
-                    view::NodeKind::Arithmetic => wit::NodeKind::Arithmetic,
-                    view::NodeKind::Test => wit::NodeKind::Test,
-                    view::NodeKind::Coprocess => wit::NodeKind::Coprocess,
-                },
+                kind: node_kind(n.kind),
                 words: n.words.iter().map(word).collect(),
                 assignments: n.assignments.iter().map(word).collect(),
                 redirects: n
@@ -177,24 +142,11 @@ fn script(view: &ShellView) -> wit::Script {
             .iter()
             .map(|p| wit::Pipeline {
                 nodes: p.nodes.clone(),
-                joined: match p.joined {
-                    view::Joined::First => wit::Joined::First,
-                    view::Joined::Then => wit::Joined::Then,
-                    view::Joined::And => wit::Joined::And,
-                    view::Joined::Or => wit::Joined::Or,
-                },
+                joined: joined(p.joined),
                 background: p.background,
                 negated: p.negated,
                 parent: p.parent,
-                via: match p.via {
-                    view::Via::Top => wit::Via::Top,
-                    view::Via::Body => wit::Via::Body,
-                    view::Via::FunctionBody => wit::Via::FunctionBody,
-                    view::Via::CommandSubstitution => wit::Via::CommandSubstitution,
-                    view::Via::ProcessSubstitution => wit::Via::ProcessSubstitution,
-                    view::Via::Shell => wit::Via::Shell,
-                    view::Via::Eval => wit::Via::Eval,
-                },
+                via: via(p.via),
             })
             .collect(),
         partial: view.partial,

@@ -1,0 +1,202 @@
+//! `hookhost:hooks@0.4.0`: 0.3.0 with the shell view packed. Every piece of the view's
+//! text is a span of one string, and the words, redirections and pipeline members of
+//! all nodes sit in one list each, so a view of any size is lowered into the guest as
+//! one string and five lists instead of a string or list per word, node and pipeline.
+//! Its `types` are 0.2.0's, as in 0.3.0.
+
+use crate::shell::{self as view, ShellView};
+
+use super::super::host::HostState;
+use super::v0_2;
+
+wasmtime::component::bindgen!({
+    path: "../wit/hooks@0.4.0",
+    world: "hook",
+    // Host functions may trap the guest (the `input` fetch budget).
+    imports: { default: trappable },
+    exports: { default: async },
+    with: { "hookhost:hooks/types": super::v0_2::hookhost::hooks::types },
+});
+
+use self::hookhost::hooks::shell as wit;
+
+host_and_input_as_v0_2!(self::hookhost::hooks);
+shell_enums!(self::hookhost::hooks::shell);
+
+impl wit::Host for HostState {
+    fn bash_command(&mut self) -> wasmtime::Result<Option<wit::Script>> {
+        Ok(self.bash_command_view()?.map(|view| pack(&view)))
+    }
+
+    fn parse(&mut self, text: String) -> wasmtime::Result<wit::Script> {
+        Ok(pack(&self.parse_view(&text)?))
+    }
+}
+
+/// `view` as one string and flat lists. Offsets are `u32`: a view comes from at most
+/// [`view::MAX_SCRIPT_BYTES`] of text, and its text a few times that.
+pub fn pack(view: &ShellView) -> wit::Script {
+    let mut packer = Packer::default();
+    let nodes = view
+        .nodes
+        .iter()
+        .map(|n| {
+            let words = packer.words(&n.words);
+            let assignments = packer.words(&n.assignments);
+            let start = packer.redirects.len();
+            for r in &n.redirects {
+                let redirect = wit::Redirect {
+                    fd: r.fd,
+                    op: packer.text(&r.op),
+                    target: packer.word(&r.target),
+                };
+                packer.redirects.push(redirect);
+            }
+            wit::Node {
+                kind: node_kind(n.kind),
+                words,
+                assignments,
+                redirects: range(start, packer.redirects.len()),
+                program: n.program,
+                pipeline: n.pipeline,
+                text: packer.text(&n.text),
+            }
+        })
+        .collect();
+    let mut members = Vec::with_capacity(view.pipelines.iter().map(|p| p.nodes.len()).sum());
+    let pipelines = view
+        .pipelines
+        .iter()
+        .map(|p| {
+            let start = members.len();
+            members.extend_from_slice(&p.nodes);
+            wit::Pipeline {
+                nodes: range(start, members.len()),
+                joined: joined(p.joined),
+                background: p.background,
+                negated: p.negated,
+                parent: p.parent,
+                via: via(p.via),
+            }
+        })
+        .collect();
+    wit::Script {
+        text: packer.text,
+        words: packer.words,
+        redirects: packer.redirects,
+        nodes,
+        pipelines,
+        members,
+        partial: view.partial,
+        error: view.error.clone(),
+    }
+}
+
+/// The string and lists a packed script is built in.
+#[derive(Default)]
+struct Packer {
+    text: String,
+    words: Vec<wit::Word>,
+    redirects: Vec<wit::Redirect>,
+}
+
+impl Packer {
+    /// Appends `text` and names where it went.
+    fn text(&mut self, text: &str) -> wit::Span {
+        let start = self.text.len();
+        self.text.push_str(text);
+        wit::Span {
+            start: offset(start),
+            end: offset(self.text.len()),
+        }
+    }
+
+    fn word(&mut self, word: &view::Word) -> wit::Word {
+        wit::Word {
+            text: self.text(&word.text),
+            dynamic: word.dynamic,
+        }
+    }
+
+    /// Appends `words` to the word list and names their range.
+    fn words(&mut self, words: &[view::Word]) -> wit::Range {
+        let start = self.words.len();
+        for w in words {
+            let word = self.word(w);
+            self.words.push(word);
+        }
+        range(start, self.words.len())
+    }
+}
+
+fn range(start: usize, end: usize) -> wit::Range {
+    wit::Range {
+        start: offset(start),
+        end: offset(end),
+    }
+}
+
+/// A length or index as the WIT's `u32`. Views are bounded far below 4 GiB (the input
+/// limit and [`view::MAX_SCRIPT_BYTES`]); saturating keeps an impossible overflow from
+/// wrapping into a wrong span.
+fn offset(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn span(script: &wit::Script, span: wit::Span) -> &str {
+        &script.text[span.start as usize..span.end as usize]
+    }
+
+    #[test]
+    fn a_packed_view_holds_every_word_redirect_and_member_in_place() {
+        let parsed = view::parse("FOO=1 sudo grep -r 'é x' src 2>&1 > out.txt | sh && echo $(ls)");
+        let packed = pack(&parsed);
+        assert_eq!(packed.nodes.len(), parsed.nodes.len());
+        for (node, original) in packed.nodes.iter().zip(&parsed.nodes) {
+            assert_eq!(span(&packed, node.text), original.text);
+            let words = &packed.words[node.words.start as usize..node.words.end as usize];
+            let texts: Vec<&str> = words.iter().map(|w| span(&packed, w.text)).collect();
+            let expected: Vec<&str> = original.words.iter().map(|w| w.text.as_str()).collect();
+            assert_eq!(texts, expected);
+            let dynamic: Vec<bool> = words.iter().map(|w| w.dynamic).collect();
+            let expected: Vec<bool> = original.words.iter().map(|w| w.dynamic).collect();
+            assert_eq!(dynamic, expected);
+            let assignments =
+                &packed.words[node.assignments.start as usize..node.assignments.end as usize];
+            assert_eq!(assignments.len(), original.assignments.len());
+            let redirects =
+                &packed.redirects[node.redirects.start as usize..node.redirects.end as usize];
+            assert_eq!(redirects.len(), original.redirects.len());
+            for (r, o) in redirects.iter().zip(&original.redirects) {
+                assert_eq!((r.fd, span(&packed, r.op)), (o.fd, o.op.as_str()));
+                assert_eq!(span(&packed, r.target.text), o.target.text);
+            }
+            assert_eq!(node.program, original.program);
+            assert_eq!(node.pipeline, original.pipeline);
+        }
+        for (p, o) in packed.pipelines.iter().zip(&parsed.pipelines) {
+            assert_eq!(
+                packed.members[p.nodes.start as usize..p.nodes.end as usize],
+                o.nodes[..]
+            );
+            assert_eq!(p.parent, o.parent);
+        }
+        assert_eq!(packed.pipelines.len(), parsed.pipelines.len());
+        let first = &packed.nodes[0];
+        assert_eq!(
+            span(&packed, packed.words[first.assignments.start as usize].text),
+            "FOO=1"
+        );
+    }
+
+    #[test]
+    fn a_partial_view_keeps_its_reason() {
+        let packed = pack(&view::parse("echo 'unclosed"));
+        assert!(packed.partial);
+        assert!(packed.error.is_some());
+    }
+}
