@@ -121,6 +121,23 @@ async fn bash_guard_holds_against_the_bypass_list() {
         ("git -c user.name=x -C repo status", false),
         ("git -c alias.p='push --force' p origin main", true),
         ("git -c Alias.r='reset --hard' r", true),
+        ("git --config-env=alias.p=P p", true),
+        ("git -c include.path=/tmp/c p", true),
+        (
+            "git config --global alias.p 'push --force' && git p origin main",
+            true,
+        ),
+        ("git config user.name bot", false),
+        (
+            "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.p GIT_CONFIG_VALUE_0='push -f' git p",
+            true,
+        ),
+        (
+            "env GIT_CONFIG_PARAMETERS=\"'alias.p=push -f'\" git p",
+            true,
+        ),
+        ("export GIT_CONFIG_GLOBAL=/tmp/c; git p", true),
+        ("GIT_CONFIG_NOSYSTEM=1 git status", false),
         ("git push --force-with-lease=main origin main", true),
         ("git reset --hard HEAD~1", true),
         ("git reset --soft HEAD~1", false),

@@ -7,9 +7,10 @@
 //! deletes of `/`, `~`, `$HOME` or the project root; `git reset --hard`; force pushes to a
 //! protected branch (config `protectedBranches`, default `main` and `master`); a download
 //! whose output reaches a shell (`curl … | sh`, `sh <(curl …)`, `bash -c "$(curl …)"`);
-//! reading `.env` files; and git aliases defined on the command line (`git -c alias.x=…`),
-//! which hide the command that runs. git's own options (`-C repo`, `--git-dir d`) are
-//! read past. Each reason tells the model what to do instead. A command the
+//! reading `.env` files; and git aliases or includes defined on the command line (`git -c
+//! alias.x=…`), by `git config alias.x …` or through the environment
+//! (`GIT_CONFIG_COUNT`, `GIT_CONFIG_PARAMETERS`, …), which hide the command that runs.
+//! git's own options (`-C repo`, `--git-dir d`) are read past. Each reason tells the model what to do instead. A command the
 //! host cannot fully read is refused (fail closed).
 
 use hookhost_guest::shell::{Command, Script, Words};
@@ -59,6 +60,7 @@ pub fn verdict(
     script.commands().find_map(|cmd| {
         download_into_shell(&cmd)
             .or_else(|| env_file(&cmd))
+            .or_else(|| git_config_from_environment(&cmd))
             .or_else(|| match cmd.name() {
                 "rm" => rm(cmd.arg_words(), project),
                 "git" => git(cmd.arg_words(), &protected),
@@ -85,6 +87,34 @@ fn env_file(cmd: &Command) -> Option<String> {
         .map(|file| {
             format!("`{file}` holds secrets; read `.env.example` for the variable names instead")
         })
+}
+
+/// git reads configuration, aliases included, from `GIT_CONFIG_PARAMETERS`,
+/// `GIT_CONFIG_COUNT`/`GIT_CONFIG_KEY_n`/`GIT_CONFIG_VALUE_n` and `GIT_CONFIG_GLOBAL`/
+/// `GIT_CONFIG_SYSTEM` (another file): setting any of them, before a command, through
+/// `env` or with `export`, can make `git p` run `git push --force`.
+fn git_config_from_environment(cmd: &Command) -> Option<String> {
+    let sets_config = |word: &str| {
+        word.split_once('=').is_some_and(|(name, _)| {
+            name.starts_with("GIT_CONFIG") && name != "GIT_CONFIG_NOSYSTEM"
+        })
+    };
+    cmd.assignments()
+        .chain(cmd.words())
+        .map(|w| w.text)
+        .find(|w| sets_config(w))
+        .map(|word| {
+            let name = word.split_once('=').map_or(word, |(name, _)| name);
+            format!(
+                "`{name}` sets git configuration from the environment, where an alias can hide which git command runs; run git without it"
+            )
+        })
+}
+
+/// A configuration key that defines an alias or pulls in another file (which can).
+fn hides_git_commands(key: &str) -> bool {
+    let key = key.to_ascii_lowercase();
+    key.starts_with("alias.") || key.starts_with("include.") || key.starts_with("includeif.")
 }
 
 fn rm(args: Words, project: &str) -> Option<String> {
@@ -137,16 +167,14 @@ fn git(args: Words, protected: impl Fn() -> Vec<String>) -> Option<String> {
         if !word.starts_with('-') {
             break word;
         }
-        if word == "-c" || word == "--config-env" {
-            let setting = words.clone().next().unwrap_or("");
-            if setting
-                .get(..6)
-                .is_some_and(|k| k.eq_ignore_ascii_case("alias."))
-            {
-                return Some(
-                    "an alias defined on the command line hides which git command runs; run that git command directly".into(),
-                );
-            }
+        let setting = match word {
+            "-c" | "--config-env" => words.clone().next(),
+            _ => word.strip_prefix("--config-env="),
+        };
+        if setting.is_some_and(hides_git_commands) {
+            return Some(
+                "an alias or include defined on the command line hides which git command runs; run that git command directly".into(),
+            );
         }
         if GIT_OPTIONS_WITH_VALUE.contains(&word) {
             words.next();
@@ -156,6 +184,9 @@ fn git(args: Words, protected: impl Fn() -> Vec<String>) -> Option<String> {
     match sub {
         "reset" if rest().any(|a| a == "--hard") => Some(
             "`git reset --hard` discards uncommitted work; use `git stash` to set changes aside, or `git restore <path>` for specific files".into(),
+        ),
+        "config" if rest().any(hides_git_commands) => Some(
+            "defining a git alias or include hides which git command runs later; run the git command directly".into(),
         ),
         "push" => {
             let force = rest().any(|a| {
