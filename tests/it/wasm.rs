@@ -8,6 +8,16 @@ use hookhost::{Engine, EventOutcome, HookStatus};
 use hookhost_tests::{TestEnv, guest, guests, hook_error, hooks, wasm};
 use serde_json::{Value, json};
 
+/// The JSON a test-guest mode reported as hook `index`'s additional context.
+fn context_json(outcome: &EventOutcome, index: usize) -> Value {
+    let context = outcome.hooks[index]
+        .output
+        .as_ref()
+        .and_then(|o| o.additional_context.as_deref())
+        .unwrap_or_else(|| panic!("hook {index} added no context: {:?}", outcome.hooks));
+    serde_json::from_str(context).expect("the context is JSON")
+}
+
 async fn run(env: &TestEnv, handler: Value) -> EventOutcome {
     let engine = env.engine(hooks("PreToolUse", None, vec![handler]));
     engine.execute("PreToolUse", env.bash("ls")).await
@@ -633,14 +643,7 @@ async fn wit_0_1_0_and_0_2_0_components_run_side_by_side() {
         Some("0.1.0 guest: no rm -rf")
     );
     // The 0.2.0 guest fetched what 0.1.0 carried in its record.
-    let report: Value = serde_json::from_str(
-        outcome.hooks[1]
-            .output
-            .as_ref()
-            .and_then(|o| o.additional_context.as_deref())
-            .unwrap(),
-    )
-    .unwrap();
+    let report = context_json(&outcome, 1);
     assert_eq!(report["tool_input"], json!({"command": "rm -rf /"}));
     assert_eq!(report["tool_use_id"], json!("toolu_1"));
     assert_eq!(report["missing"], Value::Null);
@@ -728,9 +731,7 @@ async fn the_packed_shell_view_reads_as_the_host_parsed_it() {
                     "{command:?}: {:?}",
                     outcome.hooks
                 );
-                let context = outcome.hooks[0].output.as_ref().unwrap();
-                serde_json::from_str::<Value>(context.additional_context.as_deref().unwrap())
-                    .unwrap()
+                context_json(&outcome, 0)
             }
         };
         let from_call = report(json!({})).await;
@@ -784,14 +785,7 @@ async fn the_packed_shell_view_reads_as_the_host_parsed_it() {
             env.bash("curl x | (cd /tmp && sh -c \"$(wget y)\")"),
         )
         .await;
-    let report: Value = serde_json::from_str(
-        outcome.hooks[0]
-            .output
-            .as_ref()
-            .and_then(|o| o.additional_context.as_deref())
-            .unwrap(),
-    )
-    .unwrap();
+    let report = context_json(&outcome, 0);
     let node = |text: &str| {
         report["nodes"]
             .as_array()
