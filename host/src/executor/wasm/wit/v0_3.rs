@@ -83,8 +83,10 @@ pub(crate) fn bash_command(input: &Value) -> Option<&str> {
     field(field(input, "tool_input")?, "command")?.as_str()
 }
 
-/// Bytes of text a view carries into the guest (what the fetch budget counts).
-fn view_size(view: &ShellView) -> usize {
+/// Bytes a view carries into the guest (what the fetch budget counts): its text, and
+/// at least the size of every record and list entry in either layout (0.3.0's strings
+/// and lists, 0.4.0's packed lists; a redirection's record is 28 bytes in both).
+pub(super) fn view_size(view: &ShellView) -> usize {
     let word = |w: &view::Word| w.text.len() + v0_2::LIST_ENTRY_OVERHEAD;
     view.nodes
         .iter()
@@ -94,7 +96,7 @@ fn view_size(view: &ShellView) -> usize {
                 + n.assignments.iter().map(word).sum::<usize>()
                 + n.redirects
                     .iter()
-                    .map(|r| r.op.len() + word(&r.target))
+                    .map(|r| r.op.len() + word(&r.target) + v0_2::LIST_ENTRY_OVERHEAD)
                     .sum::<usize>()
                 + 4 * v0_2::LIST_ENTRY_OVERHEAD
         })

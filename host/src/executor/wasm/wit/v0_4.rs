@@ -193,6 +193,42 @@ mod tests {
         );
     }
 
+    /// What a packed script occupies in the guest: its text and every list entry at its
+    /// canonical ABI size (span 8, word 12, redirect 28, node 48, pipeline 24, member 4).
+    fn packed_bytes(script: &wit::Script) -> usize {
+        script.text.len()
+            + 12 * script.words.len()
+            + 28 * script.redirects.len()
+            + 48 * script.nodes.len()
+            + 24 * script.pipelines.len()
+            + 4 * script.members.len()
+            + script.error.as_ref().map_or(0, String::len)
+    }
+
+    #[test]
+    fn the_fetch_budget_covers_what_a_packed_view_puts_in_the_guest() {
+        // Redirections are the densest records per byte of source text.
+        let redirects: String = (0..2000).map(|i| format!(">{} ", i % 10)).collect();
+        let scripts = [
+            format!("echo {redirects}"),
+            "a|b|c|d|e|f|g|h|i|j|k".to_string(),
+            "x=1 y=2 z=3 a b c d e f $(g) <(h) ; i && j || k &".to_string(),
+            "f() { g; }; ( ( ( h ) ) ); if a; then b; fi; for i in 1 2; do c; done".to_string(),
+            String::new(),
+            "echo 'unclosed".to_string(),
+        ];
+        for text in scripts {
+            let parsed = view::parse(&text);
+            let packed = pack(&parsed);
+            let charged = super::super::v0_3::view_size(&parsed);
+            assert!(
+                packed_bytes(&packed) <= charged,
+                "{text:.40}: {} bytes packed, {charged} charged",
+                packed_bytes(&packed)
+            );
+        }
+    }
+
     #[test]
     fn a_partial_view_keeps_its_reason() {
         let packed = pack(&view::parse("echo 'unclosed"));
