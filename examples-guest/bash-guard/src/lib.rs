@@ -111,10 +111,15 @@ fn git_config_from_environment(cmd: &Command) -> Option<String> {
         })
 }
 
-/// A configuration key that defines an alias or pulls in another file (which can).
-fn hides_git_commands(key: &str) -> bool {
+/// A configuration setting (`key` or `key=value`) that defines an alias or pulls in
+/// another file (which can), or whose key is an expansion and so could be either.
+fn hides_git_commands(setting: &str) -> bool {
+    let key = setting.split('=').next().unwrap_or(setting);
     let key = key.to_ascii_lowercase();
-    key.starts_with("alias.") || key.starts_with("include.") || key.starts_with("includeif.")
+    key.starts_with("alias.")
+        || key.starts_with("include.")
+        || key.starts_with("includeif.")
+        || key.contains(['$', '`', '*', '?', '[', '{'])
 }
 
 fn rm(args: Words, project: &str) -> Option<String> {
@@ -161,27 +166,33 @@ const GIT_OPTIONS_WITH_VALUE: &[&str] = &[
 
 fn git(args: Words, protected: impl Fn() -> Vec<String>) -> Option<String> {
     // Past git's own options; `-C repo` and `-c name=value` take the next word.
-    let mut words = args.map(|w| w.text);
+    let mut words = args;
     let sub = loop {
         let word = words.next()?;
-        if !word.starts_with('-') {
+        if !word.text.starts_with('-') {
             break word;
         }
-        let setting = match word {
-            "-c" | "--config-env" => words.clone().next(),
-            _ => word.strip_prefix("--config-env="),
+        let setting = match word.text {
+            "-c" | "--config-env" => words.clone().next().map(|w| w.text),
+            _ => word.text.strip_prefix("--config-env="),
         };
         if setting.is_some_and(hides_git_commands) {
             return Some(
                 "an alias or include defined on the command line hides which git command runs; run that git command directly".into(),
             );
         }
-        if GIT_OPTIONS_WITH_VALUE.contains(&word) {
+        if GIT_OPTIONS_WITH_VALUE.contains(&word.text) {
             words.next();
         }
     };
-    let rest = || words.clone();
-    match sub {
+    let rest = || words.clone().map(|w| w.text);
+    // A subcommand that is an expansion (`git $S --force`) could be any of them.
+    let subs: &[&str] = if sub.dynamic {
+        &["reset", "config", "push"]
+    } else {
+        std::slice::from_ref(&sub.text)
+    };
+    subs.iter().find_map(|sub| match *sub {
         "reset" if rest().any(|a| a == "--hard") => Some(
             "`git reset --hard` discards uncommitted work; use `git stash` to set changes aside, or `git restore <path>` for specific files".into(),
         ),
@@ -205,7 +216,7 @@ fn git(args: Words, protected: impl Fn() -> Vec<String>) -> Option<String> {
             })
         }
         _ => None,
-    }
+    })
 }
 
 fn targets_protected(refspec: &str, protected: &[String]) -> bool {
