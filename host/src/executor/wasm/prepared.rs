@@ -586,10 +586,14 @@ impl Worker {
             };
             match hook.prepare_instance(rt, slot) {
                 Ok((parts, bytes)) => {
+                    // Counted under the shelf's lock: whoever sees the instance counted
+                    // ready and then takes from the shelf finds it there (this thread
+                    // runs at idle priority and can be stopped between any two steps).
+                    let mut ready = shelf.lock();
                     self.counts.ready.fetch_add(1, Ordering::Relaxed);
                     self.counts.bytes.fetch_add(bytes, Ordering::Relaxed);
                     self.counts.prepared.fetch_add(1, Ordering::Relaxed);
-                    shelf.lock().push(Prepared {
+                    ready.push(Prepared {
                         parts: Some(parts),
                         slots: weight,
                         bytes,
