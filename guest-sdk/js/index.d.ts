@@ -88,8 +88,18 @@ export interface Handlers {
   other?(event: Event): Answer;
 }
 
+/** Options of `defineHook`. */
+export interface HookOptions {
+  /**
+   * Run every handler once at build time on made-up calls, so the snapshot every call
+   * starts from has done JavaScript's first-use work (default true). Turn it off for a
+   * hook whose handlers keep state at module level.
+   */
+  warmUp?: boolean;
+}
+
 /** Makes the component's `handle` export. */
-export function defineHook(handlers: Handlers): (record: HookInput) => unknown;
+export function defineHook(handlers: Handlers, options?: HookOptions): (record: HookInput) => unknown;
 
 /** This hook's `config` object from its settings entry. */
 export const config: {

@@ -27,7 +27,15 @@ pub(crate) fn toolchains() -> PathBuf {
     toolchains
 }
 
+/// Builds the example `name` with its `build.sh`, once per test run: the tests here run
+/// in parallel, and two builds writing the same component at once would let one test
+/// read the other's half-written file.
 fn build(name: &str) -> PathBuf {
+    static BUILT: std::sync::Mutex<Vec<(String, PathBuf)>> = std::sync::Mutex::new(Vec::new());
+    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, component)) = built.iter().find(|(n, _)| n == name) {
+        return component.clone();
+    }
     let dir = example(name);
     toolchains();
     let status = Command::new("bash")
@@ -37,6 +45,7 @@ fn build(name: &str) -> PathBuf {
     assert!(status.success(), "building {name} failed");
     let component = dir.join(format!("{name}.wasm"));
     assert!(component.is_file());
+    built.push((name.to_string(), component.clone()));
     component
 }
 
@@ -144,4 +153,163 @@ async fn ready(engine: &hookhost::Engine) {
         assert!(started.elapsed().as_secs() < 60, "no instance prepared");
         tokio::time::sleep(std::time::Duration::from_millis(5)).await;
     }
+}
+
+/// The TypeScript and Python SDKs run a hook's handlers on made-up calls while its module
+/// is snapshotted, so JavaScript's and CPython's first-use work is in the snapshot
+/// instead of in every call. Shown by a handler that counts its calls at module level:
+/// with the warm-up (the default) the first real call already counts the made-up ones,
+/// and so does every later call (each still starts from the snapshot); with it turned
+/// off, every call counts one. The made-up calls never reach the host (a host function
+/// called while the module is snapshotted fails the build): `config` and the shell
+/// view read the real call's values afterwards.
+#[tokio::test]
+async fn script_sdks_warm_hooks_up_at_build_time_without_the_host() {
+    use hookhost::{Engine, PermissionDecision};
+    use hookhost_tests::{TestEnv, hooks};
+    let kept = Path::new(env!("CARGO_TARGET_TMPDIR")).join("polyglot-warm-up");
+    let work = tempfile::tempdir().unwrap();
+    let builds = [
+        ("js-warm", build_counting_js(work.path(), "js-warm", "")),
+        (
+            "js-cold",
+            build_counting_js(work.path(), "js-cold", ", { warmUp: false }"),
+        ),
+        ("py-warm", build_counting_py(work.path(), "py-warm", "")),
+        (
+            "py-cold",
+            build_counting_py(work.path(), "py-cold", ", warm_up=False"),
+        ),
+    ];
+    for (name, component) in builds {
+        let env = TestEnv::new();
+        let handler = serde_json::json!({"type": "wasm", "component": component,
+            "config": {"mark": "from-settings"}});
+        let settings = env.settings(
+            "settings.json",
+            hooks("PreToolUse", Some("Bash"), vec![handler]),
+        );
+        let mut options = env.engine_options();
+        options.wasm.cache_dir = Some(kept.join("cache"));
+        options.wasm.config_dir = Some(kept.join("config"));
+        let engine = Engine::load(&env.load_options(&[settings], &[]), options).unwrap();
+        let mut counts = Vec::new();
+        for _ in 0..2 {
+            let out = engine
+                .execute("PreToolUse", env.bash("ls -la && pwd"))
+                .await;
+            assert_eq!(
+                out.permission_decision,
+                Some(PermissionDecision::Deny),
+                "{name}: {:?}",
+                out.hooks
+            );
+            let reason = out.permission_decision_reason.unwrap_or_default();
+            let (count, rest) = reason
+                .strip_prefix("calls=")
+                .and_then(|r| r.split_once(' '))
+                .unwrap_or_else(|| panic!("{name}: {reason}"));
+            assert_eq!(rest, "mark=from-settings commands=2", "{name}: {reason}");
+            counts.push(count.parse::<u32>().unwrap());
+        }
+        assert_eq!(
+            counts[0], counts[1],
+            "{name}: every call starts from the snapshot"
+        );
+        if name.ends_with("-warm") {
+            assert!(counts[0] > 1, "{name}: not warmed up ({counts:?})");
+        } else {
+            assert_eq!(counts[0], 1, "{name}: warmed up although turned off");
+        }
+    }
+}
+
+/// A JavaScript hook counting its PreToolUse calls, built with the pinned toolchain;
+/// `options` follows the handlers in `defineHook(…)`.
+fn build_counting_js(dir: &Path, name: &str, options: &str) -> PathBuf {
+    let bin = toolchains().join("js/node_modules/.bin");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let sdk = root.join("guest-sdk/js/index.js").canonicalize().unwrap();
+    let source = dir.join(format!("{name}.js"));
+    std::fs::write(
+        &source,
+        format!(
+            "import {{ Answer, config, defineHook }} from {sdk:?};\n\
+             let calls = 0;\n\
+             export const handle = defineHook({{ preToolUse(call) {{\n\
+               calls += 1;\n\
+               const script = call.shell();\n\
+               return Answer.deny(`calls=${{calls}} mark=${{config.get('mark')}} commands=${{script.commands().length}}`);\n\
+             }} }}{options});\n"
+        ),
+    )
+    .unwrap();
+    let bundle = dir.join(format!("{name}.bundle.js"));
+    let mut rolldown = Command::new(bin.join("rolldown"));
+    rolldown.arg(&source).arg("--file").arg(&bundle).args([
+        "--format",
+        "esm",
+        "--logLevel",
+        "warn",
+    ]);
+    for interface in ["input", "host", "shell"] {
+        rolldown.args(["--external", &format!("hookhost:hooks/{interface}@0.3.0")]);
+    }
+    assert!(rolldown.status().unwrap().success(), "bundling {name}");
+    let out = dir.join(format!("{name}.wasm"));
+    let status = Command::new(bin.join("componentize-js"))
+        .arg(&bundle)
+        .arg("--wit")
+        .arg(root.join("wit/hooks@0.3.0"))
+        .args([
+            "--world-name",
+            "hook",
+            "--disable",
+            "http",
+            "fetch-event",
+            "--out",
+        ])
+        .arg(&out)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success(), "componentizing {name}");
+    out
+}
+
+/// The same hook in Python; `options` follows the class in `export(…)`.
+fn build_counting_py(dir: &Path, name: &str, options: &str) -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let app = dir.join(name);
+    std::fs::create_dir_all(&app).unwrap();
+    std::fs::write(
+        app.join("app.py"),
+        format!(
+            "from hookhost_guest import Answer, Hook, config, export\n\
+             calls = 0\n\
+             class Counting(Hook):\n\
+             \x20   def pre_tool_use(self, call):\n\
+             \x20       global calls\n\
+             \x20       calls += 1\n\
+             \x20       script = call.shell()\n\
+             \x20       return Answer.deny(f\"calls={{calls}} mark={{config.get('mark')}} commands={{len(script.commands())}}\")\n\
+             WitWorld = export(Counting{options})\n"
+        ),
+    )
+    .unwrap();
+    let out = dir.join(format!("{name}.wasm"));
+    let status = Command::new(toolchains().join("py/bin/componentize-py"))
+        .arg("--quiet")
+        .arg("--wit-path")
+        .arg(root.join("wit/hooks@0.3.0"))
+        .args(["--world", "hook", "componentize", "app", "--python-path"])
+        .arg(&app)
+        .arg("--python-path")
+        .arg(root.join("guest-sdk/python"))
+        .arg("--output")
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(status.success(), "componentizing {name}");
+    out
 }
