@@ -107,22 +107,15 @@ fn python_guest_builds_and_passes_its_fixtures() {
 /// its own input alone.
 #[tokio::test]
 async fn large_guests_run_in_the_copy_pool_and_decide_right_call_after_call() {
-    use hookhost::{Engine, PermissionDecision};
-    use hookhost_tests::{TestEnv, hooks};
+    use hookhost::PermissionDecision;
+    use hookhost_tests::TestEnv;
     // Compiled once per target folder (the MAC key is kept beside the cache).
     let kept = Path::new(env!("CARGO_TARGET_TMPDIR")).join("polyglot-copy-pool");
     for name in ["py-guard", "ts-guard"] {
         let component = build(name);
         let env = TestEnv::new();
         let handler = serde_json::json!({"type": "wasm", "component": component});
-        let settings = env.settings(
-            "settings.json",
-            hooks("PreToolUse", Some("Bash"), vec![handler]),
-        );
-        let mut options = env.engine_options();
-        options.wasm.cache_dir = Some(kept.join("cache"));
-        options.wasm.config_dir = Some(kept.join("config"));
-        let engine = Engine::load(&env.load_options(&[settings], &[]), options).unwrap();
+        let engine = bash_engine(&env, handler, &kept);
         for round in 0..6 {
             if round > 0 {
                 ready(&engine).await;
@@ -145,6 +138,23 @@ async fn large_guests_run_in_the_copy_pool_and_decide_right_call_after_call() {
     }
 }
 
+/// An engine running `handler` on Bash PreToolUse calls, its components compiled into
+/// `kept` (kept across test runs: the MAC key is kept beside the cache).
+fn bash_engine(
+    env: &hookhost_tests::TestEnv,
+    handler: serde_json::Value,
+    kept: &Path,
+) -> hookhost::Engine {
+    let settings = env.settings(
+        "settings.json",
+        hookhost_tests::hooks("PreToolUse", Some("Bash"), vec![handler]),
+    );
+    let mut options = env.engine_options();
+    options.wasm.cache_dir = Some(kept.join("cache"));
+    options.wasm.config_dir = Some(kept.join("config"));
+    hookhost::Engine::load(&env.load_options(&[settings], &[]), options).unwrap()
+}
+
 /// Waits (up to 60 s: a debug build instantiates a Python image slowly) until an
 /// instance is prepared.
 async fn ready(engine: &hookhost::Engine) {
@@ -165,8 +175,8 @@ async fn ready(engine: &hookhost::Engine) {
 /// view read the real call's values afterwards.
 #[tokio::test]
 async fn script_sdks_warm_hooks_up_at_build_time_without_the_host() {
-    use hookhost::{Engine, PermissionDecision};
-    use hookhost_tests::{TestEnv, hooks};
+    use hookhost::PermissionDecision;
+    use hookhost_tests::TestEnv;
     let kept = Path::new(env!("CARGO_TARGET_TMPDIR")).join("polyglot-warm-up");
     let work = tempfile::tempdir().unwrap();
     let builds = [
@@ -185,14 +195,7 @@ async fn script_sdks_warm_hooks_up_at_build_time_without_the_host() {
         let env = TestEnv::new();
         let handler = serde_json::json!({"type": "wasm", "component": component,
             "config": {"mark": "from-settings"}});
-        let settings = env.settings(
-            "settings.json",
-            hooks("PreToolUse", Some("Bash"), vec![handler]),
-        );
-        let mut options = env.engine_options();
-        options.wasm.cache_dir = Some(kept.join("cache"));
-        options.wasm.config_dir = Some(kept.join("config"));
-        let engine = Engine::load(&env.load_options(&[settings], &[]), options).unwrap();
+        let engine = bash_engine(&env, handler, &kept);
         let mut counts = Vec::new();
         for _ in 0..2 {
             let out = engine
