@@ -12,6 +12,8 @@ function patterns(): string[] {
 const fetches = (c: Command): boolean => ['curl', 'wget'].includes(c.name);
 const secret = (file: string): boolean => /(^|\/)\.env(\.(?!example$)[^/]*)?$/.test(file);
 
+// Warmed up at build time (`warmUp`): the handler keeps nothing at module level (it reads
+// `deny` on every call), so the made-up calls leave nothing behind that a real call uses.
 export const handle = defineHook({
   preToolUse(call: PreToolUse): Answer {
     const script = call.shell();
@@ -30,4 +32,4 @@ export const handle = defineHook({
     }
     return Answer.none();
   },
-});
+}, { warmUp: true });

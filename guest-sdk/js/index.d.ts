@@ -91,9 +91,9 @@ export interface Handlers {
 /** Options of `defineHook`. */
 export interface HookOptions {
   /**
-   * Run every handler once at build time on made-up calls, so the snapshot every call
-   * starts from has done JavaScript's first-use work (default true). Turn it off for a
-   * hook whose handlers keep state at module level.
+   * Also run every handler at build time on made-up calls, so that the snapshot every
+   * call starts from has done the handlers' first-run work (default false). Only for
+   * handlers that keep nothing at module level: what they keep would be in every call.
    */
   warmUp?: boolean;
 }

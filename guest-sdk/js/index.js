@@ -203,8 +203,9 @@ const VIEWS = {
  * answers "no decision". A method returns an `Answer`; throwing fails the hook (a block
  * when it is configured `failClosed`).
  *
- * Unless `options.warmUp` is false, every handler is also run here, while the build
- * snapshots the module, on a few made-up calls (see `warmUp`).
+ * The standard classes a call uses are set up here, while the build snapshots the module
+ * (see `warmRealms`). With `options.warmUp` true, every handler is also run here on a
+ * few made-up calls (see `warmUp`): only for handlers that keep nothing at module level.
  */
 export function defineHook(handlers, options = {}) {
   const handle = function handle(record) {
@@ -222,7 +223,8 @@ export function defineHook(handlers, options = {}) {
     }
     return answer.wit;
   };
-  if (options.warmUp !== false) warmUp(handle);
+  warmRealms();
+  if (options.warmUp === true) warmUp(handle);
   return handle;
 }
 
@@ -231,15 +233,17 @@ export function defineHook(handlers, options = {}) {
  * (`config` reads as empty, `log` is dropped, the shell view is made up too), and
  * throws every answer and error away.
  *
- * Why: a hook is built by snapshotting its module after it has run once, and every call
- * starts from that snapshot in a fresh instance. What JavaScript does lazily on first use
- * (standard classes such as typed arrays and promises set up, regular expressions
- * compiled, property tables built) would otherwise be done again on every call, about
- * half of a small policy's time. Run here, it is in the snapshot. A handler that keeps
- * state at module level sees these calls: pass `{ warmUp: false }` to skip them.
+ * Why: a hook is built by snapshotting its module, and every call starts from that
+ * snapshot in a fresh instance. What JavaScript does on the first run of a handler
+ * (compiling its regular expressions, building the property tables of the objects it
+ * makes) would otherwise be done again on every call. Run here, it is in the snapshot.
+ *
+ * Opt-in, because whatever a handler keeps at module level is then in the snapshot too,
+ * the same for every call: a value it memoises from `config` (read as empty here) or
+ * from the made-up input would stand in for the real one in every call, and a guard
+ * could check against the wrong list or folder.
  */
 function warmUp(handle) {
-  warmRealms();
   const bash = (command, script) => [
     {
       event: 'PreToolUse', toolName: 'Bash', matcherValue: 'Bash',

@@ -165,14 +165,16 @@ async fn ready(engine: &hookhost::Engine) {
     }
 }
 
-/// The TypeScript and Python SDKs run a hook's handlers on made-up calls while its module
-/// is snapshotted, so JavaScript's and CPython's first-use work is in the snapshot
-/// instead of in every call. Shown by a handler that counts its calls at module level:
-/// with the warm-up (the default) the first real call already counts the made-up ones,
-/// and so does every later call (each still starts from the snapshot); with it turned
-/// off, every call counts one. The made-up calls never reach the host (a host function
-/// called while the module is snapshotted fails the build): `config` and the shell
-/// view read the real call's values afterwards.
+/// Asked to (`warmUp: true` / `warm_up=True`), the TypeScript and Python SDKs run a
+/// hook's handlers on made-up calls while its module is snapshotted, so that the
+/// runtime's first-run work is in the snapshot instead of in every call. Shown by a
+/// handler that counts its calls at module level: warmed up, the first real call
+/// already counts the made-up ones, and so does every later call (each still starts
+/// from the snapshot); by default no handler runs at build time and every call counts
+/// one, since what a handler keeps at module level would otherwise reach every call.
+/// The made-up calls never reach the host (a host function called while the module is
+/// snapshotted fails the build): `config` and the shell view read the real call's
+/// values afterwards.
 #[tokio::test]
 async fn script_sdks_warm_hooks_up_at_build_time_without_the_host() {
     use hookhost::PermissionDecision;
@@ -180,16 +182,16 @@ async fn script_sdks_warm_hooks_up_at_build_time_without_the_host() {
     let kept = Path::new(env!("CARGO_TARGET_TMPDIR")).join("polyglot-warm-up");
     let work = tempfile::tempdir().unwrap();
     let builds = [
-        ("js-warm", build_counting_js(work.path(), "js-warm", "")),
         (
-            "js-cold",
-            build_counting_js(work.path(), "js-cold", ", { warmUp: false }"),
+            "js-warm",
+            build_counting_js(work.path(), "js-warm", ", { warmUp: true }"),
         ),
-        ("py-warm", build_counting_py(work.path(), "py-warm", "")),
+        ("js-cold", build_counting_js(work.path(), "js-cold", "")),
         (
-            "py-cold",
-            build_counting_py(work.path(), "py-cold", ", warm_up=False"),
+            "py-warm",
+            build_counting_py(work.path(), "py-warm", ", warm_up=True"),
         ),
+        ("py-cold", build_counting_py(work.path(), "py-cold", "")),
     ];
     for (name, component) in builds {
         let env = TestEnv::new();
@@ -222,7 +224,7 @@ async fn script_sdks_warm_hooks_up_at_build_time_without_the_host() {
         if name.ends_with("-warm") {
             assert!(counts[0] > 1, "{name}: not warmed up ({counts:?})");
         } else {
-            assert_eq!(counts[0], 1, "{name}: warmed up although turned off");
+            assert_eq!(counts[0], 1, "{name}: handlers ran at build time unasked");
         }
     }
 }

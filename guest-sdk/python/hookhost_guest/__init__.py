@@ -342,11 +342,12 @@ _VIEWS = {
 }
 
 
-def export(hook_class, warm_up=True):
+def export(hook_class, warm_up=False):
     """Makes the ``WitWorld`` class componentize-py exports from a :class:`Hook`.
 
-    Unless ``warm_up`` is false, the hook is also run here, while componentize-py
-    snapshots the module, on a few made-up calls (see :func:`_warm_up`).
+    With ``warm_up`` true, the hook is also run here, while componentize-py snapshots
+    the module, on a few made-up calls (see :func:`_warm_up`): only for a hook that
+    keeps nothing at module level.
     """
 
     class WitWorld:
@@ -380,8 +381,12 @@ def _warm_up(world):
     Why: the component is a snapshot of the module taken after this runs, and every call
     starts from that snapshot in a fresh instance. What CPython does on the first runs of
     code (specialising its bytecode, filling its attribute caches) would otherwise be
-    done again on every call. Done here, it is in the snapshot. A hook that keeps state
-    at module level sees these calls: pass ``warm_up=False`` to skip them.
+    done again on every call. Done here, it is in the snapshot.
+
+    Opt-in, because whatever the hook keeps at module level is then in the snapshot
+    too, the same for every call: a value it memoises from ``config`` (read as empty
+    here) or from the made-up input would stand in for the real one in every call, and
+    a guard could check against the wrong list or folder.
     """
     global _warming
 
