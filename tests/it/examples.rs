@@ -137,6 +137,15 @@ async fn bash_guard_holds_against_the_bypass_list() {
             true,
         ),
         ("export GIT_CONFIG_GLOBAL=/tmp/c; git p", true),
+        // The variable set without `NAME=value`, then exported by name.
+        (
+            "read GIT_CONFIG_PARAMETERS <<< \"'alias.p=push -f'\"; export GIT_CONFIG_PARAMETERS; git p",
+            true,
+        ),
+        (
+            "printf -v GIT_CONFIG_GLOBAL /tmp/c; declare -x GIT_CONFIG_GLOBAL; git p",
+            true,
+        ),
         ("GIT_CONFIG_NOSYSTEM=1 git status", false),
         ("S=push; git $S --force origin main", true),
         ("git $(echo reset) --hard", true),

@@ -92,19 +92,17 @@ fn env_file(cmd: &Command) -> Option<String> {
 /// git reads configuration, aliases included, from `GIT_CONFIG_PARAMETERS`,
 /// `GIT_CONFIG_COUNT`/`GIT_CONFIG_KEY_n`/`GIT_CONFIG_VALUE_n` and `GIT_CONFIG_GLOBAL`/
 /// `GIT_CONFIG_SYSTEM` (another file): setting any of them, before a command, through
-/// `env` or with `export`, can make `git p` run `git push --force`.
+/// `env` or with `export`, can make `git p` run `git push --force`. A word that names
+/// one counts whether or not it carries a value: `read NAME`, `printf -v NAME` and
+/// `declare -x NAME` set or export a variable by its name alone.
 fn git_config_from_environment(cmd: &Command) -> Option<String> {
-    let sets_config = |word: &str| {
-        word.split_once('=').is_some_and(|(name, _)| {
-            name.starts_with("GIT_CONFIG") && name != "GIT_CONFIG_NOSYSTEM"
-        })
-    };
     cmd.assignments()
         .chain(cmd.words())
-        .map(|w| w.text)
-        .find(|w| sets_config(w))
-        .map(|word| {
-            let name = word.split_once('=').map_or(word, |(name, _)| name);
+        .find_map(|w| {
+            let name = w.text.split_once('=').map_or(w.text, |(name, _)| name);
+            (name.starts_with("GIT_CONFIG") && name != "GIT_CONFIG_NOSYSTEM").then_some(name)
+        })
+        .map(|name| {
             format!(
                 "`{name}` sets git configuration from the environment, where an alias can hide which git command runs; run git without it"
             )
