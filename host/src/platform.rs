@@ -31,6 +31,11 @@ pub struct ChangeStamp {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct FileId(pub u64, pub u64);
 
+/// Standard input as an async reader, for a line protocol (`serve --stdio`).
+pub type StdioIn = Box<dyn tokio::io::AsyncRead + Send + Unpin>;
+/// Standard output as an async writer, for a line protocol (`serve --stdio`).
+pub type StdioOut = Box<dyn tokio::io::AsyncWrite + Send + Unpin>;
+
 /// `N` bytes from the operating system's secure random source.
 pub fn random_bytes<const N: usize>() -> Result<[u8; N], String> {
     let mut bytes = [0u8; N];

@@ -453,18 +453,136 @@ async fn sigterm_lets_calls_in_flight_finish_and_exits_zero() {
     assert_eq!(status.code(), Some(0));
 }
 
+/// `serve --stdio` with `stdin` and `stdout` as `settings`' engine, the rest of the
+/// standard arguments given.
+fn stdio_command(env: &TestEnv, settings: &Path) -> Command {
+    let mut command = Command::new(CLI);
+    command
+        .args(["serve", "--stdio", "--no-discover", "--settings"])
+        .arg(settings)
+        .arg("--managed-settings")
+        .arg(env.managed_path())
+        .stderr(Stdio::null());
+    command
+}
+
+/// Over pipes, `--stdio` reads and writes through the runtime's poller, which puts the
+/// pipes in non-blocking mode; that mode belongs to the open pipe, which the parent may
+/// share (here it keeps the child's stdin open), so it is put back at exit. Far more
+/// answers than a pipe holds, written while the parent is still writing, all arrive.
+#[test]
+#[cfg(unix)]
+fn stdio_over_a_shared_pipe_answers_every_line_and_puts_its_mode_back() {
+    use nix::fcntl::{FcntlArg, OFlag, fcntl};
+    let non_blocking = |fd: &std::io::PipeReader| {
+        OFlag::from_bits_truncate(fcntl(fd, FcntlArg::F_GETFL).unwrap()).contains(OFlag::O_NONBLOCK)
+    };
+    let env = TestEnv::new();
+    let settings = guard_settings(&env);
+    // Close-on-exec (as std makes it), or the child would inherit the write end and
+    // never see the end of its input.
+    let (read, write) = std::io::pipe().unwrap();
+    let shared = read.try_clone().unwrap();
+    let mut child = stdio_command(&env, &settings)
+        .stdin(Stdio::from(read))
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // A serve that never sees the end of its input would hang the test: stop it instead.
+    let pid = nix::unistd::Pid::from_raw(child.id() as i32);
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let watched = done.clone();
+    std::thread::spawn(move || {
+        let deadline = Instant::now() + Duration::from_secs(120);
+        while Instant::now() < deadline {
+            if watched.load(std::sync::atomic::Ordering::SeqCst) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGKILL);
+    });
+    let mut answers = BufReader::new(child.stdout.take().unwrap());
+    let mut input = write;
+    let request = |id: u64| {
+        let command = if id.is_multiple_of(2) {
+            "rm -rf /"
+        } else {
+            "ls"
+        };
+        format!("{}\n", json!({"id": id, "input": rm(command)}))
+    };
+    input.write_all(request(0).as_bytes()).unwrap();
+    let mut first = String::new();
+    answers.read_line(&mut first).unwrap();
+    assert!(first.contains("should_block"), "{first}");
+    assert!(non_blocking(&shared), "stdin is polled while serving");
+    for id in 1..400 {
+        input.write_all(request(id).as_bytes()).unwrap();
+    }
+    drop(input);
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut answers, &mut rest).unwrap();
+    let status = child.wait().unwrap();
+    done.store(true, std::sync::atomic::Ordering::SeqCst);
+    assert!(status.success());
+    let mut seen = 0;
+    for line in std::iter::once(first.as_str()).chain(rest.lines()) {
+        let answer: Value = serde_json::from_str(line).unwrap();
+        let id = answer["id"].as_u64().unwrap();
+        assert_eq!(
+            answer["outcome"]["should_block"],
+            id.is_multiple_of(2),
+            "{answer}"
+        );
+        seen += 1;
+    }
+    assert_eq!(seen, 400);
+    assert!(
+        !non_blocking(&shared),
+        "the pipe's mode is put back at exit"
+    );
+}
+
+/// Requests from a file, answers to a file: what is not a pipe goes through tokio's
+/// blocking stdio, and answers the same.
+#[test]
+fn stdio_reads_requests_from_a_file_and_writes_answers_to_a_file() {
+    let env = TestEnv::new();
+    let settings = guard_settings(&env);
+    let requests = env.root.join("requests.jsonl");
+    let mut text = String::new();
+    for (id, command) in [(1, "rm -rf /"), (2, "ls")] {
+        text.push_str(&format!("{}\n", json!({"id": id, "input": rm(command)})));
+    }
+    std::fs::write(&requests, text).unwrap();
+    let answers = env.root.join("answers.jsonl");
+    let status = stdio_command(&env, &settings)
+        .stdin(std::fs::File::open(&requests).unwrap())
+        .stdout(std::fs::File::create(&answers).unwrap())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let written = std::fs::read_to_string(&answers).unwrap();
+    let blocked: Vec<(u64, bool)> = written
+        .lines()
+        .map(|line| {
+            let answer: Value = serde_json::from_str(line).unwrap();
+            let block = answer["outcome"]["should_block"].as_bool().unwrap();
+            (answer["id"].as_u64().unwrap(), block)
+        })
+        .collect();
+    assert_eq!(blocked.len(), 2, "{written}");
+    assert!(blocked.contains(&(1, true)) && blocked.contains(&(2, false)));
+}
+
 #[test]
 fn stdio_answers_each_line_with_its_id() {
     let env = TestEnv::new();
     let settings = guard_settings(&env);
-    let mut child = Command::new(CLI)
-        .args(["serve", "--stdio", "--no-discover", "--settings"])
-        .arg(&settings)
-        .arg("--managed-settings")
-        .arg(env.managed_path())
+    let mut child = stdio_command(&env, &settings)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     {

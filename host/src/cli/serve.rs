@@ -262,7 +262,12 @@ pub async fn serve(mut args: ServeArgs) -> CliResult {
     spawn_sighup(&server)?;
     spawn_tag_updates(&server);
     if args.stdio {
-        return stdio(server).await;
+        // On a worker, which the runtime's poller wakes itself: a line is read, answered
+        // and written on one thread (`block_on`'s thread would need a worker to wake it,
+        // and hand each line back to a worker, a cross-thread wake-up each way).
+        return tokio::spawn(stdio(server))
+            .await
+            .context("the --stdio loop stopped")?;
     }
     let app = Router::new()
         .route("/hooks", post(claude_hook))

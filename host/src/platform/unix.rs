@@ -9,7 +9,7 @@ use std::path::Path;
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 
-use super::{ChangeStamp, FileId};
+use super::{ChangeStamp, FileId, StdioIn, StdioOut};
 
 /// The identity and change times of `meta`.
 pub fn change_stamp(meta: &Metadata) -> Option<ChangeStamp> {
@@ -291,6 +291,112 @@ pub fn nearest_ancestor_of_this_program() -> Option<Vec<u8>> {
     #[cfg(not(target_os = "linux"))]
     {
         None
+    }
+}
+
+/// Standard input and output for a line protocol, and what puts them back as they were.
+///
+/// tokio's `stdin()` and `stdout()` hand every read and write to a blocking thread, so each
+/// line costs two thread hops (and, on a VM, a wake-up of an idle core each). Where they are
+/// pipes — a host that spawns `hookhost serve --stdio` talks to it over pipes — they are
+/// put in non-blocking mode and driven by the runtime's poller instead: a line is read and
+/// answered on one worker thread. Anything else (a terminal, a file, a socket) keeps tokio's
+/// blocking path. Non-blocking mode belongs to the open pipe, which the parent may share:
+/// dropping the returned [`StdioModes`] puts the previous mode back.
+///
+/// Call it inside a tokio runtime (the pipes register with its poller).
+pub fn async_stdio() -> (StdioIn, StdioOut, StdioModes) {
+    use std::os::fd::AsFd;
+    let mut modes = StdioModes(Vec::new());
+    let input = polled_reader(io::stdin().as_fd(), &mut modes)
+        .unwrap_or_else(|| Box::new(tokio::io::stdin()));
+    let output = polled_writer(io::stdout().as_fd(), &mut modes)
+        .unwrap_or_else(|| Box::new(tokio::io::stdout()));
+    (input, output, modes)
+}
+
+/// `fd` read through the runtime's poller, when it is a pipe open for reading (its mode
+/// noted in `modes` first).
+fn polled_reader(fd: std::os::fd::BorrowedFd<'_>, modes: &mut StdioModes) -> Option<StdioIn> {
+    let pipe = tokio::net::unix::pipe::Receiver::from_owned_fd(modes.remember(fd)?).ok()?;
+    Some(Box::new(pipe))
+}
+
+/// `fd` written through the runtime's poller, when it is a pipe open for writing (its
+/// mode noted in `modes` first).
+fn polled_writer(fd: std::os::fd::BorrowedFd<'_>, modes: &mut StdioModes) -> Option<StdioOut> {
+    let pipe = tokio::net::unix::pipe::Sender::from_owned_fd(modes.remember(fd)?).ok()?;
+    Some(Box::new(pipe))
+}
+
+/// The status flags of the descriptors [`async_stdio`] may switch to non-blocking mode, as
+/// they were before; put back on drop.
+pub struct StdioModes(Vec<(std::os::fd::OwnedFd, nix::fcntl::OFlag)>);
+
+impl StdioModes {
+    /// A duplicate of `fd` (sharing its open file) once its flags are noted; `None` when
+    /// either cannot be had.
+    fn remember(&mut self, fd: std::os::fd::BorrowedFd<'_>) -> Option<std::os::fd::OwnedFd> {
+        use nix::fcntl::{FcntlArg, OFlag, fcntl};
+        let flags = OFlag::from_bits_truncate(fcntl(fd, FcntlArg::F_GETFL).ok()?);
+        self.0.push((fd.try_clone_to_owned().ok()?, flags));
+        fd.try_clone_to_owned().ok()
+    }
+}
+
+impl Drop for StdioModes {
+    fn drop(&mut self) {
+        use nix::fcntl::{FcntlArg, fcntl};
+        for (fd, flags) in &self.0 {
+            let _ = fcntl(fd, FcntlArg::F_SETFL(*flags));
+        }
+    }
+}
+
+#[cfg(test)]
+mod stdio_tests {
+    use super::*;
+    use nix::fcntl::{FcntlArg, OFlag, fcntl};
+    use std::os::fd::AsFd;
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+    fn non_blocking(fd: impl AsFd) -> bool {
+        OFlag::from_bits_truncate(fcntl(fd, FcntlArg::F_GETFL).unwrap()).contains(OFlag::O_NONBLOCK)
+    }
+
+    #[tokio::test]
+    async fn pipes_are_polled_and_their_mode_is_put_back() {
+        let (read, write) = nix::unistd::pipe().unwrap();
+        let mut modes = StdioModes(Vec::new());
+        let reader = polled_reader(read.as_fd(), &mut modes).expect("a pipe is polled");
+        let mut writer = polled_writer(write.as_fd(), &mut modes).expect("a pipe is polled");
+        // The mode is the open pipe's: the caller's own descriptors see it too.
+        assert!(non_blocking(&read) && non_blocking(&write));
+        // More than a pipe holds, so the writer waits on the poller for room.
+        let line = format!("{}\n", "x".repeat(1000));
+        let sending = tokio::spawn(async move {
+            for _ in 0..200 {
+                writer.write_all(line.as_bytes()).await.unwrap();
+            }
+        });
+        let mut lines = BufReader::new(reader).lines();
+        for _ in 0..200 {
+            assert_eq!(lines.next_line().await.unwrap().unwrap().len(), 1000);
+        }
+        sending.await.unwrap();
+        drop(lines);
+        drop(modes);
+        assert!(!non_blocking(&read) && !non_blocking(&write));
+    }
+
+    #[tokio::test]
+    async fn a_file_is_not_a_pipe_and_keeps_its_mode() {
+        let file = tempfile::tempfile().unwrap();
+        let mut modes = StdioModes(Vec::new());
+        assert!(polled_reader(file.as_fd(), &mut modes).is_none());
+        assert!(polled_writer(file.as_fd(), &mut modes).is_none());
+        drop(modes);
+        assert!(!non_blocking(&file));
     }
 }
 

@@ -29,7 +29,7 @@ use windows_sys::Win32::System::JobObjects::{
 };
 use windows_sys::Win32::System::Threading::{CREATE_NEW_PROCESS_GROUP, GetCurrentProcess};
 
-use super::{ChangeStamp, FileId};
+use super::{ChangeStamp, FileId, StdioIn, StdioOut};
 
 /// `None`: std exposes no status-change time on Windows (only creation, access and write
 /// times, which a process can set), so nothing is remembered by change stamp.
@@ -326,6 +326,19 @@ pub fn give_way_to_other_work() -> bool {
     // SAFETY: the pseudo-handle of the calling thread needs no closing.
     unsafe { SetThreadPriority(GetCurrentThread(), THREAD_PRIORITY_IDLE) != 0 }
 }
+
+/// Standard input and output for a line protocol: tokio's (each read and write on a
+/// blocking thread), and nothing to put back.
+pub fn async_stdio() -> (StdioIn, StdioOut, StdioModes) {
+    (
+        Box::new(tokio::io::stdin()),
+        Box::new(tokio::io::stdout()),
+        StdioModes,
+    )
+}
+
+/// Nothing to put back on Windows ([`async_stdio`] changes no mode).
+pub struct StdioModes;
 
 #[cfg(test)]
 mod tests {

@@ -5,19 +5,18 @@ use super::*;
 /// `--stdio`: JSON lines in, JSON lines out.
 pub(super) async fn stdio(server: Arc<Server>) -> CliResult {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    // Pipes are read and written on the runtime's poller (no blocking-thread hop per line).
+    // `_modes` puts the pipes' modes back when this returns.
+    let (stdin, mut stdout, _modes) = hookhost::internals::platform::async_stdio();
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
     let writer = tokio::spawn(async move {
-        let mut stdout = tokio::io::stdout();
         while let Some(line) = rx.recv().await {
-            if stdout.write_all(line.as_bytes()).await.is_err()
-                || stdout.write_all(b"\n").await.is_err()
-                || stdout.flush().await.is_err()
-            {
+            if stdout.write_all(line.as_bytes()).await.is_err() || stdout.flush().await.is_err() {
                 break;
             }
         }
     });
-    let mut reader = BufReader::new(tokio::io::stdin());
+    let mut reader = BufReader::new(stdin);
     let mut tasks = tokio::task::JoinSet::new();
     // A request line is held to the body limit plus room for the envelope; the rest of an
     // over-long line is read and dropped, never kept.
@@ -49,7 +48,7 @@ pub(super) async fn stdio(server: Arc<Server>) -> CliResult {
             let (server, tx) = (server.clone(), tx.clone());
             tasks.spawn(async move {
                 let answer = stdio_answer(&server, &line, oversize).await;
-                let _ = tx.send(answer.to_string());
+                let _ = tx.send(format!("{answer}\n"));
             });
         }
         if ended {
