@@ -9,8 +9,8 @@
 //!   and `wrk` (keep-alive clients posting PreToolUse inputs to `/hooks` for 4 s per
 //!   row: p50, p99, requests per second, errors), back to back and at 200 requests/s,
 //!   through bash-guard and (where the toolchains are installed) ts-guard and py-guard;
-//!   and `--stdio` one request line at a time. The load generators share the machine
-//!   with the server.
+//!   and `--stdio` one request line at a time, back to back and every 2 ms. The load
+//!   generators share the machine with the server.
 //!
 //! Figures are medians/percentiles of wall time, printed as a table (no criterion: a
 //! process start and a loaded server are not microbenchmarks).
@@ -303,12 +303,14 @@ fn serve_load(dir: &Path, settings: &[(&str, std::path::PathBuf)]) {
                 oha(&unix, dir, token, 1, Some(200)),
             );
         }
-        stdio_load(dir, name, file);
+        stdio_load(dir, name, file, None);
+        stdio_load(dir, name, file, Some(Duration::from_millis(2)));
     }
 }
 
-/// `serve --stdio`: one request line written, its answer line read, one at a time.
-fn stdio_load(dir: &Path, name: &str, settings: &Path) {
+/// `serve --stdio`: one request line written, its answer line read, one at a time; the
+/// next line `gap` after the last answer (an agent's pace), or at once.
+fn stdio_load(dir: &Path, name: &str, settings: &Path, gap: Option<Duration>) {
     let mut child = cli(dir, settings, &["serve", "--stdio"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -323,8 +325,9 @@ fn stdio_load(dir: &Path, name: &str, settings: &Path) {
     let mut times = Vec::new();
     let deadline = Instant::now() + Duration::from_secs(4);
     while Instant::now() < deadline {
-        // An agent's pace: the next request 2 ms after the last answer.
-        std::thread::sleep(Duration::from_millis(2));
+        if let Some(gap) = gap {
+            std::thread::sleep(gap);
+        }
         answer.clear();
         let started = Instant::now();
         stdin.write_all(line.as_bytes()).unwrap();
@@ -334,8 +337,12 @@ fn stdio_load(dir: &Path, name: &str, settings: &Path) {
     drop(stdin);
     let _ = child.wait();
     times.sort();
+    let via = match gap {
+        Some(gap) => format!("--stdio, a request every {} ms", gap.as_millis()),
+        None => "--stdio, back to back".to_string(),
+    };
     println!(
-        "| {name} | --stdio, a request every 2 ms | 1 | {:.0} µs | {:.0} µs | — | — |",
+        "| {name} | {via} | 1 | {:.0} µs | {:.0} µs | — | — |",
         percentile(&times, 0.5).as_secs_f64() * 1e6,
         percentile(&times, 0.99).as_secs_f64() * 1e6,
     );
