@@ -163,6 +163,14 @@ async fn bash_guard_holds_against_the_bypass_list() {
         ("ls; echo ok && rm -rf ~/", true),
         ("f() { rm -rf /; }; f", true),
         ("echo $(git reset --hard)", true),
+        // bash runs a substitution in an array subscript it evaluates, quoted or not.
+        ("declare -a a; unset 'a[$(git push --force)]'", true),
+        ("x='a[$(rm -rf /)]'; echo $((x))", true),
+        ("let 'a[$(rm -rf /)]'", true),
+        ("declare -a b; printf -v 'b[$(rm -rf ~)]' x", true),
+        ("read 'r[`git reset --hard`]' <<< x", true),
+        ("[[ -v 'v[$(git push -f)]' ]]", true),
+        ("unset 'a[1]'; echo 'a[$(ls)]'", false),
     ];
     let mut wrong = Vec::new();
     for (command, refused) in cases {

@@ -229,6 +229,16 @@ fn the_bypass_list_runs_what_the_view_shows() {
         "m7 \\\n | m8",
         "m9; m10\nm11",
         "sh <(echo m0)",
+        // bash expands an array subscript when it evaluates it, quoted or not.
+        "declare -a a; unset 'a[$(m1)]'",
+        "let 'a[$(m2)]'",
+        "declare -a b; printf -v 'b[$(m3)]' x",
+        "x='a[$(m4)]'; echo $((x))",
+        "read 'd[$(m5)]' <<< x",
+        "test -v 'e[$(m6)]'",
+        "[[ -v 'f[$(m7)]' ]]",
+        "declare 'c[`m8`]=1'",
+        "declare -a g; unset \"g[\\$(m9)]\"",
     ] {
         let ran = sandbox.run(script).unwrap();
         assert!(!ran.is_empty(), "{script} ran nothing");

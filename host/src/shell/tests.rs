@@ -295,3 +295,20 @@ fn text_read_again_and_again_is_bounded() {
     assert!(view.partial);
     assert!(view.error.unwrap().contains("repeat too much text"));
 }
+
+#[test]
+fn substitutions_in_a_quoted_array_subscript_are_commands() {
+    // bash expands the subscript when `unset` evaluates the name: `rm` runs.
+    let view = parse("declare -a a; unset 'a[$(rm -rf /)]'");
+    assert!(!view.partial, "{:?}", view.error);
+    assert_eq!(names(&view), ["declare", "unset", "rm"]);
+    let (rm, _) = node(&view, "rm");
+    assert_eq!(via(&view, rm), Via::CommandSubstitution);
+    assert_eq!(view.parent_of(rm), Some(node(&view, "unset").0));
+    // A value that arithmetic reads later, and backquotes.
+    let view = parse("x='a[`git push -f`]'; echo $((x))");
+    assert_eq!(names(&view), ["git", "echo"]);
+    // A substitution bash already runs is not listed twice; brackets alone add nothing.
+    assert_eq!(names(&parse("unset \"a[$(id)]\"")), ["unset", "id"]);
+    assert_eq!(names(&parse("echo 'a[1]' '$(id)'")), ["echo"]);
+}

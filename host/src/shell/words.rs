@@ -40,7 +40,10 @@ impl Walker<'_> {
             dynamic: false,
         };
         match parsed {
-            Ok(pieces) => self.pieces(&pieces, raw, quoted, &mut out, node, depth),
+            Ok(pieces) => {
+                self.pieces(&pieces, raw, quoted, &mut out, node, depth);
+                self.subscripts(&pieces, node, depth);
+            }
             Err(err) => {
                 self.view
                     .mark_partial(format!("a word does not parse ({err}): {raw}"));
@@ -58,6 +61,38 @@ impl Walker<'_> {
             return;
         }
         let _ = self.word(text, node, depth);
+    }
+
+    /// Command substitutions bash runs from text it first took literally. bash expands
+    /// an array subscript when it evaluates one, so a quoted `a[$(cmd)]` runs `cmd` as
+    /// the name given to `unset`, `let`, `declare`, `printf -v`, `read`, `test -v` or
+    /// `[[ -v … ]]`, or as a variable's value that arithmetic reads (`x='a[$(cmd)]';
+    /// echo $((x))`). Text with a `[` before a `$(` or a backquote is read again as a
+    /// word (each expansion in it standing as `_`), and the substitutions found are
+    /// nested scripts like any other: a policy sees `cmd`. A harmless string of that
+    /// shape (`echo 'a[$(rm -rf /)]'`) shows its command too.
+    fn subscripts(&mut self, pieces: &[WordPieceWithSource], node: u32, depth: u32) {
+        let mut literal = String::new();
+        literal_text(pieces, &mut literal);
+        let hides_code = literal.find('[').is_some_and(|open| {
+            let rest = &literal[open..];
+            rest.contains("$(") || rest.contains('`')
+        });
+        if !hides_code {
+            return;
+        }
+        match word::parse(&literal, &self.options) {
+            Ok(inner) => {
+                let mut ignored = Word {
+                    text: String::new(),
+                    dynamic: false,
+                };
+                self.pieces(&inner, &literal, false, &mut ignored, node, depth);
+            }
+            Err(err) => self.view.mark_partial(format!(
+                "an array subscript bash would expand does not parse ({err}): {literal}"
+            )),
+        }
     }
 
     fn pieces(
@@ -119,6 +154,23 @@ impl Walker<'_> {
                     self.scan(&expr.value, node, depth);
                 }
             }
+        }
+    }
+}
+
+/// The text of `pieces` that bash took literally (quotes removed, escapes applied), each
+/// expansion standing as `_`.
+fn literal_text(pieces: &[WordPieceWithSource], out: &mut String) {
+    for piece in pieces {
+        match &piece.piece {
+            WordPiece::Text(text) | WordPiece::SingleQuotedText(text) => out.push_str(text),
+            WordPiece::AnsiCQuotedText(text) => out.push_str(&ansi_c(text)),
+            WordPiece::EscapeSequence(text) => {
+                out.push_str(text.strip_prefix('\\').unwrap_or(text))
+            }
+            WordPiece::DoubleQuotedSequence(inner)
+            | WordPiece::GettextDoubleQuotedSequence(inner) => literal_text(inner, out),
+            _ => out.push('_'),
         }
     }
 }
