@@ -42,7 +42,11 @@ impl Walker<'_> {
         match parsed {
             Ok(pieces) => {
                 self.pieces(&pieces, raw, quoted, &mut out, node, depth);
-                self.subscripts(&pieces, node, depth);
+                // Only text with a `[` and a `$` or backquote can hide one (most words
+                // skip the second reading).
+                if raw.contains('[') && raw.contains(['$', '`']) {
+                    self.subscripts(&pieces, node, depth);
+                }
             }
             Err(err) => {
                 self.view
