@@ -239,6 +239,8 @@ fn the_bypass_list_runs_what_the_view_shows() {
         "[[ -v 'f[$(m7)]' ]]",
         "declare 'c[`m8`]=1'",
         "declare -a g; unset \"g[\\$(m9)]\"",
+        // Quotes inside the subscript do not stop it either.
+        "declare -a h; unset \"h['\\$(m10)']\"",
     ] {
         let ran = sandbox.run(script).unwrap();
         assert!(!ran.is_empty(), "{script} ran nothing");

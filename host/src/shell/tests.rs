@@ -308,6 +308,8 @@ fn substitutions_in_a_quoted_array_subscript_are_commands() {
     // A value that arithmetic reads later, and backquotes.
     let view = parse("x='a[`git push -f`]'; echo $((x))");
     assert_eq!(names(&view), ["git", "echo"]);
+    // Quotes inside the subscript do not stop bash: read what they hold too.
+    assert_eq!(names(&parse(r#"unset "a['\$(id)']""#)), ["unset", "id"]);
     // An escaped `$` inside double quotes (bash runs this one too).
     assert_eq!(names(&parse(r#"unset "a[\$(id)]""#)), ["unset", "id"]);
     // A substitution bash already runs is not listed twice; brackets alone add nothing.

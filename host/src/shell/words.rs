@@ -75,27 +75,33 @@ impl Walker<'_> {
     /// word (each expansion in it standing as `_`), and the substitutions found are
     /// nested scripts like any other: a policy sees `cmd`. A harmless string of that
     /// shape (`echo 'a[$(rm -rf /)]'`) shows its command too.
+    ///
+    /// Quotes inside the subscript do not stop bash either (`unset "a['$(cmd)']"` runs
+    /// `cmd`), so what they hold is read again in turn, until no quote is left to remove.
     fn subscripts(&mut self, pieces: &[WordPieceWithSource], node: u32, depth: u32) {
         let mut literal = String::new();
         literal_text(pieces, &mut literal);
-        let hides_code = literal.find('[').is_some_and(|open| {
-            let rest = &literal[open..];
-            rest.contains("$(") || rest.contains('`')
-        });
-        if !hides_code {
-            return;
-        }
-        match word::parse(&literal, &self.options) {
-            Ok(inner) => {
-                let mut ignored = Word {
-                    text: String::new(),
-                    dynamic: false,
-                };
-                self.pieces(&inner, &literal, false, &mut ignored, node, depth);
+        while hides_code(&literal) {
+            let inner = match word::parse(&literal, &self.options) {
+                Ok(inner) => inner,
+                Err(err) => {
+                    return self.view.mark_partial(format!(
+                        "an array subscript bash would expand does not parse ({err}): {literal}"
+                    ));
+                }
+            };
+            let mut ignored = Word {
+                text: String::new(),
+                dynamic: false,
+            };
+            self.pieces(&inner, &literal, false, &mut ignored, node, depth);
+            let mut unquoted = String::new();
+            literal_text(&inner, &mut unquoted);
+            // Each round removes quotes (or stops): the text gets shorter.
+            if unquoted.len() >= literal.len() {
+                return;
             }
-            Err(err) => self.view.mark_partial(format!(
-                "an array subscript bash would expand does not parse ({err}): {literal}"
-            )),
+            literal = unquoted;
         }
     }
 
@@ -160,6 +166,15 @@ impl Walker<'_> {
             }
         }
     }
+}
+
+/// Literal text in which bash would find a substitution when it evaluates a subscript:
+/// a `[` before a `$(` or a backquote.
+fn hides_code(literal: &str) -> bool {
+    literal.find('[').is_some_and(|open| {
+        let rest = &literal[open..];
+        rest.contains("$(") || rest.contains('`')
+    })
 }
 
 /// The text of `pieces` that bash took literally (quotes removed, escapes applied), each
