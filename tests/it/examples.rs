@@ -170,6 +170,7 @@ async fn bash_guard_holds_against_the_bypass_list() {
         ("declare -a b; printf -v 'b[$(rm -rf ~)]' x", true),
         ("read 'r[`git reset --hard`]' <<< x", true),
         ("[[ -v 'v[$(git push -f)]' ]]", true),
+        ("declare -a a; unset $'a\\x5b$(git reset --hard)]'", true),
         ("unset 'a[1]'; echo 'a[$(ls)]'", false),
     ];
     let mut wrong = Vec::new();

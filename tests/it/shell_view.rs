@@ -241,6 +241,9 @@ fn the_bypass_list_runs_what_the_view_shows() {
         "declare -a g; unset \"g[\\$(m9)]\"",
         // Quotes inside the subscript do not stop it either.
         "declare -a h; unset \"h['\\$(m10)']\"",
+        // Nor does a `[` or `$` spelled as an ANSI-C escape.
+        "declare -a i; unset $'i\\x5b$(m11)]'",
+        "declare -a j; unset $'j[\\x24(m0)]'",
     ] {
         let ran = sandbox.run(script).unwrap();
         assert!(!ran.is_empty(), "{script} ran nothing");

@@ -310,6 +310,8 @@ fn substitutions_in_a_quoted_array_subscript_are_commands() {
     assert_eq!(names(&view), ["git", "echo"]);
     // Quotes inside the subscript do not stop bash: read what they hold too.
     assert_eq!(names(&parse(r#"unset "a['\$(id)']""#)), ["unset", "id"]);
+    // A `[` spelled as an ANSI-C escape.
+    assert_eq!(names(&parse(r"unset $'a\x5b$(id)]'")), ["unset", "id"]);
     // An escaped `$` inside double quotes (bash runs this one too).
     assert_eq!(names(&parse(r#"unset "a[\$(id)]""#)), ["unset", "id"]);
     // A substitution bash already runs is not listed twice; brackets alone add nothing.

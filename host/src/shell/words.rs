@@ -42,9 +42,10 @@ impl Walker<'_> {
         match parsed {
             Ok(pieces) => {
                 self.pieces(&pieces, raw, quoted, &mut out, node, depth);
-                // Only text with a `[` and a `$` or backquote can hide one (most words
-                // skip the second reading).
-                if raw.contains('[') && raw.contains(['$', '`']) {
+                // Only text with a `$` or backquote and a `[` (or a backslash, which an
+                // ANSI-C escape such as `$'\x5b'` turns into one) can hide one: most
+                // words skip the second reading.
+                if raw.contains(['$', '`']) && raw.contains(['[', '\\']) {
                     self.subscripts(&pieces, node, depth);
                 }
             }
