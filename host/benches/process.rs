@@ -9,8 +9,9 @@
 //!   and `wrk` (keep-alive clients posting PreToolUse inputs to `/hooks` for 4 s per
 //!   row: p50, p99, requests per second, errors), back to back and at 200 requests/s,
 //!   through bash-guard and (where the toolchains are installed) ts-guard and py-guard;
-//!   and `--stdio` one request line at a time, back to back and every 2 ms. The load
-//!   generators share the machine with the server.
+//!   and `--stdio` one request line at a time, back to back and every 2 ms, each with a
+//!   second row for the hook's own `duration_ms` (the call inside `serve`, without the
+//!   request's way in and out). The load generators share the machine with the server.
 //!
 //! Figures are medians/percentiles of wall time, printed as a table (no criterion: a
 //! process start and a loaded server are not microbenchmarks).
@@ -322,7 +323,7 @@ fn stdio_load(dir: &Path, name: &str, settings: &Path, gap: Option<Duration>) {
     let input: serde_json::Value = serde_json::from_str(&request_body(dir)).unwrap();
     let line = format!("{}\n", json!({"id": 1, "input": input}));
     let mut answer = String::new();
-    let mut times = Vec::new();
+    let (mut times, mut calls) = (Vec::new(), Vec::new());
     let deadline = Instant::now() + Duration::from_secs(4);
     while Instant::now() < deadline {
         if let Some(gap) = gap {
@@ -333,10 +334,12 @@ fn stdio_load(dir: &Path, name: &str, settings: &Path, gap: Option<Duration>) {
         stdin.write_all(line.as_bytes()).unwrap();
         stdout.read_line(&mut answer).unwrap();
         times.push(started.elapsed());
+        calls.push(hook_duration(&answer));
     }
     drop(stdin);
     let _ = child.wait();
     times.sort();
+    calls.sort();
     let via = match gap {
         Some(gap) => format!("--stdio, a request every {} ms", gap.as_millis()),
         None => "--stdio, back to back".to_string(),
@@ -346,6 +349,21 @@ fn stdio_load(dir: &Path, name: &str, settings: &Path, gap: Option<Duration>) {
         percentile(&times, 0.5).as_secs_f64() * 1e6,
         percentile(&times, 0.99).as_secs_f64() * 1e6,
     );
+    println!(
+        "| {name} | {via}: the hook's own `duration_ms` | 1 | {:.0} µs | {:.0} µs | — | — |",
+        percentile(&calls, 0.5).as_secs_f64() * 1e6,
+        percentile(&calls, 0.99).as_secs_f64() * 1e6,
+    );
+}
+
+/// The `duration_ms` of the one hook in a `serve` answer line: the call itself, as the
+/// engine timed it, without the request's way in and out.
+fn hook_duration(answer: &str) -> Duration {
+    let answer: serde_json::Value = serde_json::from_str(answer).expect("an answer line");
+    let ms = answer["outcome"]["hooks"][0]["duration_ms"]
+        .as_f64()
+        .expect("the hook's duration_ms");
+    Duration::from_secs_f64(ms / 1e3)
 }
 
 /// Settings running ts-guard and py-guard (built now), named `names`, where the guest
