@@ -227,7 +227,9 @@ fn fits(max: usize, stack: usize) {
     for (prefix, open, close) in constructs {
         let make = |n: usize| format!("{prefix}{}true{}", open.repeat(n), close.repeat(n));
         let mut n = 1;
-        while walk::nesting_depth(&make(n + 1)) <= max {
+        while walk::nesting_depth(&make(n + 1)) <= max
+            && parens(&make(n + 1)) <= walk::MAX_PAREN_DEPTH
+        {
             n += 1;
         }
         let script = make(n);
@@ -249,6 +251,66 @@ fn fits(max: usize, stack: usize) {
             "{shown}: {error:?}"
         );
     }
+}
+
+/// How deep `(` operator tokens nest in `script`.
+fn parens(script: &str) -> usize {
+    walk::paren_depth(&brush_parser::tokenize_str(script).unwrap_or_default())
+}
+
+/// Text on which `brush-parser`'s arithmetic rule backtracks exponentially (each found
+/// by, or built from, the `shell_view` fuzz target) is refused by its token nesting before
+/// it reaches the parser. Every one of these ran for minutes or longer without the bound;
+/// a watchdog turns such a hang into a failure.
+#[test]
+fn parentheses_the_parser_would_read_for_ever_are_refused() {
+    let n = 40;
+    let scripts = [
+        // The fuzzer's find, 57 bytes.
+        format!("{}e$({{k; $s+)", "(".repeat(n)),
+        format!("{}e", "(".repeat(n)),
+        // Valid bash: nested subshells, closed after the `;` that ends an arithmetic try.
+        format!("{} ls; {}", "(".repeat(n), ")".repeat(n)),
+        // Closers the parser never sees as operators: quoted, in a here-document.
+        format!("{}e '{}'", "(".repeat(n), ")".repeat(n)),
+        format!("{}cat <<X\n{}\nX\n", "( ".repeat(n), ")".repeat(n)),
+        format!("echo ok; {}\n", "( ')' ".repeat(n)),
+    ];
+    for script in scripts {
+        let shown = script.chars().take(60).collect::<String>();
+        let (done, finished) = std::sync::mpsc::channel();
+        let parsing = script.clone();
+        std::thread::spawn(move || done.send(parse(&parsing)).unwrap());
+        let view = finished
+            .recv_timeout(std::time::Duration::from_secs(120))
+            .unwrap_or_else(|_| panic!("the view of {shown:?} did not finish"));
+        assert!(view.partial, "{shown}: {view:#?}");
+        let error = view.error.unwrap();
+        assert!(
+            error.contains("parentheses nest") || error.contains("does not parse"),
+            "{shown}: {error}"
+        );
+    }
+}
+
+#[test]
+fn parentheses_up_to_the_bound_and_quoted_ones_still_parse() {
+    let depth = walk::MAX_PAREN_DEPTH;
+    let view = parse(&format!(
+        "{} rm -rf /; {}",
+        "(".repeat(depth),
+        ")".repeat(depth)
+    ));
+    assert!(!view.partial, "{view:#?}");
+    assert_eq!(names(&view), ["rm"]);
+    // Parentheses in quotes are not operators (past 48, the cruder bracket count
+    // before tokenising refuses the text anyway).
+    let quoted = format!("echo '{0}' \"{0}\" && git status", "(".repeat(20));
+    let view = parse(&quoted);
+    assert!(!view.partial, "{view:#?}");
+    assert_eq!(names(&view), ["echo", "git"]);
+    let view = parse(&format!("( {} )", "echo $(( (1+(2*(3-4))) )); ".repeat(20)));
+    assert!(!view.partial, "{view:#?}");
 }
 
 #[test]
