@@ -173,6 +173,19 @@ async fn bash_guard_holds_against_the_bypass_list() {
         ("declare -a a; unset $'a\\x5b$(git reset --hard)]'", true),
         ("unset 'a[1]'; echo 'a[$(ls)]'", false),
     ];
+    // Parentheses nested so deep that the parser would backtrack on them for ever (found
+    // by the `shell_view` fuzz target; see `MAX_PAREN_DEPTH`): the view gives up on them
+    // at once, so the guard refuses, even the harmless `ls` (that is the bound's cost).
+    let deep = |body: &str| format!("{}{body}; {}", "( ".repeat(40), ")".repeat(40));
+    let deep = [
+        deep("git push --force"),
+        deep("ls"),
+        format!("{}e", "(".repeat(40)),
+    ];
+    let cases = cases
+        .iter()
+        .copied()
+        .chain(deep.iter().map(|command| (command.as_str(), true)));
     let mut wrong = Vec::new();
     for (command, refused) in cases {
         let outcome = engine.execute("PreToolUse", env.bash(command)).await;
@@ -180,7 +193,7 @@ async fn bash_guard_holds_against_the_bypass_list() {
             .permission_decision
             .map(hookhost::PermissionDecision::as_str)
             == Some("deny");
-        if denied != *refused {
+        if denied != refused {
             wrong.push(format!(
                 "{command:?}: denied={denied} {:?}",
                 outcome.block_reason
