@@ -293,6 +293,43 @@ fn parentheses_the_parser_would_read_for_ever_are_refused() {
     }
 }
 
+/// The same for the word parser: `$((` read as arithmetic, failing, and read again as a
+/// command substitution, nested (found by the `shell_view` fuzz target).
+#[test]
+fn arithmetic_the_word_parser_would_read_for_ever_is_refused() {
+    let nest =
+        |level: &dyn Fn(String) -> String| (0..20).fold("x".to_string(), |inner, _| level(inner));
+    let scripts = [
+        format!("echo {}", nest(&|s| format!("$(( {s} ) ; )"))),
+        format!("echo {}", nest(&|s| format!("$(( {s} ) )"))),
+        format!("echo {}", nest(&|s| format!("$(((m+2)); e {s} ; )"))),
+        format!("cat <<X\n{}\nX\n", nest(&|s| format!("$(( {s} ; )"))),
+        format!("unset 'a[{}]'", nest(&|s| format!("$(( {s} ) )"))),
+    ];
+    for script in scripts {
+        let shown = script.chars().take(60).collect::<String>();
+        let (done, finished) = std::sync::mpsc::channel();
+        let parsing = script.clone();
+        std::thread::spawn(move || done.send(parse(&parsing)).unwrap());
+        let view = finished
+            .recv_timeout(std::time::Duration::from_secs(120))
+            .unwrap_or_else(|_| panic!("the view of {shown:?} did not finish"));
+        assert!(view.partial, "{shown}: {view:#?}");
+        assert!(view.error.unwrap().contains("`$((`"), "{shown}");
+    }
+}
+
+#[test]
+fn six_arithmetic_expansions_in_a_word_still_parse() {
+    let word = "$((1+$(id -u)))".repeat(words::MAX_ARITHMETIC_OPENERS);
+    let view = parse(&format!("echo {word}"));
+    assert!(!view.partial, "{view:#?}");
+    assert_eq!(
+        names(&view),
+        [vec!["echo"], vec!["id"; words::MAX_ARITHMETIC_OPENERS]].concat()
+    );
+}
+
 #[test]
 fn parentheses_up_to_the_bound_and_quoted_ones_still_parse() {
     let depth = walk::MAX_PAREN_DEPTH;
