@@ -173,14 +173,18 @@ async fn bash_guard_holds_against_the_bypass_list() {
         ("declare -a a; unset $'a\\x5b$(git reset --hard)]'", true),
         ("unset 'a[1]'; echo 'a[$(ls)]'", false),
     ];
-    // Parentheses nested so deep that the parser would backtrack on them for ever (found
-    // by the `shell_view` fuzz target; see `MAX_PAREN_DEPTH`): the view gives up on them
-    // at once, so the guard refuses, even the harmless `ls` (that is the bound's cost).
+    // Text the parser would backtrack on for ever (found by the `shell_view` fuzz target;
+    // see `MAX_PAREN_DEPTH`): the view gives up on it at once, so the guard refuses, even
+    // the harmless `ls` (that is the bound's cost).
     let deep = |body: &str| format!("{}{body}; {}", "( ".repeat(40), ")".repeat(40));
     let deep = [
         deep("git push --force"),
         deep("ls"),
         format!("{}e", "(".repeat(40)),
+        // The word parser's `$((` read twice per level (see `MAX_ARITHMETIC_OPENERS`).
+        (0..20).fold("git push --force".to_string(), |inner, _| {
+            format!("echo $(( {inner} ) ; )")
+        }),
     ];
     let cases = cases
         .iter()
