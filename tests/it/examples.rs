@@ -173,23 +173,31 @@ async fn bash_guard_holds_against_the_bypass_list() {
         ("declare -a a; unset $'a\\x5b$(git reset --hard)]'", true),
         ("unset 'a[1]'; echo 'a[$(ls)]'", false),
     ];
-    // Text the parser would backtrack on for ever (found by the `shell_view` fuzz target;
-    // see `MAX_PAREN_DEPTH`): the view gives up on it at once, so the guard refuses, even
-    // the harmless `ls` (that is the bound's cost).
+    // Text the parser used to backtrack on for ever (found by the `shell_view` fuzz
+    // target; the vendored brush-parser memoises those rules): read at once, and judged
+    // by what it runs.
     let deep = |body: &str| format!("{}{body}; {}", "( ".repeat(40), ")".repeat(40));
     let deep = [
-        deep("git push --force"),
-        deep("ls"),
-        format!("{}e", "(".repeat(40)),
-        // The word parser's `$((` read twice per level (see `MAX_ARITHMETIC_OPENERS`).
-        (0..20).fold("git push --force".to_string(), |inner, _| {
-            format!("echo $(( {inner} ) ; )")
-        }),
+        (deep("git push --force"), true),
+        (deep("ls"), false),
+        (format!("{}e", "(".repeat(40)), true),
+        (
+            (0..12).fold("git push --force".to_string(), |inner, _| {
+                format!("echo $(( {inner} ) ; )")
+            }),
+            true,
+        ),
+        (
+            (0..12).fold("ls".to_string(), |inner, _| {
+                format!("echo $(( {inner} ) ; )")
+            }),
+            false,
+        ),
     ];
-    let cases = cases
-        .iter()
-        .copied()
-        .chain(deep.iter().map(|command| (command.as_str(), true)));
+    let cases = cases.iter().copied().chain(
+        deep.iter()
+            .map(|(command, refused)| (command.as_str(), *refused)),
+    );
     let mut wrong = Vec::new();
     for (command, refused) in cases {
         let outcome = engine.execute("PreToolUse", env.bash(command)).await;

@@ -31,45 +31,6 @@ pub(super) const DIRECT_LEVELS: u32 = 3;
 /// The stack deeper text parses on.
 pub(super) const PARSER_STACK: usize = 16 << 20;
 
-/// Nesting of `(` operator tokens past which a text is not handed to the parser.
-/// `brush-parser` first tries `((` as an arithmetic command, and its rule for a
-/// parenthesised piece of one backtracks on every `(` whose `)` it does not find before
-/// the expression ends, so the time doubles with each level. Such text is valid bash
-/// (`( ( ( … ls; ) ) )`: the `)`s come after the `;` that ends the arithmetic try) or
-/// nearly (40 `(` and a word never finish). Without a bound, a short command would hold
-/// a worker, and every guard waiting for its view, for as long as its author likes. At
-/// 10 levels, the largest script made of such blocks parses in about twice the time of
-/// plain commands of the same size; real commands stay far below the bound.
-pub(super) const MAX_PAREN_DEPTH: usize = 10;
-
-/// Why a text gave no syntax tree.
-pub(super) enum Unparsed {
-    /// The parser's own error.
-    Syntax(brush_parser::ParseError),
-    /// Parentheses nest this deep, over [`MAX_PAREN_DEPTH`].
-    TooDeep(usize),
-}
-
-/// The deepest nesting of `(` operator tokens in `tokens`: exactly what the parser's
-/// rules see (a `(` or `)` in quotes, a word or a here-document is not an operator). A
-/// `)` with no `(` open closes nothing, so later ones still count.
-pub(super) fn paren_depth(tokens: &[brush_parser::Token]) -> usize {
-    let (mut open, mut deepest) = (0usize, 0usize);
-    for token in tokens {
-        if let brush_parser::Token::Operator(op, _) = token {
-            match op.as_str() {
-                "(" => {
-                    open += 1;
-                    deepest = deepest.max(open);
-                }
-                ")" => open = open.saturating_sub(1),
-                _ => {}
-            }
-        }
-    }
-    deepest
-}
-
 /// Walks one view.
 pub(super) struct Walker<'v> {
     pub(super) view: &'v mut ShellView,
@@ -164,32 +125,12 @@ impl<'v> Walker<'v> {
                     self.list(list, scope, &mut first);
                 }
             }
-            Err(Unparsed::Syntax(err)) => self.by_lines(text, scope, err),
-            Err(Unparsed::TooDeep(depth)) => self.view.mark_partial(format!(
-                "parentheses nest {depth} deep, over the {MAX_PAREN_DEPTH} the parser reads in \
-                 bounded time; not parsed"
-            )),
+            Err(err) => self.by_lines(text, scope, err),
         }
     }
 
-    /// Parses `text` with `brush-parser`: tokenised here, its parentheses bounded
-    /// ([`MAX_PAREN_DEPTH`]), then handed to the parser as tokens.
-    fn program(&self, text: &str) -> Result<ast::Program, Unparsed> {
-        let tokens =
-            match brush_parser::uncached_tokenize_str(text, &self.options.tokenizer_options()) {
-                Ok(tokens) => tokens,
-                // The parser stops at the same error before any parsing, and says where.
-                Err(_) => {
-                    return Parser::new(std::io::Cursor::new(text), &self.options)
-                        .parse_program()
-                        .map_err(Unparsed::Syntax);
-                }
-            };
-        let depth = paren_depth(&tokens);
-        if depth > MAX_PAREN_DEPTH {
-            return Err(Unparsed::TooDeep(depth));
-        }
-        brush_parser::parse_tokens(&tokens, &self.options).map_err(Unparsed::Syntax)
+    fn program(&self, text: &str) -> Result<ast::Program, brush_parser::ParseError> {
+        Parser::new(std::io::Cursor::new(text), &self.options).parse_program()
     }
 
     /// bash reads a script one complete command at a time and runs each before it

@@ -7,15 +7,6 @@ use brush_parser::word::{self, ParameterExpr, WordPiece, WordPieceWithSource};
 use super::walk::Walker;
 use super::{Via, Word};
 
-/// `$((` in one word or here-document past which it is not handed to the word parser.
-/// `brush-parser` reads `$((` first as arithmetic and, where that fails (a `;`, or a `)`
-/// that is not `))`), again as a command substitution holding a subshell: nested, each
-/// level doubles the time in a word and quadruples it in a here-document, so 20 levels
-/// (`$(( $(( … x ; ) ; )`, a few hundred bytes) would never finish. Counted anywhere in
-/// the raw text, quotes included, so it errs high; at 6 the worst text costs
-/// milliseconds, and a word with more than six arithmetic expansions is rare.
-pub(super) const MAX_ARITHMETIC_OPENERS: usize = 6;
-
 impl Walker<'_> {
     /// Resolves the word `raw` of `node`.
     pub(super) fn word(&mut self, raw: &str, node: u32, depth: u32) -> Word {
@@ -26,37 +17,14 @@ impl Walker<'_> {
                 dynamic: false,
             };
         }
-        if let Some(refused) = self.too_many_arithmetic(raw, "a word") {
-            return refused;
-        }
         let parsed = word::parse(raw, &self.options);
         self.resolve(raw, parsed, false, node, depth)
     }
 
     /// Resolves a here-document body that expands (`"` and `'` are plain text there).
     pub(super) fn heredoc(&mut self, raw: &str, node: u32, depth: u32) -> Word {
-        if let Some(refused) = self.too_many_arithmetic(raw, "a here-document") {
-            return refused;
-        }
         let parsed = word::parse_heredoc(raw, &self.options);
         self.resolve(raw, parsed, true, node, depth)
-    }
-
-    /// Text with more than [`MAX_ARITHMETIC_OPENERS`] `$((` is not handed to the word
-    /// parser: the view is marked partial and `raw` stands as one dynamic word.
-    fn too_many_arithmetic(&mut self, raw: &str, what: &str) -> Option<Word> {
-        let openers = raw.matches("$((").count();
-        if openers <= MAX_ARITHMETIC_OPENERS {
-            return None;
-        }
-        self.view.mark_partial(format!(
-            "{what} holds {openers} `$((`, over the {MAX_ARITHMETIC_OPENERS} the parser reads \
-             in bounded time; not parsed"
-        ));
-        Some(Word {
-            text: raw.to_string(),
-            dynamic: true,
-        })
     }
 
     fn resolve(
@@ -115,12 +83,6 @@ impl Walker<'_> {
         let mut literal = String::new();
         literal_text(pieces, &mut literal);
         while hides_code(&literal) {
-            if self
-                .too_many_arithmetic(&literal, "an array subscript")
-                .is_some()
-            {
-                return;
-            }
             let inner = match word::parse(&literal, &self.options) {
                 Ok(inner) => inner,
                 Err(err) => {
