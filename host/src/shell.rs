@@ -199,8 +199,18 @@ pub fn parse(script: &str) -> ShellView {
         ));
         return view;
     }
-    walk::Walker::new(&mut view).script(script, None, Via::Top, 0);
-    view
+    // The parser is third-party code reading hostile text: a panic in it (one was found
+    // by fuzzing, see `host/vendor/brush-parser/VENDORED.md`) must not take the caller,
+    // and with it the guard's answer, down. The view is then partial, which guards refuse.
+    let walked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        walk::Walker::new(&mut view).script(script, None, Via::Top, 0);
+        view
+    }));
+    walked.unwrap_or_else(|_| {
+        let mut view = ShellView::default();
+        view.mark_partial("the shell parser failed on this text; not read".to_string());
+        view
+    })
 }
 
 impl ShellView {

@@ -341,6 +341,23 @@ fn the_parser_backtracks_no_longer() {
     );
 }
 
+/// A file descriptor number too large for the parser's integer was an `unwrap` on a
+/// parse error inside brush-parser: a panic (found by the `shell_view` fuzz target). Now
+/// the digits are a word, as for any number not written against a redirection.
+#[test]
+fn a_descriptor_number_too_large_is_a_word_not_a_panic() {
+    let view = parse("git push --force 99999999999999999999999>|x");
+    assert!(!view.partial, "{:?}", view.error);
+    assert_eq!(names(&view), ["git"]);
+    let words: Vec<&str> = view.nodes[0]
+        .words
+        .iter()
+        .map(|w| w.text.as_str())
+        .collect();
+    assert_eq!(words, ["git", "push", "--force", "99999999999999999999999"]);
+    assert_eq!(view.nodes[0].redirects.len(), 1);
+}
+
 #[test]
 fn nesting_past_the_limit_is_refused_before_parsing() {
     let depth = walk::MAX_NESTING_DEPTH + 1;
