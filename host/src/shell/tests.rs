@@ -358,6 +358,28 @@ fn a_descriptor_number_too_large_is_a_word_not_a_panic() {
     assert_eq!(view.nodes[0].redirects.len(), 1);
 }
 
+/// A here-document with an empty tag at the end of a substitution's text (`[$(<<` and two
+/// blanks, 7 bytes) made brush-parser's tokenizer queue an end of it for ever: 8 GB in
+/// 15 s (found by the `shell_view` fuzz target). The watchdog turns the old behaviour
+/// into a failure instead of exhausting the machine's memory first.
+#[test]
+fn an_empty_here_document_tag_in_a_substitution_ends() {
+    for script in [
+        "[$(<<  ",
+        "a[$(git re\t\t<<\t\t",
+        "echo $(cat <<  ",
+        "x $(y <<\t",
+    ] {
+        let (done, finished) = std::sync::mpsc::channel();
+        let parsing = script.to_string();
+        std::thread::spawn(move || done.send(parse(&parsing)).unwrap());
+        let view = finished
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .unwrap_or_else(|_| panic!("the view of {script:?} did not finish"));
+        assert!(view.partial, "{script:?}: {view:#?}");
+    }
+}
+
 #[test]
 fn nesting_past_the_limit_is_refused_before_parsing() {
     let depth = walk::MAX_NESTING_DEPTH + 1;

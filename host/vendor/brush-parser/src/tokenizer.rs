@@ -731,7 +731,12 @@ impl<'a, R: ?Sized + std::io::BufRead> Tokenizer<'a, R> {
 
                 // Verify we're not in a here document.
                 if !matches!(self.cross_state.here_state, HereState::None) {
-                    if self.remove_here_end_tag(&mut state, &mut result, false)? {
+                    // hookhost patch: only when that produced a token. A tag that is empty
+                    // (`$(<<` and blanks at the end) "ends" an empty body without one, and
+                    // looping on it again grew memory without bound.
+                    if self.remove_here_end_tag(&mut state, &mut result, false)?
+                        && result.is_some()
+                    {
                         // If we hit end tag without a trailing newline, try to get next token.
                         continue;
                     }
