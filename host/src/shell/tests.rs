@@ -380,6 +380,18 @@ fn an_empty_here_document_tag_in_a_substitution_ends() {
     }
 }
 
+/// Input on which brush-parser's tokenizer called `unwrap` on a character that was not
+/// there (`${` reaching the end after a here-document inside a substitution; found by the
+/// `shell_view` fuzz target, kept as found). `parse` would catch the panic and give a
+/// partial view; the tokenizer now returns its error instead, so no panic is caught.
+#[test]
+fn the_tokenizer_does_not_panic_at_the_end_of_a_variable() {
+    let view = parse(include_str!("testdata/tokenizer_unwrap.txt"));
+    assert!(view.partial);
+    let error = view.error.unwrap();
+    assert!(!error.contains("shell parser failed"), "{error}");
+}
+
 #[test]
 fn nesting_past_the_limit_is_refused_before_parsing() {
     let depth = walk::MAX_NESTING_DEPTH + 1;

@@ -662,7 +662,7 @@ impl<'a, R: ?Sized + std::io::BufRead> Tokenizer<'a, R> {
                     if nesting_count == 0 {
                         break;
                     }
-                    state.append_char(self.next_char()?.unwrap());
+                    state.append_char(self.next_char()?.ok_or(TokenizerError::UnterminatedExpansion)?);
                 }
                 TokenEndReason::EndOfInput => {
                     return Err(TokenizerError::UnterminatedExpansion);
@@ -671,7 +671,7 @@ impl<'a, R: ?Sized + std::io::BufRead> Tokenizer<'a, R> {
             }
         }
 
-        state.append_char(self.next_char()?.unwrap());
+        state.append_char(self.next_char()?.ok_or(TokenizerError::UnterminatedExpansion)?);
         Ok(())
     }
 
@@ -919,14 +919,14 @@ impl<'a, R: ?Sized + std::io::BufRead> Tokenizer<'a, R> {
                             state.append_char('$');
 
                             // Consume the '(' and add it to the token.
-                            state.append_char(self.next_char()?.unwrap());
+                            state.append_char(self.next_char()?.ok_or(TokenizerError::UnterminatedExpansion)?);
 
                             // Check to see if this is possibly an arithmetic expression
                             // (i.e., one that starts with `$((`).
                             let (initial_nesting, is_arithmetic) =
                                 if matches!(self.peek_char()?, Some('(')) {
                                     // Consume the second '(' and add it to the token.
-                                    state.append_char(self.next_char()?.unwrap());
+                                    state.append_char(self.next_char()?.ok_or(TokenizerError::UnterminatedExpansion)?);
                                     (2, true)
                                 } else {
                                     (1, false)
@@ -948,7 +948,7 @@ impl<'a, R: ?Sized + std::io::BufRead> Tokenizer<'a, R> {
                             state.append_char('$');
 
                             // Consume the '[' and add it to the token.
-                            state.append_char(self.next_char()?.unwrap());
+                            state.append_char(self.next_char()?.ok_or(TokenizerError::UnterminatedExpansion)?);
 
                             // Keep track that we're in an arithmetic expression, since
                             // some text will be interpreted differently as a result.
@@ -964,7 +964,7 @@ impl<'a, R: ?Sized + std::io::BufRead> Tokenizer<'a, R> {
                             state.append_char('$');
 
                             // Consume the '{' and add it to the token.
-                            state.append_char(self.next_char()?.unwrap());
+                            state.append_char(self.next_char()?.ok_or(TokenizerError::UnterminatedExpansion)?);
 
                             let mut pending_here_doc_tokens = vec![];
                             let mut drain_here_doc_tokens = false;
@@ -1020,7 +1020,7 @@ impl<'a, R: ?Sized + std::io::BufRead> Tokenizer<'a, R> {
                                     TokenEndReason::SpecifiedTerminatingChar => {
                                         // We hit the end brace we were looking for but did not
                                         // yet consume it. Do so now.
-                                        state.append_char(self.next_char()?.unwrap());
+                                        state.append_char(self.next_char()?.ok_or(TokenizerError::UnterminatedVariable)?);
                                         break;
                                     }
                                     TokenEndReason::EndOfInput => {
