@@ -309,12 +309,7 @@ fn the_parser_backtracks_no_longer() {
     ];
     for (script, whole, commands) in cases {
         let shown = script.chars().take(60).collect::<String>();
-        let (done, finished) = std::sync::mpsc::channel();
-        let parsing = script.clone();
-        std::thread::spawn(move || done.send(parse(&parsing)).unwrap());
-        let view = finished
-            .recv_timeout(std::time::Duration::from_secs(120))
-            .unwrap_or_else(|_| panic!("the view of {shown:?} did not finish"));
+        let view = parse_or_fail_after(&script, 120);
         assert_eq!(
             view.partial,
             !whole,
@@ -370,12 +365,7 @@ fn an_empty_here_document_tag_in_a_substitution_ends() {
         "echo $(cat <<  ",
         "x $(y <<\t",
     ] {
-        let (done, finished) = std::sync::mpsc::channel();
-        let parsing = script.to_string();
-        std::thread::spawn(move || done.send(parse(&parsing)).unwrap());
-        let view = finished
-            .recv_timeout(std::time::Duration::from_secs(60))
-            .unwrap_or_else(|_| panic!("the view of {script:?} did not finish"));
+        let view = parse_or_fail_after(script, 60);
         assert!(view.partial, "{script:?}: {view:#?}");
     }
 }
@@ -458,4 +448,17 @@ fn substitutions_in_a_quoted_array_subscript_are_commands() {
     // A substitution bash already runs is not listed twice; brackets alone add nothing.
     assert_eq!(names(&parse("unset \"a[$(id)]\"")), ["unset", "id"]);
     assert_eq!(names(&parse("echo 'a[1]' '$(id)'")), ["echo"]);
+}
+
+/// The view of `script`, parsed on a thread of its own: a parse still running after
+/// `seconds` (the parser looping or backtracking for ever) fails the test instead of
+/// hanging it.
+fn parse_or_fail_after(script: &str, seconds: u64) -> ShellView {
+    let (done, finished) = std::sync::mpsc::channel();
+    let parsing = script.to_string();
+    std::thread::spawn(move || done.send(parse(&parsing)).unwrap());
+    let shown = script.chars().take(60).collect::<String>();
+    finished
+        .recv_timeout(std::time::Duration::from_secs(seconds))
+        .unwrap_or_else(|_| panic!("the view of {shown:?} did not finish"))
 }
