@@ -155,9 +155,19 @@ struct ConfigArgs {
     /// Defaults to the current directory.
     #[arg(long, value_name = "DIR")]
     project_dir: Option<PathBuf>,
-    /// Home directory (reads ~/.claude/settings.json). Defaults to $HOME.
+    /// Home directory (reads ~/.claude/settings.json; hookhost's folders are below it).
+    /// Defaults to the account's home from the password database — never `$HOME`, which
+    /// the agent's host sets for every hook process.
     #[arg(long, value_name = "DIR")]
     home: Option<PathBuf>,
+    /// hookhost's configuration folder (user hook file, trust store, keys). Default
+    /// `<home>/.config/hookhost`; `$XDG_CONFIG_HOME` is never read.
+    #[arg(long, value_name = "DIR")]
+    config_dir: Option<PathBuf>,
+    /// hookhost's state folder (per-session state of one-shot runs). Default
+    /// `<home>/.local/state/hookhost`; `$XDG_STATE_HOME` is never read.
+    #[arg(long, value_name = "DIR")]
+    state_dir: Option<PathBuf>,
     /// Managed settings file (default /etc/claude-code/managed-settings.json; with
     /// --own-files /etc/hookhost/hooks.json).
     #[arg(long, value_name = "FILE")]
@@ -178,7 +188,8 @@ struct ConfigArgs {
     #[arg(long, value_enum)]
     policy: Option<Policy>,
     /// Directory for precompiled Wasm artifacts (components pulled from OCI registries
-    /// are kept in its `oci` folder).
+    /// are kept in its `oci` folder). Default `<home>/.cache/hookhost/wasm`;
+    /// `$XDG_CACHE_HOME` is never read.
     #[arg(long, value_name = "DIR")]
     cache_dir: Option<PathBuf>,
     /// Trust the workspace for this run: its project settings' command, http and prompt
@@ -253,6 +264,8 @@ impl ConfigArgs {
             plugins: Vec::new(),
             project_dir: project,
             home: None,
+            config_dir: None,
+            state_dir: None,
             managed_settings: None,
             own_files: true,
             no_discover: false,
@@ -271,6 +284,39 @@ impl ConfigArgs {
     fn with_home(mut self, home: PathBuf) -> ConfigArgs {
         self.home = Some(home);
         self
+    }
+
+    /// A folder given on the command line, made absolute against the current directory.
+    fn absolute(dir: &std::path::Path) -> anyhow::Result<PathBuf> {
+        std::path::absolute(dir).with_context(|| format!("{}: no usable path", dir.display()))
+    }
+
+    /// The home hookhost's folders are below: `--home`, else the account's.
+    fn owner_home(&self) -> Option<PathBuf> {
+        match &self.home {
+            Some(home) => Self::absolute(home).ok(),
+            None => hookhost::internals::home(),
+        }
+    }
+
+    /// hookhost's configuration folder: `--config-dir`, else below the owner's home.
+    fn config_folder(&self) -> Option<PathBuf> {
+        match &self.config_dir {
+            Some(dir) => Self::absolute(dir).ok(),
+            None => self
+                .owner_home()
+                .map(|home| hookhost::internals::config_dir_in(&home)),
+        }
+    }
+
+    /// The artifact cache: `--cache-dir`, else below the owner's home.
+    fn cache_folder(&self) -> Option<PathBuf> {
+        match &self.cache_dir {
+            Some(dir) => Self::absolute(dir).ok(),
+            None => self
+                .owner_home()
+                .map(|home| hookhost::internals::cache_dir_in(&home).join("wasm")),
+        }
     }
 
     fn load_options(&self) -> anyhow::Result<LoadOptions> {
@@ -305,7 +351,7 @@ impl ConfigArgs {
             .filter(|_| !self.no_project)
             .map(|dir| dir.canonicalize().unwrap_or(dir));
         let mut options = LoadOptions::default();
-        options.config_dir = config_dir(self.home.as_ref().map(absolute));
+        options.config_dir = self.config_folder();
         options.trust = if self.trust_workspace {
             Trust::Trusted
         } else {
@@ -322,8 +368,6 @@ impl ConfigArgs {
             Policy::ProjectFirst => Layering::ProjectFirst,
         });
         options.dialect = self.dialect;
-        options.evva_home = env_dir("EVVA_HOME");
-        options.xdg_config_home = env_dir("XDG_CONFIG_HOME");
         options.files = if self.own_files {
             FileSet::Own
         } else {
@@ -354,21 +398,23 @@ impl ConfigArgs {
         self.engine_with(options)
     }
 
-    /// `<home>/.local/state/hookhost/sessions` with `--home`, else the user's.
+    /// The per-session state: `--state-dir`, else below the owner's home; its
+    /// `sessions` folder.
     fn state_dir(&self) -> Option<PathBuf> {
-        let base = match &self.home {
-            Some(home) => Some(home.join(".local").join("state").join("hookhost")),
-            None => hookhost::internals::state_dir(),
+        let base = match &self.state_dir {
+            Some(dir) => Self::absolute(dir).ok(),
+            None => self
+                .owner_home()
+                .map(|home| hookhost::internals::state_dir_in(&home)),
         };
         base.map(|dir| dir.join("sessions"))
     }
 
     fn engine_with(&self, mut options: EngineOptions) -> Result<Engine, CliError> {
-        options.wasm.cache_dir = self.cache_dir.clone().or(options.wasm.cache_dir);
+        options.wasm.cache_dir = self.cache_folder();
+        options.wasm.config_dir = self.config_folder();
         // Components pulled from registries sit beside the artifacts they compile to.
-        if let Some(dir) = &self.cache_dir {
-            options.wasm.oci_dir = Some(dir.join("oci"));
-        }
+        options.wasm.oci_dir = options.wasm.cache_dir.as_ref().map(|dir| dir.join("oci"));
         // Compile in a child process of this very binary: memory- and time-bounded.
         options.wasm.compile_worker = std::env::current_exe().ok();
         options.audit_log = self.audit_log.clone();
@@ -385,18 +431,11 @@ impl ConfigArgs {
 /// microseconds each).
 const ONE_SHOT_INSTANCES: u32 = 8;
 
-/// A folder named by an environment variable, when it is set to an absolute path (XDG
-/// rules: empty or relative values are ignored).
-fn env_dir(name: &str) -> Option<PathBuf> {
-    hookhost::internals::env_dir(name)
-}
-
 /// hookhost's configuration folder: `<home>/.config/hookhost` when `--home` is given,
-/// else `$XDG_CONFIG_HOME/hookhost`, else `$HOME/.config/hookhost`; `None` when neither
-/// variable is a usable absolute path.
+/// else the account's; `None` when the account has no home.
 fn config_dir(home: Option<PathBuf>) -> Option<PathBuf> {
     match home {
-        Some(home) => Some(home.join(".config").join("hookhost")),
+        Some(home) => Some(hookhost::internals::config_dir_in(&home)),
         None => hookhost::internals::config_dir(),
     }
 }
@@ -416,7 +455,7 @@ pub fn main() -> ExitCode {
     };
     // Under Claude Code, stderr of a blocking answer goes to the model: `claude hook`
     // logs nothing unless HOOKHOST_LOG asks. Colour only on a terminal.
-    let quiet = matches!(cli.command, Command::Claude(claude::ClaudeCommand::Hook));
+    let quiet = matches!(cli.command, Command::Claude(claude::ClaudeCommand::Hook(_)));
     use std::io::IsTerminal;
     let _ = tracing_subscriber::fmt()
         .with_env_filter(
@@ -695,7 +734,7 @@ fn trust(args: &TrustArgs) -> CliResult {
     let home = args.home.as_ref().map(|h| cwd.join(h));
     let Some(config) = config_dir(home.clone()) else {
         return Err(CliError::Usage(anyhow::anyhow!(
-            "no usable home: $HOME (or $XDG_CONFIG_HOME) must be an absolute path, or give --home"
+            "no usable home: the account has no home folder; give --home"
         )));
     };
     let store = TrustStore::in_dir(&config);

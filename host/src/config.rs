@@ -446,6 +446,32 @@ pub struct HttpPolicy {
     pub allowed_env_vars: Option<Vec<String>>,
 }
 
+/// The owners' `promptEndpoint`: what prompt hooks call (each field `None`: the engine's
+/// default). Only owner layers set it; the environment never does.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PromptEndpoint {
+    /// `provider`: `Some(true)` for an OpenAI-compatible endpoint, `Some(false)` for the
+    /// Anthropic Messages API.
+    pub openai: Option<bool>,
+    /// `baseUrl`.
+    pub base_url: Option<String>,
+    /// `model`: the model used when a hook names none.
+    pub model: Option<String>,
+    /// `apiKeyEnv`: the environment variable holding the API key.
+    pub api_key_env: Option<String>,
+}
+
+/// The owners' `selfProtection` setting.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SelfProtectionSettings {
+    /// On unless an owner turned it off.
+    pub enabled: bool,
+    /// Places added to the protected set.
+    pub paths: Vec<PathBuf>,
+    /// Places taken out of it.
+    pub allow: Vec<PathBuf>,
+}
+
 /// Everything configuration produced.
 #[derive(Debug, Clone)]
 pub struct LoadedConfig {
@@ -491,6 +517,12 @@ pub struct LoadedConfig {
     /// `wasmUpdateInterval` from the owners' settings: seconds between checks of the
     /// OCI tags `serve` runs.
     pub wasm_update_interval: Option<u64>,
+    /// `promptEndpoint` from the owners' settings.
+    pub prompt_endpoint: Option<PromptEndpoint>,
+    /// `selfProtection` from the owners' settings.
+    pub self_protection: SelfProtectionSettings,
+    /// Every file that decides which hooks run (see self-protection).
+    pub guard_files: Vec<PathBuf>,
 }
 
 /// A configured hook that was left out at load, and why.

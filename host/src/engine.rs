@@ -30,6 +30,7 @@ use serde_json::Value;
 use crate::config::{self, Diagnostic, ExecutorKind, HookSpec, Layer, LoadOptions, LoadedConfig};
 use crate::dialect::{Dialect, Listing};
 use crate::executor::prompt::LlmOptions;
+use crate::self_protection::SelfProtection;
 use crate::executor::registry::{self, Shared};
 use crate::executor::wasm::{WasmOptions, WasmRuntime};
 use crate::executor::{AsyncNotice, Background, Executor};
@@ -102,14 +103,10 @@ pub struct EngineOptions {
 
 impl Default for EngineOptions {
     fn default() -> Self {
-        let cap = std::env::var("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(DEFAULT_STOP_BLOCK_CAP);
         Self {
-            stop_block_cap: cap,
+            stop_block_cap: DEFAULT_STOP_BLOCK_CAP,
             wasm: WasmOptions::default(),
-            llm: LlmOptions::from_env(),
+            llm: LlmOptions::default(),
             audit_log: None,
             session_state_dir: None,
         }
@@ -211,6 +208,8 @@ pub(crate) struct Inner {
     pub(crate) shared: Shared,
     /// The owners' `wasmUpdateInterval`, seconds.
     wasm_update_interval: Option<u64>,
+    /// What the agent's tool calls may not touch (`None`: an owner turned it off).
+    self_protection: Option<SelfProtection>,
 }
 
 /// The hook engine. Cheap to clone; clones share state.
@@ -262,15 +261,20 @@ impl Engine {
             }
         }
         let audit_path = options.audit_log.clone().or(config.audit_log.clone());
+        let self_protection = protection(&config, &options, audit_path.as_deref());
         options.wasm.signing = std::sync::Arc::new(config.signing.clone());
         if let Some(mb) = config.wasm_cache_max_mb {
             options.wasm.cache_max_bytes = mb.saturating_mul(1 << 20);
         }
+        let llm = match &config.prompt_endpoint {
+            Some(endpoint) => options.llm.with_endpoint(endpoint),
+            None => options.llm,
+        };
         let shared = Shared::new(
             config.http_policy,
             config.grant_policy,
             config.project_dir.clone(),
-            options.llm,
+            llm,
             options.wasm,
         );
         let mut next = 0;
@@ -333,6 +337,7 @@ impl Engine {
                 dropped: config.dropped,
                 shared,
                 wasm_update_interval: config.wasm_update_interval,
+                self_protection,
             }),
         })
     }
@@ -536,6 +541,9 @@ impl Engine {
                 &format!("hookhost cannot run a guard its owner configured ({lost}); blocking"),
             );
         }
+        if let Some(why) = self.protect(input) {
+            return crate::merge::refused(event, &why);
+        }
         let guard = &self.inner.stop_guard;
         let session = &input.session;
         let reentry =
@@ -559,7 +567,31 @@ impl Engine {
         if event.failure_blocks && event.honours(crate::event::Fields::WORKTREE_PATH) {
             require_worktree_path(&mut outcome, input.cwd.as_deref());
         }
+        // A hook's rewrite is a tool call too.
+        if let Some(rewrite) = &outcome.updated_input {
+            let mut value = input.value.clone();
+            if let Some(map) = value.as_object_mut() {
+                map.insert("tool_input".into(), rewrite.clone());
+            }
+            if let Some(why) = self.protect(&input.rewritten(value)) {
+                return crate::merge::refused(event, &why);
+            }
+        }
         guard.apply(event, session, reentry, outcome)
+    }
+
+    /// Self-protection's reason to refuse `input`, a tool call about to run.
+    fn protect(&self, input: &HookInput) -> Option<String> {
+        let protection = self.inner.self_protection.as_ref()?;
+        let event = &input.event;
+        if !(event.tool_event && event.honours(crate::event::Fields::PERMISSION_DECISION)) {
+            return None;
+        }
+        protection.check(
+            input.tool_name.as_deref()?,
+            input.tool_input(),
+            input.cwd.as_deref(),
+        )
     }
 
     /// The OCI tags this engine's Wasm hooks were loaded from, each with the manifest
@@ -623,6 +655,52 @@ impl Drop for Inner {
 /// WorktreeCreate's contract (reference 1.2): the hooks replace `git worktree`, so unless
 /// one of them gives the path the creation fails; a relative path is resolved against the
 /// input's `cwd`; an absolute path with `.` or `..` segments is refused.
+/// The self-protection of an engine loaded from `config` with `options` (`None` when an
+/// owner turned it off): hookhost's folders, the audit log, the project's `.hookhost/`,
+/// every hook settings file, and the owners' additions, less what they allow.
+fn protection(
+    config: &LoadedConfig,
+    options: &EngineOptions,
+    audit: Option<&Path>,
+) -> Option<SelfProtection> {
+    let settings = &config.self_protection;
+    if !settings.enabled {
+        return None;
+    }
+    let mut places: Vec<(std::path::PathBuf, String)> = Vec::new();
+    let mut add = |path: Option<&Path>, what: &str| {
+        if let Some(path) = path {
+            places.push((path.to_path_buf(), what.to_string()));
+        }
+    };
+    let wasm = &options.wasm;
+    add(wasm.config_dir.as_deref(), "hookhost's configuration folder");
+    add(wasm.cache_dir.as_deref(), "hookhost's artifact cache");
+    add(wasm.oci_dir.as_deref(), "hookhost's component store");
+    add(options.session_state_dir.as_deref(), "hookhost's state folder");
+    add(audit, "hookhost's audit log");
+    let project_own = config.project_dir.as_ref().map(|dir| dir.join(".hookhost"));
+    add(project_own.as_deref(), "the project's .hookhost folder");
+    for file in &config.guard_files {
+        add(Some(file), "a hook settings file");
+    }
+    for path in &settings.paths {
+        add(Some(path), "a place the owner protects");
+    }
+    let secrets = wasm
+        .config_dir
+        .iter()
+        .flat_map(|dir| {
+            [
+                (dir.join("serve-token"), "the serve token".to_string()),
+                (dir.join("cache.key"), "the artifact key".to_string()),
+            ]
+        })
+        .collect();
+    places.retain(|(path, _)| !settings.allow.iter().any(|allowed| path.starts_with(allowed)));
+    Some(SelfProtection::new(places, secrets, config.home.clone()))
+}
+
 fn require_worktree_path(outcome: &mut EventOutcome, cwd: Option<&Path>) {
     if outcome.should_block || outcome.hooks.iter().all(|h| h.detached) {
         return;
@@ -676,7 +754,7 @@ mod tests {
             Default::default(),
             Default::default(),
             None,
-            LlmOptions::from_env(),
+            LlmOptions::default(),
             WasmOptions::default(),
         );
         let executor = registry::build(&spec, &shared);

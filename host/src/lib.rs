@@ -63,6 +63,7 @@ mod output;
 mod paths;
 mod platform;
 mod protocol;
+mod self_protection;
 mod shell;
 pub mod signing;
 mod text;
@@ -110,7 +111,7 @@ pub mod internals {
     pub use crate::matcher::Matcher;
     pub use crate::matcher::never_fires_in_claude_code;
     pub use crate::merge::failed_closed;
-    pub use crate::paths::{cache_dir, config_dir, env_dir, home, state_dir};
+    pub use crate::paths::{cache_dir, cache_dir_in, config_dir, config_dir_in, home, state_dir, state_dir_in};
     /// What differs between operating systems.
     pub mod platform {
         pub use crate::platform::*;

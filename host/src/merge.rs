@@ -276,6 +276,30 @@ pub fn failed_closed(event: &str, reason: &str) -> EventOutcome {
     )
 }
 
+/// The outcome of a tool call hookhost itself refuses before any hook runs
+/// (self-protection): a deny with `reason`, reported as hookhost's own.
+pub(crate) fn refused(event: &Event, reason: &str) -> EventOutcome {
+    let answer = crate::output::HookAnswer {
+        block: true,
+        reason: Some(reason.to_string()),
+        permission_decision: Some(crate::output::PermissionDecision::Deny),
+        permission_decision_reason: Some(reason.to_string()),
+        ..Default::default()
+    };
+    merge(
+        event,
+        vec![FinishedHook {
+            name: "hookhost self-protection".into(),
+            source: crate::config::Layer::Hookhost,
+            executor: crate::config::ExecutorKind::Hookhost,
+            result: HookRun::answer(answer),
+            duration: Duration::ZERO,
+            sha256: None,
+            detached: false,
+        }],
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

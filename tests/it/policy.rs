@@ -642,13 +642,20 @@ async fn an_untrusted_repository_cannot_switch_off_the_users_guards() {
         engine.diagnostics()
     );
     engine.close().await;
-    // Once the workspace is trusted, the project's settings apply as in Claude Code.
+    // Trusted, the repository's switch turns its own hooks off — never the user's guard.
     let engine = Engine::load(&env.load_options(&[], &[]), env.engine_options()).unwrap();
+    let outcome = engine.execute("PreToolUse", env.bash("ls")).await;
     assert!(
-        !engine
-            .execute("PreToolUse", env.bash("ls"))
-            .await
-            .should_block
+        outcome.should_block,
+        "a trusted repository's disableAllHooks disabled the user's guard"
+    );
+    assert!(
+        engine
+            .diagnostics()
+            .iter()
+            .any(|d| d.message.contains("the owners' hooks still run")),
+        "{:#?}",
+        engine.diagnostics()
     );
     engine.close().await;
 }

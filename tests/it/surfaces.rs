@@ -239,6 +239,7 @@ fn managed_flag(test: &TestEnv) -> String {
     test.managed_path().display().to_string()
 }
 
+mod agent;
 mod config;
 mod process;
 mod serve;

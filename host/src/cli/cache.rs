@@ -28,10 +28,8 @@ pub struct CacheArgs {
 pub(super) fn run(args: &CacheArgs) -> CliResult {
     let dir = args
         .config
-        .cache_dir
-        .clone()
-        .or_else(hookhost::internals::cache_dir)
-        .context("no cache folder: give --cache-dir (or set $HOME or $XDG_CACHE_HOME)")?;
+        .cache_folder()
+        .context("no cache folder: the account has no home; give --cache-dir or --home")?;
     let max_bytes = match args.max_mb {
         Some(mb) => mb.saturating_mul(1 << 20),
         None => hookhost::internals::load(&args.config.load_options()?)

@@ -445,10 +445,6 @@ impl Runner {
             .arg("--managed-settings")
             .arg(root.join("no-managed-settings.json"))
             .arg("--trust-workspace")
-            .env("HOME", root.join("home"))
-            .env_remove("XDG_CONFIG_HOME")
-            .env_remove("XDG_STATE_HOME")
-            .env_remove("EVVA_HOME")
             .current_dir(&project)
             .kill_on_drop(true);
         if let Some(cache) = &self.cache {

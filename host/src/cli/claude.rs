@@ -24,7 +24,7 @@ pub enum ClaudeCommand {
     /// stdin, runs the hooks of hookhost's own files (~/.config/hookhost/hooks.json,
     /// .hookhost/hooks.json, …) and answers in Claude Code's form. Exits 0, or 2 where
     /// only that blocks; its own problems are one line on stderr with exit 1.
-    Hook,
+    Hook(HookArgs),
     /// Write hookhost's entry for every Claude Code event into a Claude Code settings
     /// file (idempotent; every other key and entry kept; one backup beside the file).
     Install(InstallArgs),
@@ -33,6 +33,25 @@ pub enum ClaudeCommand {
     /// Show, per event, what Claude Code will run and what hookhost runs behind its
     /// entry; report problems (exit 1 when there are any).
     Status(ScopeArgs),
+}
+
+/// The owner's folders `claude hook` reads, fixed in the command `install` writes
+/// (never taken from the environment Claude Code hands the hook, which a repository's
+/// `env` setting fills).
+#[derive(Debug, Clone, Default, Args)]
+pub struct HookArgs {
+    /// The owner's home (default: the account's home from the password database).
+    #[arg(long, value_name = "DIR")]
+    home: Option<PathBuf>,
+    /// hookhost's configuration folder (default `<home>/.config/hookhost`).
+    #[arg(long, value_name = "DIR")]
+    config_dir: Option<PathBuf>,
+    /// hookhost's state folder (default `<home>/.local/state/hookhost`).
+    #[arg(long, value_name = "DIR")]
+    state_dir: Option<PathBuf>,
+    /// hookhost's artifact cache (default `<home>/.cache/hookhost/wasm`).
+    #[arg(long, value_name = "DIR")]
+    cache_dir: Option<PathBuf>,
 }
 
 /// Which Claude Code settings file.
@@ -55,7 +74,8 @@ pub struct ScopeArgs {
     /// Project directory (default: the current directory).
     #[arg(long, value_name = "DIR")]
     project_dir: Option<PathBuf>,
-    /// Home directory (default: $HOME).
+    /// Home directory (default: the account's home from the password database; `$HOME`
+    /// is never read).
     #[arg(long, value_name = "DIR")]
     home: Option<PathBuf>,
 }
@@ -75,12 +95,24 @@ pub struct InstallArgs {
     /// knows except WorktreeCreate, WorktreeRemove and FileChanged.
     #[arg(long = "event", value_name = "EVENT")]
     events: Vec<String>,
+    /// hookhost's configuration folder the installed command reads (default
+    /// `<home>/.config/hookhost`).
+    #[arg(long, value_name = "DIR")]
+    config_dir: Option<PathBuf>,
+    /// hookhost's state folder the installed command uses (default
+    /// `<home>/.local/state/hookhost`).
+    #[arg(long, value_name = "DIR")]
+    state_dir: Option<PathBuf>,
+    /// hookhost's artifact cache the installed command uses (default
+    /// `<home>/.cache/hookhost/wasm`).
+    #[arg(long, value_name = "DIR")]
+    cache_dir: Option<PathBuf>,
 }
 
 /// Runs a `hookhost claude` command.
 pub async fn run(command: ClaudeCommand) -> CliResult {
     match command {
-        ClaudeCommand::Hook => Ok(hook().await),
+        ClaudeCommand::Hook(args) => Ok(hook(args).await),
         ClaudeCommand::Install(args) => install(&args),
         ClaudeCommand::Uninstall(args) => uninstall(&args),
         ClaudeCommand::Status(args) => status::run(&args),
@@ -92,7 +124,7 @@ impl ScopeArgs {
         match &self.home {
             Some(home) => Ok(std::path::absolute(home)?),
             None => hookhost::internals::home()
-                .context("no usable home: $HOME must be an absolute path"),
+                .context("no usable home: the account has no home folder; give --home"),
         }
     }
 
@@ -110,6 +142,31 @@ impl ScopeArgs {
             Scope::User => self.home()?.join(".claude").join("settings.json"),
             Scope::Project => self.project()?.join(".claude").join("settings.json"),
             Scope::Local => self.project()?.join(".claude").join("settings.local.json"),
+        })
+    }
+}
+
+impl InstallArgs {
+    /// The folders the installed command names: the flags given, else below the home.
+    fn locations(&self) -> anyhow::Result<entries::Locations> {
+        let home = self.scope.home()?;
+        let folder = |given: &Option<PathBuf>, default: PathBuf| -> anyhow::Result<String> {
+            let dir = match given {
+                Some(dir) => std::path::absolute(dir)?,
+                None => default,
+            };
+            dir.to_str()
+                .map(str::to_string)
+                .with_context(|| format!("{}: not UTF-8", dir.display()))
+        };
+        Ok(entries::Locations {
+            home: folder(&None, home.clone())?,
+            config_dir: folder(&self.config_dir, hookhost::internals::config_dir_in(&home))?,
+            state_dir: folder(&self.state_dir, hookhost::internals::state_dir_in(&home))?,
+            cache_dir: folder(
+                &self.cache_dir,
+                hookhost::internals::cache_dir_in(&home).join("wasm"),
+            )?,
         })
     }
 }
@@ -187,7 +244,7 @@ fn install(args: &InstallArgs) -> CliResult {
     let original = read_settings(&file)?;
     let mut settings = original.clone().unwrap_or_default();
     let wiring = Wiring {
-        command: entries::hook_command(&own_exe()?),
+        command: entries::hook_command(&own_exe()?, &args.locations()?),
         serve: args.serve.clone(),
     };
     if let Some(url) = &args.serve
@@ -275,9 +332,13 @@ fn hook_project(input: &[u8]) -> Option<PathBuf> {
 /// names a plugin Claude Code installed (below `~/.claude/plugins/`): a repository's
 /// settings can set any variable for hook processes, and must not make an owner's
 /// `${CLAUDE_PLUGIN_ROOT}/guard.wasm` load a component of its own choosing.
-fn plugin_root(value: Option<std::ffi::OsString>, project: Option<&Path>) -> Option<String> {
+fn plugin_root(
+    value: Option<std::ffi::OsString>,
+    home: Option<&Path>,
+    project: Option<&Path>,
+) -> Option<String> {
     let root = PathBuf::from(value?).canonicalize().ok()?;
-    let plugins = hookhost::internals::home()?
+    let plugins = home?
         .join(".claude")
         .join("plugins")
         .canonicalize()
@@ -296,8 +357,8 @@ fn plugin_root(value: Option<std::ffi::OsString>, project: Option<&Path>) -> Opt
 }
 
 /// `hookhost claude hook`: never an exit status Claude Code would misread.
-async fn hook() -> ExitCode {
-    match hook_answer().await {
+async fn hook(args: HookArgs) -> ExitCode {
+    match hook_answer(args).await {
         Ok(code) => code,
         Err(err) => {
             let line = super::one_line(&format!("{err:#}"), 300);
@@ -307,7 +368,7 @@ async fn hook() -> ExitCode {
     }
 }
 
-async fn hook_answer() -> anyhow::Result<ExitCode> {
+async fn hook_answer(args: HookArgs) -> anyhow::Result<ExitCode> {
     let bytes = super::read_input(None)?;
     if super::started_by_hookhost() {
         // The hookhost that started this process already runs the hooks.
@@ -315,7 +376,16 @@ async fn hook_answer() -> anyhow::Result<ExitCode> {
     }
     let project = hook_project(&bytes);
     let mut config = ConfigArgs::own(project.clone());
-    if let Some(root) = plugin_root(std::env::var_os("CLAUDE_PLUGIN_ROOT"), project.as_deref()) {
+    config.home = args.home;
+    config.config_dir = args.config_dir;
+    config.state_dir = args.state_dir;
+    config.cache_dir = args.cache_dir;
+    let home = config.owner_home();
+    if let Some(root) = plugin_root(
+        std::env::var_os("CLAUDE_PLUGIN_ROOT"),
+        home.as_deref(),
+        project.as_deref(),
+    ) {
         config.vars.push(("CLAUDE_PLUGIN_ROOT".into(), root));
     }
     let engine = config.one_shot_engine(true).map_err(|err| match err {

@@ -197,3 +197,24 @@ pub fn trusted_folder(options: &LoadOptions, dir: &Path) -> Option<PathBuf> {
     let found = trust::lookup(dir, options.home.as_deref(), config_dir(options).as_deref());
     trust_root(found.as_ref())
 }
+
+/// Every file that decides which hooks run for `options`, whatever dialect or file set is
+/// read now: each dialect's discovery table, hookhost's own hook files, both managed
+/// files and Claude Code's user-local settings — what self-protection keeps the agent's
+/// tool calls away from.
+pub(super) fn guard_files(options: &LoadOptions) -> Vec<PathBuf> {
+    let mut own = options.clone();
+    own.files = FileSet::Own;
+    let mut host = options.clone();
+    host.files = FileSet::Dialect;
+    let mut files = host.candidate_files();
+    files.extend(own.candidate_files());
+    files.push(host.managed_file());
+    files.push(own.managed_file());
+    if let Some(home) = &options.home {
+        files.push(home.join(".claude").join("settings.local.json"));
+    }
+    files.sort();
+    files.dedup();
+    files
+}

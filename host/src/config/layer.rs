@@ -193,6 +193,9 @@ pub fn load(options: &LoadOptions) -> LoadedConfig {
     apply_policy(&sources, &mut hooks, &mut dropped, &mut diags);
     let grant_policy = grant_policy(&sources, options, &mut diags);
     let signing = super::owners::signing_policy(&sources, &mut diags);
+    let prompt_endpoint = super::owners::prompt_endpoint(&sources, &mut diags);
+    let self_protection = super::owners::self_protection(&sources, &mut diags);
+    let guard_files = super::discover::guard_files(options);
     let wasm_update_interval = owner_values(&sources, "wasmUpdateInterval", false)
         .into_iter()
         .find_map(|(_, value)| value.as_u64());
@@ -237,6 +240,9 @@ pub fn load(options: &LoadOptions) -> LoadedConfig {
         wasm_cache_max_mb,
         signing,
         wasm_update_interval,
+        prompt_endpoint,
+        self_protection,
+        guard_files,
     }
 }
 

@@ -13,8 +13,8 @@ use super::{Diagnostic, DroppedHook, HookSpec, Layer, Severity};
 use crate::dialect::Dialect;
 
 /// The effective boolean of `key`, by precedence: managed > `--settings` > local >
-/// project > user. Returns the value and whether it came from managed settings.
-pub(super) fn effective_flag(sources: &[Source], key: &str) -> Option<(bool, bool)> {
+/// project > user. Returns the value and the layer it came from.
+pub(super) fn effective_flag(sources: &[Source], key: &str) -> Option<(bool, Layer)> {
     let rank = |layer: &Layer| match layer {
         Layer::Managed => 0,
         Layer::Settings => 1,
@@ -22,7 +22,7 @@ pub(super) fn effective_flag(sources: &[Source], key: &str) -> Option<(bool, boo
         Layer::Project => 3,
         _ => 4,
     };
-    let mut found: Option<(usize, bool, bool)> = None;
+    let mut found: Option<(usize, bool, Layer)> = None;
     for source in sources {
         let Some(value) = source.value.as_ref().and_then(|v| v.get(key)) else {
             continue;
@@ -30,10 +30,10 @@ pub(super) fn effective_flag(sources: &[Source], key: &str) -> Option<(bool, boo
         let flag = value.as_bool().unwrap_or(true);
         let r = rank(&source.layer);
         if found.is_none_or(|(best, _, _)| r < best) {
-            found = Some((r, flag, source.layer == Layer::Managed));
+            found = Some((r, flag, source.layer.clone()));
         }
     }
-    found.map(|(_, flag, managed)| (flag, managed))
+    found.map(|(_, flag, layer)| (flag, layer))
 }
 
 pub(super) fn merge_list<'a>(
@@ -220,9 +220,20 @@ pub(super) fn apply_policy(
     dropped: &mut Vec<DroppedHook>,
     diags: &mut Vec<Diagnostic>,
 ) {
-    let mut keep = |hooks: &mut Vec<HookSpec>, why: &str, managed_off: bool| {
+    // Which hooks stay: none, managed ones, or (a repository's switch) the owners'.
+    #[derive(PartialEq)]
+    enum Stay {
+        Nothing,
+        Managed,
+        Owners,
+    }
+    let mut keep = |hooks: &mut Vec<HookSpec>, why: &str, stay: Stay| {
         hooks.retain(|hook| {
-            let stays = !managed_off && hook.layer == Layer::Managed;
+            let stays = match stay {
+                Stay::Nothing => false,
+                Stay::Managed => hook.layer == Layer::Managed,
+                Stay::Owners => hook.layer.is_owner(),
+            };
             if !stays {
                 dropped.push(DroppedHook::new(hook, why.to_string()));
             }
@@ -235,19 +246,34 @@ pub(super) fn apply_policy(
         location: String::new(),
         message: message.to_string(),
     };
-    if let Some((true, managed)) = effective_flag(sources, "disableAllHooks") {
-        if managed {
-            keep(hooks, "disabled: disableAllHooks in managed settings", true);
+    if let Some((true, layer)) = effective_flag(sources, "disableAllHooks") {
+        if layer == Layer::Managed {
+            keep(
+                hooks,
+                "disabled: disableAllHooks in managed settings",
+                Stay::Nothing,
+            );
             diags.push(note(
                 "disableAllHooks in managed settings: every hook is off",
             ));
-        } else {
+        } else if layer.is_owner() {
             keep(
                 hooks,
                 "disabled: disableAllHooks (only managed hooks run)",
-                false,
+                Stay::Managed,
             );
             diags.push(note("disableAllHooks: only managed hooks run"));
+        } else {
+            // A repository, trusted or not, switches off its own hooks, never the guards
+            // its owners configured.
+            keep(
+                hooks,
+                "disabled: the project's disableAllHooks (the owners' hooks still run)",
+                Stay::Owners,
+            );
+            diags.push(note(
+                "disableAllHooks in the project's settings: its own hooks are off; the owners' hooks still run",
+            ));
         }
         return;
     }
@@ -368,4 +394,121 @@ pub(super) fn signing_policy(
         }
     }
     policy
+}
+
+/// The owners' `promptEndpoint` (managed ▸ `--settings` ▸ user; never a repository's, and
+/// never the environment): which API prompt hooks call, which model answers by default,
+/// and which environment variable holds the key — so a repository can neither send the
+/// owner's prompt guard, and the key with it, to an endpoint of its choosing, nor make
+/// hookhost send another secret as the key.
+pub(super) fn prompt_endpoint(
+    sources: &[Source],
+    diags: &mut Vec<Diagnostic>,
+) -> Option<super::PromptEndpoint> {
+    let (source, value) = owner_values(sources, "promptEndpoint", false)
+        .into_iter()
+        .next()?;
+    let mut warn = |field: &str, message: String| {
+        diags.push(Diagnostic {
+            severity: Severity::Error,
+            file: source.label.clone(),
+            location: format!("promptEndpoint.{field}"),
+            message,
+        })
+    };
+    let Some(object) = value.as_object() else {
+        warn("", "`promptEndpoint` is not an object; ignored".into());
+        return None;
+    };
+    let text = |name: &str| object.get(name).and_then(Value::as_str).map(str::to_string);
+    let mut endpoint = super::PromptEndpoint::default();
+    match text("provider").as_deref() {
+        None => {}
+        Some("anthropic") => endpoint.openai = Some(false),
+        Some("openai") => endpoint.openai = Some(true),
+        Some(other) => warn(
+            "provider",
+            format!("`{other}` is neither `anthropic` nor `openai`; ignored"),
+        ),
+    }
+    if let Some(url) = text("baseUrl") {
+        if url.starts_with("https://") || url.starts_with("http://") {
+            endpoint.base_url = Some(url);
+        } else {
+            warn("baseUrl", format!("`{url}` is no http(s) URL; ignored"));
+        }
+    }
+    endpoint.model = text("model").filter(|model| !model.is_empty());
+    if let Some(name) = text("apiKeyEnv") {
+        let plain = !name.is_empty()
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_');
+        if plain {
+            endpoint.api_key_env = Some(name);
+        } else {
+            warn(
+                "apiKeyEnv",
+                format!("`{name}` is no environment variable name; ignored"),
+            );
+        }
+    }
+    Some(endpoint)
+}
+
+/// The owners' `selfProtection` (managed ▸ `--settings` ▸ user; a repository's is
+/// ignored): `false` turns it off; an object may set `enabled`, add `paths` to the
+/// protected set and take `allow` paths out of it.
+pub(super) fn self_protection(
+    sources: &[Source],
+    diags: &mut Vec<Diagnostic>,
+) -> super::SelfProtectionSettings {
+    let mut settings = super::SelfProtectionSettings {
+        enabled: true,
+        ..Default::default()
+    };
+    let Some((source, value)) = owner_values(sources, "selfProtection", false)
+        .into_iter()
+        .next()
+    else {
+        return settings;
+    };
+    let mut warn = |field: &str, message: &str| {
+        diags.push(Diagnostic {
+            severity: Severity::Error,
+            file: source.label.clone(),
+            location: format!("selfProtection{field}"),
+            message: message.to_string(),
+        })
+    };
+    match value {
+        Value::Bool(enabled) => settings.enabled = *enabled,
+        Value::Object(object) => {
+            if let Some(enabled) = object.get("enabled") {
+                match enabled.as_bool() {
+                    Some(enabled) => settings.enabled = enabled,
+                    None => warn(".enabled", "not a boolean; self-protection stays on"),
+                }
+            }
+            for (key, list) in [("paths", &mut settings.paths), ("allow", &mut settings.allow)] {
+                for (index, entry) in object
+                    .get(key)
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .enumerate()
+                {
+                    match entry.as_str().map(std::path::PathBuf::from) {
+                        Some(path) if path.is_absolute() => list.push(path),
+                        _ => warn(
+                            &format!(".{key}[{index}]"),
+                            "not an absolute path; skipped",
+                        ),
+                    }
+                }
+            }
+        }
+        _ => warn("", "neither a boolean nor an object; self-protection stays on"),
+    }
+    settings
 }

@@ -81,27 +81,37 @@ impl LlmOptions {
         }
     }
 
-    /// Settings from the environment: `HOOKHOST_LLM_PROVIDER` (`anthropic` or `openai`),
-    /// `HOOKHOST_LLM_BASE_URL`, `HOOKHOST_LLM_MODEL`, `HOOKHOST_LLM_API_KEY_ENV`.
-    pub fn from_env() -> Self {
-        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
-        let provider = match var("HOOKHOST_LLM_PROVIDER").as_deref() {
-            Some("openai") => Provider::OpenAi,
-            _ => Provider::Anthropic,
+    /// These options with the owners' `promptEndpoint` applied: each field it sets
+    /// replaces this one (a provider switch starts from that provider's defaults).
+    pub(crate) fn with_endpoint(self, endpoint: &crate::config::PromptEndpoint) -> Self {
+        let provider = match endpoint.openai {
+            Some(true) => Provider::OpenAi,
+            Some(false) => Provider::Anthropic,
+            None => self.provider,
         };
-        let defaults = Self::for_provider(provider);
+        let base = if provider == self.provider {
+            self
+        } else {
+            Self {
+                api_key: self.api_key,
+                max_tokens: self.max_tokens,
+                ..Self::for_provider(provider)
+            }
+        };
         Self {
-            base_url: var("HOOKHOST_LLM_BASE_URL").unwrap_or(defaults.base_url),
-            model: var("HOOKHOST_LLM_MODEL").unwrap_or(defaults.model),
-            api_key_env: var("HOOKHOST_LLM_API_KEY_ENV").unwrap_or(defaults.api_key_env),
-            ..defaults
+            base_url: endpoint.base_url.clone().unwrap_or(base.base_url),
+            model: endpoint.model.clone().unwrap_or(base.model),
+            api_key_env: endpoint.api_key_env.clone().unwrap_or(base.api_key_env),
+            ..base
         }
     }
 }
 
+/// The Anthropic Messages API with its defaults. No environment variable changes it: the
+/// owners' `promptEndpoint` setting does (see [`LlmOptions::with_endpoint`]).
 impl Default for LlmOptions {
     fn default() -> Self {
-        Self::from_env()
+        Self::for_provider(Provider::Anthropic)
     }
 }
 

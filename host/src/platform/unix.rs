@@ -114,9 +114,13 @@ pub const OWN_MANAGED_HOOKS: &str = "/Library/Application Support/hookhost/hooks
 #[cfg(not(target_os = "macos"))]
 pub const OWN_MANAGED_HOOKS: &str = "/etc/hookhost/hooks.json";
 
-/// The user's home: `$HOME` (what Claude Code's `~/.claude` is under).
-pub fn home_var() -> Option<std::ffi::OsString> {
-    std::env::var_os("HOME")
+/// The account's home folder: the password database's entry for the effective user
+/// (never `$HOME`, which the agent's host sets for every hook process).
+pub fn account_home() -> Option<std::path::PathBuf> {
+    nix::unistd::User::from_uid(nix::unistd::Uid::effective())
+        .ok()
+        .flatten()
+        .map(|user| user.dir)
 }
 
 /// Starts the command in a process group of its own, so its whole tree can be killed.

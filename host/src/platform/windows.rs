@@ -130,10 +130,32 @@ pub const CLAUDE_MANAGED_SETTINGS: &str = r"C:\ProgramData\ClaudeCode\managed-se
 /// hookhost's own managed hook file, beside Claude Code's managed settings.
 pub const OWN_MANAGED_HOOKS: &str = r"C:\ProgramData\hookhost\hooks.json";
 
-/// The user's home: `%USERPROFILE%` (what Claude Code's `~/.claude` is under), or
-/// `$HOME` where a Unix-like shell set it.
-pub fn home_var() -> Option<std::ffi::OsString> {
-    std::env::var_os("USERPROFILE").or_else(|| std::env::var_os("HOME"))
+/// The account's profile folder (what Claude Code's `~/.claude` is under), from the
+/// shell's known-folder registry — never `%USERPROFILE%` or `$HOME`, which the agent's
+/// host sets for every hook process.
+#[expect(unsafe_code, reason = "SHGetKnownFolderPath and freeing the string it returns")]
+pub fn account_home() -> Option<PathBuf> {
+    use std::os::windows::ffi::OsStringExt;
+    use windows_sys::Win32::System::Com::CoTaskMemFree;
+    use windows_sys::Win32::UI::Shell::{FOLDERID_Profile, KF_FLAG_DEFAULT, SHGetKnownFolderPath};
+    let mut raw: *mut u16 = std::ptr::null_mut();
+    // SAFETY: `raw` receives a string the call allocates; it is read up to its
+    // terminating zero and freed once, whatever the result.
+    let result =
+        unsafe { SHGetKnownFolderPath(&FOLDERID_Profile, KF_FLAG_DEFAULT as _, std::ptr::null_mut(), &mut raw) };
+    let path = (result == 0 && !raw.is_null()).then(|| {
+        let mut len = 0;
+        // SAFETY: the string is zero-terminated.
+        while unsafe { *raw.add(len) } != 0 {
+            len += 1;
+        }
+        // SAFETY: `len` units were just read.
+        let units = unsafe { std::slice::from_raw_parts(raw, len) };
+        PathBuf::from(std::ffi::OsString::from_wide(units))
+    });
+    // SAFETY: freed once, as the call's contract asks (null is allowed).
+    unsafe { CoTaskMemFree(raw as *const _) };
+    path
 }
 
 /// Starts the command in a console process group of its own.

@@ -48,7 +48,8 @@ pub const TOKEN_VAR: &str = "HOOKHOST_TOKEN";
 /// What runs behind hookhost's entries.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Wiring {
-    /// The `command` of the command entries: the binary's absolute path + `claude hook`.
+    /// The `command` of the command entries: the binary's absolute path, `claude hook`
+    /// and the owner's folders ([`hook_command`]).
     pub command: String,
     /// `serve`'s base URL, when the entries call it over HTTP.
     pub serve: Option<String>,
@@ -69,33 +70,146 @@ impl Wiring {
     }
 }
 
-/// The command line of a command entry for the binary at `exe`: the path quoted for
-/// `sh` where it needs quoting.
-pub fn hook_command(exe: &str) -> String {
-    let plain = exe
-        .bytes()
-        .all(|b| b.is_ascii_alphanumeric() || b"/._-+:@%,".contains(&b));
-    if plain {
-        format!("{exe} claude hook")
-    } else {
-        format!("'{}' claude hook", exe.replace('\'', r"'\''"))
+/// The folders the installed command names, fixed when it is installed: `claude hook`
+/// then reads nothing of its own locations from the environment the agent hands it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Locations {
+    /// The owner's home (Claude Code's plugins are below it).
+    pub home: String,
+    /// hookhost's configuration folder (user hook file, trust store).
+    pub config_dir: String,
+    /// hookhost's state folder.
+    pub state_dir: String,
+    /// hookhost's artifact cache.
+    pub cache_dir: String,
+}
+
+/// The flags of the installed command, in the order it writes them.
+pub const LOCATION_FLAGS: [&str; 4] = ["--home", "--config-dir", "--state-dir", "--cache-dir"];
+
+impl Locations {
+    fn values(&self) -> [&str; 4] {
+        [
+            &self.home,
+            &self.config_dir,
+            &self.state_dir,
+            &self.cache_dir,
+        ]
     }
 }
 
-/// The program of a `… claude hook` command entry, when `handler` is one.
-pub fn hookhost_program(handler: &Value) -> Option<String> {
+/// `word` as one `sh` word: as it is where it needs no quoting, else single-quoted.
+fn quote(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"/._-+:@%,".contains(&b));
+    if plain {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
+/// The words of `command` when it is a sequence of words as [`quote`] writes them,
+/// separated by one space; `None` for anything else (other quoting, operators,
+/// expansions).
+fn unquote(command: &str) -> Option<Vec<String>> {
+    let mut words = Vec::new();
+    let mut rest = command;
+    while !rest.is_empty() {
+        let mut word = String::new();
+        loop {
+            if let Some(quoted) = rest.strip_prefix('\'') {
+                let end = quoted.find('\'')?;
+                word.push_str(&quoted[..end]);
+                rest = &quoted[end + 1..];
+                if let Some(after) = rest.strip_prefix(r"\'") {
+                    word.push('\'');
+                    rest = after;
+                    continue;
+                }
+            } else {
+                let end = rest.find([' ', '\'']).unwrap_or(rest.len());
+                let plain = &rest[..end];
+                if !plain
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"/._-+:@%,".contains(&b))
+                {
+                    return None;
+                }
+                word.push_str(plain);
+                rest = &rest[end..];
+            }
+            if rest.is_empty() || rest.starts_with(' ') {
+                break;
+            }
+        }
+        words.push(word);
+        if let Some(after) = rest.strip_prefix(' ') {
+            if after.is_empty() {
+                return None;
+            }
+            rest = after;
+        }
+    }
+    Some(words)
+}
+
+/// The command line of a command entry for the binary at `exe` with the folders
+/// `locations`: every word quoted for `sh` where it needs quoting.
+pub fn hook_command(exe: &str, locations: &Locations) -> String {
+    let mut words = vec![quote(exe), "claude".into(), "hook".into()];
+    for (flag, value) in LOCATION_FLAGS.iter().zip(locations.values()) {
+        words.push(flag.to_string());
+        words.push(quote(value));
+    }
+    words.join(" ")
+}
+
+/// The program and folders of a command entry `install` wrote, when `handler` is one:
+/// exactly `ABSOLUTE/hookhost claude hook`, optionally followed by the location flags in
+/// install's order (an entry of an earlier version has none). A look-alike of the user's
+/// own — a guarded `test -f … && hookhost claude hook`, a relative `./hookhost`, extra
+/// flags — is not install's, and install and uninstall leave it alone.
+pub fn installed_command(handler: &Value) -> Option<(String, Option<Locations>)> {
     if handler.get("type").and_then(Value::as_str) != Some("command") {
         return None;
     }
-    let command = handler.get("command")?.as_str()?.trim();
-    let program = command.strip_suffix(" claude hook")?.trim();
-    let program = program
-        .strip_prefix('\'')
-        .and_then(|p| p.strip_suffix('\''))
-        .map(|p| p.replace(r"'\''", "'"))
-        .unwrap_or_else(|| program.to_string());
-    let name = std::path::Path::new(&program).file_name()?.to_str()?;
-    (name == "hookhost" || name == "hookhost.exe").then_some(program)
+    let words = unquote(handler.get("command")?.as_str()?)?;
+    let (program, rest) = words.split_first()?;
+    let path = std::path::Path::new(program);
+    let name = path.file_name()?.to_str()?;
+    if !(name == "hookhost" || name == "hookhost.exe") || !path.is_absolute() {
+        return None;
+    }
+    let flags = rest.strip_prefix(&["claude".to_string(), "hook".to_string()][..])?;
+    let locations = match flags.len() {
+        0 => None,
+        8 => {
+            let mut values = Vec::new();
+            for (pair, flag) in flags.chunks(2).zip(LOCATION_FLAGS) {
+                if pair[0] != flag || !std::path::Path::new(&pair[1]).is_absolute() {
+                    return None;
+                }
+                values.push(pair[1].clone());
+            }
+            let [home, config_dir, state_dir, cache_dir] = <[String; 4]>::try_from(values).ok()?;
+            Some(Locations {
+                home,
+                config_dir,
+                state_dir,
+                cache_dir,
+            })
+        }
+        _ => return None,
+    };
+    Some((program.clone(), locations))
+}
+
+/// The program of a `… claude hook` command entry `install` wrote, when `handler` is one.
+pub fn hookhost_program(handler: &Value) -> Option<String> {
+    installed_command(handler).map(|(program, _)| program)
 }
 
 /// Whether `handler` is one hookhost's `install` writes (any binary path, any serve URL).
@@ -213,9 +327,18 @@ fn remove_ours(groups: &mut Vec<Value>, mut remove: impl FnMut(&Value) -> bool) 
 mod tests {
     use super::*;
 
+    fn locations() -> Locations {
+        Locations {
+            home: "/home/u".into(),
+            config_dir: "/home/u/.config/hookhost".into(),
+            state_dir: "/home/u/.local/state/hookhost".into(),
+            cache_dir: "/home/u/my cache".into(),
+        }
+    }
+
     fn wiring(serve: Option<&str>) -> Wiring {
         Wiring {
-            command: hook_command("/opt/hook host/hookhost"),
+            command: hook_command("/opt/hook host/hookhost", &locations()),
             serve: serve.map(str::to_string),
         }
     }
@@ -240,21 +363,41 @@ mod tests {
 
     #[test]
     fn commands_are_quoted_and_recognised() {
-        let command = hook_command("/opt/it's/hookhost");
-        assert_eq!(command, r"'/opt/it'\''s/hookhost' claude hook");
+        let command = hook_command("/opt/it's/hookhost", &locations());
+        assert_eq!(
+            command,
+            r"'/opt/it'\''s/hookhost' claude hook --home /home/u --config-dir /home/u/.config/hookhost --state-dir /home/u/.local/state/hookhost --cache-dir '/home/u/my cache'"
+        );
         let handler = json!({"type": "command", "command": command});
         assert_eq!(
-            hookhost_program(&handler).as_deref(),
-            Some("/opt/it's/hookhost")
+            installed_command(&handler),
+            Some(("/opt/it's/hookhost".to_string(), Some(locations())))
         );
-        assert_eq!(
-            hook_command("/usr/bin/hookhost"),
-            "/usr/bin/hookhost claude hook"
-        );
-        let other = json!({"type": "command", "command": "/usr/bin/other claude hook"});
-        assert!(!is_ours(&other));
-        let fire = json!({"type": "command", "command": "hookhost fire --format claude"});
-        assert!(!is_ours(&fire));
+        // An entry of an earlier install, without folders, is still install's own.
+        let old = json!({"type": "command", "command": "/usr/bin/hookhost claude hook"});
+        assert_eq!(hookhost_program(&old).as_deref(), Some("/usr/bin/hookhost"));
+    }
+
+    #[test]
+    fn a_users_look_alike_entry_is_not_installs() {
+        for command in [
+            "test -f ~/.guard-on && /usr/local/bin/hookhost claude hook",
+            "cd ~/tools && ./hookhost claude hook",
+            "./hookhost claude hook",
+            "hookhost claude hook",
+            "/usr/bin/other claude hook",
+            "hookhost fire --format claude",
+            "/usr/bin/hookhost claude hook --config-dir /x",
+            "/usr/bin/hookhost claude hook; rm -rf /tmp/x",
+            "/usr/bin/hookhost claude hook  ",
+            "/usr/bin/hookhost  claude hook",
+            "\"/usr/bin/hookhost\" claude hook",
+            "/usr/bin/hookhost claude hook --home /h --config-dir c --state-dir /s --cache-dir /k",
+            "/usr/bin/hookhost claude hook --home /h --state-dir /s --config-dir /c --cache-dir /k",
+        ] {
+            let handler = json!({"type": "command", "command": command});
+            assert!(!is_ours(&handler), "{command}");
+        }
     }
 
     #[test]
@@ -280,7 +423,7 @@ mod tests {
     fn a_stale_entry_is_replaced_and_the_serve_wiring_swaps_in() {
         let mut settings = original();
         let old = Wiring {
-            command: hook_command("/old/place/hookhost"),
+            command: hook_command("/old/place/hookhost", &locations()),
             serve: None,
         };
         install(&mut settings, &old, &events()).unwrap();

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use serde_json::Value;
 
-use super::entries::{self, hookhost_program, is_ours};
+use super::entries::{self, installed_command, is_ours};
 use super::{ScopeArgs, read_settings};
 use crate::cli::{CliResult, ConfigArgs};
 
@@ -65,6 +65,9 @@ pub(super) fn run(args: &ScopeArgs) -> CliResult {
                 for event in entries::DEFAULT_EVENTS {
                     wired.insert(event.to_string(), true);
                 }
+                problems.push(format!(
+                    "{shown}: plugin {plugin} runs `hookhost` from PATH, which a repository's `env` setting can point at a program of its own: for a guard, use `hookhost claude install` (it writes this binary's absolute path and the owner's folders)"
+                ));
                 if !on_path("hookhost") {
                     problems.push(format!(
                         "{shown}: plugin {plugin} runs `hookhost` from PATH, and no hookhost is on PATH"
@@ -97,7 +100,12 @@ pub(super) fn run(args: &ScopeArgs) -> CliResult {
                     }
                     if is_ours(handler) {
                         wired.insert(event.clone(), true);
-                        if let Some(program) = hookhost_program(handler)
+                        if let Some((_, None)) = installed_command(handler) {
+                            problems.push(format!(
+                                "{location}: written by an earlier hookhost: it finds the owner's folders through $HOME and $XDG_*, which a repository's `env` setting can move; run `hookhost claude install`"
+                            ));
+                        }
+                        if let Some((program, _)) = installed_command(handler)
                             && program != exe
                         {
                             let why = if std::path::Path::new(&program).is_file() {

@@ -1,0 +1,455 @@
+//! Self-protection: the guarded agent may not switch its guard off. Before any configured
+//! hook runs on a tool call, the engine asks [`SelfProtection::check`] whether the call
+//! would change one of the places that decide which guards run — hookhost's own
+//! configuration, state, cache, trust and audit folders, the project's `.hookhost/`, and
+//! the agents' own hook settings files — or read one of hookhost's secrets, or run one of
+//! hookhost's state-changing commands. Such a call is denied with the reason.
+//!
+//! What is recognised: the file tools (their target resolved past `..` and symbolic
+//! links), and Bash commands read through the host's shell view (nested `sh -c`, `eval`
+//! and substitutions included): redirections, the file-changing commands, interpreters'
+//! inline code that spells a protected path, and `hookhost trust|claude install|…`. An
+//! agent with a shell can always compute a path it never spells: the README's threat
+//! model says how far this reaches, and the locked deployment (root-owned managed files)
+//! that holds against code too.
+//!
+//! It is on whenever an engine answers tool events; only the owners' `selfProtection`
+//! setting (managed ▸ `--settings` ▸ user) turns it off or changes the set.
+
+use std::path::{Component, Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::shell::{NodeKind, ShellView, Word};
+
+/// One protected place: a file or a folder (everything below it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Place {
+    /// The path, resolved where it exists.
+    path: PathBuf,
+    /// What it is, for the reason.
+    what: String,
+}
+
+/// The protected set and the account's home (to read `~` and `$HOME` in commands).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct SelfProtection {
+    /// Places no tool call may write, move, delete, link or change the mode of.
+    places: Vec<Place>,
+    /// Files no tool call may read either (the serve token, the artifact key).
+    secrets: Vec<Place>,
+    /// The owner's home.
+    home: Option<PathBuf>,
+}
+
+/// File tools that write their target, with the input field naming it.
+const WRITING_TOOLS: &[(&str, &str)] = &[
+    ("Write", "file_path"),
+    ("Edit", "file_path"),
+    ("MultiEdit", "file_path"),
+    ("NotebookEdit", "notebook_path"),
+];
+
+/// File tools that read below their target, with the input field naming it.
+const READING_TOOLS: &[(&str, &str)] = &[
+    ("Read", "file_path"),
+    ("Grep", "path"),
+    ("Glob", "path"),
+    ("NotebookRead", "notebook_path"),
+];
+
+/// Commands that change the files their arguments name.
+const WRITING_COMMANDS: &[&str] = &[
+    "rm", "rmdir", "unlink", "mv", "cp", "ln", "link", "install", "chmod", "chown", "chgrp",
+    "chattr", "touch", "truncate", "tee", "shred", "mkdir", "rsync", "dd", "find", "patch",
+    "setfacl", "xattr",
+];
+
+/// Of those, the ones that remove or re-own a folder's whole tree when named: an
+/// argument above a protected place counts too.
+const TREE_COMMANDS: &[&str] = &[
+    "rm", "rmdir", "mv", "chmod", "chown", "chgrp", "chattr", "rsync", "find", "setfacl",
+];
+
+/// Commands that copy or move their sources into a destination folder.
+const INTO_FOLDER_COMMANDS: &[&str] = &["cp", "mv", "ln", "install", "rsync"];
+
+/// Commands that write their arguments only with an in-place flag.
+const IN_PLACE_COMMANDS: &[&str] = &["sed", "perl", "ruby"];
+
+/// Interpreters, with the flags that take inline code.
+const INTERPRETERS: &[(&str, &[&str])] = &[
+    ("python", &["-c"]),
+    ("python2", &["-c"]),
+    ("python3", &["-c"]),
+    ("node", &["-e", "--eval", "-p", "--print"]),
+    ("nodejs", &["-e", "--eval", "-p", "--print"]),
+    ("deno", &["eval"]),
+    ("bun", &["-e", "--eval"]),
+    ("perl", &["-e", "-E"]),
+    ("ruby", &["-e"]),
+    ("php", &["-r"]),
+    ("lua", &["-e"]),
+    ("pwsh", &["-c", "-Command", "-command"]),
+    ("powershell", &["-c", "-Command", "-command"]),
+    ("osascript", &["-e"]),
+    ("awk", &[]),
+    ("gawk", &[]),
+];
+
+/// hookhost's own commands that change what guards run, as `(subcommand words, flag)`:
+/// the command is refused when its arguments start with the words and (if given) hold
+/// the flag.
+const HOOKHOST_COMMANDS: &[(&[&str], Option<&str>)] = &[
+    (&["trust"], None),
+    (&["claude", "install"], None),
+    (&["claude", "uninstall"], None),
+    (&["install"], None),
+    (&["uninstall"], None),
+    (&["cache"], Some("--clear")),
+    (&["cache"], Some("--prune")),
+];
+
+/// Why a tool call is refused.
+fn reason(what: &str, path: &Path) -> String {
+    format!(
+        "hookhost self-protection: {what} ({}) decides which guards run, and an agent's tool call may not change it; the user can, from their own terminal",
+        path.display()
+    )
+}
+
+impl SelfProtection {
+    /// A protection over `places` (files or folders no tool call may change) and
+    /// `secrets` (files no tool call may read), for the owner's `home`.
+    pub(crate) fn new(
+        places: Vec<(PathBuf, String)>,
+        secrets: Vec<(PathBuf, String)>,
+        home: Option<PathBuf>,
+    ) -> SelfProtection {
+        let place = |(path, what): (PathBuf, String)| Place {
+            path: resolve(&path),
+            what,
+        };
+        let mut places: Vec<Place> = places.into_iter().map(place).collect();
+        places.dedup();
+        SelfProtection {
+            places,
+            secrets: secrets.into_iter().map(place).collect(),
+            home,
+        }
+    }
+
+    /// The places protected, with what each is (for `claude status` and `explain`).
+    pub(crate) fn places(&self) -> impl Iterator<Item = (&Path, &str)> {
+        self.places
+            .iter()
+            .chain(&self.secrets)
+            .map(|p| (p.path.as_path(), p.what.as_str()))
+    }
+
+    /// The reason to deny the tool call `tool` with `tool_input`, run in `cwd`, when it
+    /// would change a protected place, read a secret or run a hookhost command that
+    /// changes what runs; `None` when it may run.
+    pub(crate) fn check(&self, tool: &str, tool_input: &Value, cwd: Option<&Path>) -> Option<String> {
+        let field = |name: &str| tool_input.get(name).and_then(Value::as_str);
+        if let Some((_, name)) = WRITING_TOOLS.iter().find(|(t, _)| *t == tool) {
+            let path = self.locate(field(name)?, cwd)?;
+            return self.written(&path, false);
+        }
+        if let Some((_, name)) = READING_TOOLS.iter().find(|(t, _)| *t == tool) {
+            let path = self.locate(field(name)?, cwd)?;
+            return self.read(&path, tool != "Read" && tool != "NotebookRead");
+        }
+        if tool == "Bash" {
+            return self.command(field("command")?, cwd);
+        }
+        None
+    }
+
+    /// The path a tool or a command names, resolved against `cwd`, with `~` and `$HOME`
+    /// read as the owner's home; `None` for a path that holds another expansion.
+    fn locate(&self, text: &str, cwd: Option<&Path>) -> Option<PathBuf> {
+        let home = self.home.as_deref();
+        let rest = ["~/", "$HOME/", "${HOME}/"]
+            .iter()
+            .find_map(|prefix| text.strip_prefix(prefix));
+        let path = match (rest, home) {
+            (Some(rest), Some(home)) => home.join(rest),
+            _ if matches!(text, "~" | "$HOME" | "${HOME}") => home?.to_path_buf(),
+            _ => PathBuf::from(text),
+        };
+        if path.to_str().is_some_and(|p| p.contains(['$', '`'])) || text.is_empty() {
+            return None;
+        }
+        let path = if path.is_absolute() {
+            path
+        } else {
+            cwd?.join(path)
+        };
+        Some(resolve(&path))
+    }
+
+    /// The reason to refuse a write of `path` (and, for a command that takes a whole
+    /// tree, of everything below it).
+    fn written(&self, path: &Path, tree: bool) -> Option<String> {
+        self.places.iter().chain(&self.secrets).find_map(|place| {
+            let hit = path.starts_with(&place.path) || (tree && place.path.starts_with(path));
+            hit.then(|| reason(&place.what, &place.path))
+        })
+    }
+
+    /// The reason to refuse a read of `path` (with `tree`, of everything below it).
+    fn read(&self, path: &Path, tree: bool) -> Option<String> {
+        self.secrets.iter().find_map(|secret| {
+            let hit = path.starts_with(&secret.path) || (tree && secret.path.starts_with(path));
+            hit.then(|| {
+                format!(
+                    "hookhost self-protection: {} ({}) is a secret of hookhost's; an agent's tool call may not read it",
+                    secret.what,
+                    secret.path.display()
+                )
+            })
+        })
+    }
+
+    /// The reason to refuse the Bash `script`, from its shell view.
+    fn command(&self, script: &str, cwd: Option<&Path>) -> Option<String> {
+        let view = crate::shell::parse(script);
+        self.view(&view, cwd)
+    }
+
+    fn view(&self, view: &ShellView, cwd: Option<&Path>) -> Option<String> {
+        for node in &view.nodes {
+            for redirect in &node.redirects {
+                let writes = matches!(redirect.op.as_str(), ">" | ">>" | ">|" | "<>" | "&>" | "&>>")
+                    || (redirect.op == ">&" && !redirect.target.text.bytes().all(|b| b.is_ascii_digit() || b == b'-'));
+                let reads = matches!(redirect.op.as_str(), "<" | "<>");
+                let Some(path) = self.locate(&redirect.target.text, cwd) else {
+                    continue;
+                };
+                if writes && let Some(why) = self.written(&path, false) {
+                    return Some(why);
+                }
+                if reads && let Some(why) = self.read(&path, false) {
+                    return Some(why);
+                }
+            }
+            if node.kind != NodeKind::Simple {
+                continue;
+            }
+            let start = node.program.unwrap_or(0) as usize;
+            let Some(words) = node.words.get(start..).filter(|w| !w.is_empty()) else {
+                continue;
+            };
+            if let Some(why) = self.simple(words, cwd) {
+                return Some(why);
+            }
+        }
+        None
+    }
+
+    /// The reason to refuse one simple command (`words[0]` is what it runs).
+    fn simple(&self, words: &[Word], cwd: Option<&Path>) -> Option<String> {
+        let program = &words[0].text;
+        let name = Path::new(program)
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or(program)
+            .trim_end_matches(".exe");
+        let args: Vec<&str> = words[1..].iter().map(|w| w.text.as_str()).collect();
+        // Any argument naming a secret reads it (`cat`, `cp`, `base64`, …).
+        for arg in &args {
+            let value = arg.split_once('=').map_or(*arg, |(_, v)| v);
+            for text in [*arg, value] {
+                if let Some(path) = self.locate(text, cwd)
+                    && let Some(why) = self.read(&path, false)
+                {
+                    return Some(why);
+                }
+            }
+        }
+        if name == "hookhost" {
+            return hookhost_command(&args);
+        }
+        if let Some((_, flags)) = INTERPRETERS.iter().find(|(n, _)| {
+            *n == name || name.strip_prefix(n).is_some_and(|v| v.starts_with(['.', '0'..='9']))
+        }) && let Some(why) = self.inline_code(&args, flags)
+        {
+            return Some(why);
+        }
+        let in_place = IN_PLACE_COMMANDS.contains(&name)
+            && args.iter().any(|a| {
+                a.starts_with("--in-place") || (a.starts_with('-') && !a.starts_with("--") && a.contains('i'))
+            });
+        if !(WRITING_COMMANDS.contains(&name) || in_place) {
+            return None;
+        }
+        let tree = TREE_COMMANDS.contains(&name);
+        let operands: Vec<&str> = args
+            .iter()
+            .map(|a| if name == "dd" { a.strip_prefix("of=").unwrap_or(a) } else { a })
+            .filter(|a| !a.starts_with('-'))
+            .collect();
+        let mut targets: Vec<PathBuf> = operands
+            .iter()
+            .filter_map(|a| self.locate(a, cwd))
+            .collect();
+        // `cp -r x/.hookhost .` lands on `./.hookhost`.
+        if INTO_FOLDER_COMMANDS.contains(&name)
+            && let Some((last, sources)) = targets.split_last()
+            && last.is_dir()
+        {
+            let into: Vec<PathBuf> = sources
+                .iter()
+                .filter_map(|source| Some(last.join(source.file_name()?)))
+                .collect();
+            targets.extend(into);
+        }
+        targets
+            .iter()
+            .find_map(|path| self.written(path, tree))
+            .or_else(|| {
+                operands
+                    .iter()
+                    .find_map(|operand| self.glob_written(operand, cwd, tree))
+            })
+    }
+
+    /// The reason to refuse a write through the glob `pattern` (bash expands it before
+    /// the command sees it): when it matches a protected place, or with `tree` a folder
+    /// above one. A `*`, `?` or `[` at the start of a name does not match a leading dot,
+    /// as in bash.
+    fn glob_written(&self, pattern: &str, cwd: Option<&Path>, tree: bool) -> Option<String> {
+        if !pattern.contains(['*', '?', '[']) {
+            return None;
+        }
+        let path = self.locate(pattern, cwd)?;
+        let parts: Vec<String> = path
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        let matches = |part: &str, name: &str| {
+            if !part.contains(['*', '?', '[']) {
+                return part == name;
+            }
+            if name.starts_with('.') && !part.starts_with('.') {
+                return false;
+            }
+            globset::Glob::new(part).is_ok_and(|glob| glob.compile_matcher().is_match(name))
+        };
+        self.places.iter().chain(&self.secrets).find_map(|place| {
+            let names: Vec<String> = place
+                .path
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            let fits = parts.len() <= names.len()
+                && (tree || parts.len() == names.len())
+                && parts.iter().zip(&names).all(|(p, n)| matches(p, n));
+            fits.then(|| reason(&place.what, &place.path))
+        })
+    }
+
+    /// The reason to refuse an interpreter's inline code that spells a protected path.
+    fn inline_code(&self, args: &[&str], flags: &[&str]) -> Option<String> {
+        let code: Vec<&str> = if flags.is_empty() {
+            args.to_vec()
+        } else {
+            args.windows(2)
+                .filter(|pair| flags.contains(&pair[0]))
+                .map(|pair| pair[1])
+                .collect()
+        };
+        for text in code {
+            for place in self.places.iter().chain(&self.secrets) {
+                if self.spellings(&place.path).iter().any(|s| text.contains(s.as_str())) {
+                    return Some(format!(
+                        "hookhost self-protection: inline code names {} ({}), which decides which guards run; an agent's tool call may not change it",
+                        place.what,
+                        place.path.display()
+                    ));
+                }
+            }
+        }
+        None
+    }
+
+    /// How code may spell `path`: whole, and below the home as `~/…`, `$HOME/…` or the
+    /// part below the home (what `os.path.expanduser('~') + '/.config/hookhost'` holds).
+    fn spellings(&self, path: &Path) -> Vec<String> {
+        let mut forms = vec![path.display().to_string()];
+        if let Some(rest) = self.home.as_deref().and_then(|h| path.strip_prefix(h).ok())
+            && rest.components().count() > 0
+        {
+            forms.push(rest.display().to_string());
+        }
+        forms
+    }
+}
+
+/// The reason to refuse `hookhost ARGS`, when it changes what guards run.
+fn hookhost_command(args: &[&str]) -> Option<String> {
+    let words: Vec<&str> = args.iter().copied().filter(|a| !a.starts_with('-')).collect();
+    HOOKHOST_COMMANDS.iter().find_map(|(sub, flag)| {
+        let hit = words.starts_with(sub)
+            && flag.is_none_or(|flag| args.contains(&flag))
+            && !(sub == &["trust"] && args.contains(&"--list"));
+        hit.then(|| {
+            format!(
+                "hookhost self-protection: `hookhost {}` changes which guards run, and an agent's tool call may not run it; the user can, from their own terminal",
+                sub.join(" ")
+            )
+        })
+    })
+}
+
+/// `path` with `.` and `..` taken away by its words and symbolic links followed as far
+/// as the path exists — a dangling link too, whose target a write would create — so a
+/// link planted in the project cannot walk a write past a rule.
+pub(crate) fn resolve(path: &Path) -> PathBuf {
+    resolve_within(path, 40)
+}
+
+fn resolve_within(path: &Path, links_left: u32) -> PathBuf {
+    let mut clean = PathBuf::new();
+    for part in path.components() {
+        match part {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                clean.pop();
+            }
+            other => clean.push(other),
+        }
+    }
+    // The deepest part that exists, resolved; the rest appended as written.
+    let mut existing = clean.clone();
+    let mut rest = Vec::new();
+    loop {
+        let append = |mut out: PathBuf, rest: &[std::ffi::OsString]| {
+            for part in rest.iter().rev() {
+                out.push(part);
+            }
+            out
+        };
+        if let Ok(real) = std::fs::canonicalize(&existing) {
+            return append(real, &rest);
+        }
+        if links_left > 0
+            && let Ok(target) = std::fs::read_link(&existing)
+        {
+            let parent = existing.parent().unwrap_or(Path::new("/"));
+            let followed = append(parent.join(target), &rest);
+            return resolve_within(&followed, links_left - 1);
+        }
+        match (existing.file_name().map(|n| n.to_os_string()), existing.parent()) {
+            (Some(name), Some(parent)) => {
+                rest.push(name);
+                existing = parent.to_path_buf();
+            }
+            _ => return clean,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
