@@ -471,7 +471,7 @@ pub fn main() -> ExitCode {
     // A one-shot fire runs on the calling thread (starting worker threads costs more than
     // its hooks need); the long-running commands get the multi-thread runtime.
     let mut builder = match cli.command {
-        Command::Fire(_) | Command::Claude(claude::ClaudeCommand::Hook) => {
+        Command::Fire(_) | Command::Claude(claude::ClaudeCommand::Hook(_)) => {
             tokio::runtime::Builder::new_current_thread()
         }
         _ => tokio::runtime::Builder::new_multi_thread(),
@@ -556,11 +556,10 @@ fn read_input(input: Option<&str>) -> anyhow::Result<Vec<u8>> {
                 .context("cannot read the event input from standard input")?;
         }
         Some(path) => {
-            let file = hookhost::internals::open_regular(
-                std::path::Path::new(path),
-                FIRE_MAX_INPUT as u64,
-            )
-            .with_context(|| format!("cannot read the event input file {path}"))?;
+            // A file over the limit is read up to it, as standard input is: the front
+            // door then gives the one answer an oversize input gets.
+            let file = hookhost::internals::open_regular(std::path::Path::new(path), u64::MAX)
+                .with_context(|| format!("cannot read the event input file {path}"))?;
             file.take(cap)
                 .read_to_end(&mut bytes)
                 .with_context(|| format!("cannot read the event input file {path}"))?;
@@ -645,7 +644,12 @@ pub(crate) fn write_stderr(text: &str) {
 
 /// `hookhost fire`: a thin adapter over the front door ([`hookhost::Engine::answer`]).
 async fn fire(args: FireArgs) -> CliResult {
-    let bytes = read_input(args.input.as_deref())?;
+    // An input that cannot be read is answered by the front door like any other bad
+    // input (a failClosed guard's block), whichever way it came.
+    let (bytes, unreadable) = match read_input(args.input.as_deref()) {
+        Ok(bytes) => (bytes, None),
+        Err(err) => (Vec::new(), Some(format!("{err:#}"))),
+    };
     // Never recursive: a `hookhost fire` that hookhost itself started (through a command
     // hook) does not run the hooks again — the hookhost that started it already runs them.
     if started_by_hookhost() {
@@ -666,9 +670,20 @@ async fn fire(args: FireArgs) -> CliResult {
     }
     let session = args.session_id.as_deref().unwrap_or("hookhost-cli");
     let limits = hookhost::RequestLimits::new(FIRE_MAX_INPUT, false);
-    let answer = engine
-        .answer(hookhost::Request::new(&bytes, session, &limits).event(args.event.as_deref()))
-        .await;
+    let answer = match unreadable {
+        Some(why) => engine.refuse(
+            args.event.as_deref(),
+            &bytes,
+            hookhost::Failure::Unreadable(why),
+        ),
+        None => {
+            engine
+                .answer(
+                    hookhost::Request::new(&bytes, session, &limits).event(args.event.as_deref()),
+                )
+                .await
+        }
+    };
     let outcome = match answer {
         hookhost::Answer::Outcome(outcome) => *outcome,
         hookhost::Answer::Failed(failure @ hookhost::Failure::Internal(_)) => {

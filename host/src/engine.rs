@@ -30,11 +30,11 @@ use serde_json::Value;
 use crate::config::{self, Diagnostic, ExecutorKind, HookSpec, Layer, LoadOptions, LoadedConfig};
 use crate::dialect::{Dialect, Listing};
 use crate::executor::prompt::LlmOptions;
-use crate::self_protection::SelfProtection;
 use crate::executor::registry::{self, Shared};
 use crate::executor::wasm::{WasmOptions, WasmRuntime};
 use crate::executor::{AsyncNotice, Background, Executor};
 use crate::outcome::EventOutcome;
+use crate::self_protection::SelfProtection;
 
 use self::schedule::EventRun;
 use self::select::OnceTracker;
@@ -226,10 +226,10 @@ impl Engine {
 
     /// Builds an engine from already loaded configuration.
     pub fn from_config(
-        config: LoadedConfig,
+        mut config: LoadedConfig,
         mut options: EngineOptions,
     ) -> Result<Engine, EngineError> {
-        let mut diagnostics = config.diagnostics;
+        let mut diagnostics = std::mem::take(&mut config.diagnostics);
         let in_project = |dir: &Path| {
             config
                 .project_dir
@@ -674,10 +674,16 @@ fn protection(
         }
     };
     let wasm = &options.wasm;
-    add(wasm.config_dir.as_deref(), "hookhost's configuration folder");
+    add(
+        wasm.config_dir.as_deref(),
+        "hookhost's configuration folder",
+    );
     add(wasm.cache_dir.as_deref(), "hookhost's artifact cache");
     add(wasm.oci_dir.as_deref(), "hookhost's component store");
-    add(options.session_state_dir.as_deref(), "hookhost's state folder");
+    add(
+        options.session_state_dir.as_deref(),
+        "hookhost's state folder",
+    );
     add(audit, "hookhost's audit log");
     let project_own = config.project_dir.as_ref().map(|dir| dir.join(".hookhost"));
     add(project_own.as_deref(), "the project's .hookhost folder");
@@ -697,7 +703,12 @@ fn protection(
             ]
         })
         .collect();
-    places.retain(|(path, _)| !settings.allow.iter().any(|allowed| path.starts_with(allowed)));
+    places.retain(|(path, _)| {
+        !settings
+            .allow
+            .iter()
+            .any(|allowed| path.starts_with(allowed))
+    });
     Some(SelfProtection::new(places, secrets, config.home.clone()))
 }
 

@@ -106,12 +106,14 @@ pub mod internals {
     };
     pub use crate::executor::wasm::compile_worker_main;
     pub use crate::executor::wasm::input_record_size;
-    pub use crate::files::{create_private_dir, open_regular};
+    pub use crate::files::{MAX_CONFIG_FILE, create_private_dir, open_regular, read_regular};
     pub use crate::input::{parse as parse_input, sniff_event};
     pub use crate::matcher::Matcher;
     pub use crate::matcher::never_fires_in_claude_code;
     pub use crate::merge::failed_closed;
-    pub use crate::paths::{cache_dir, cache_dir_in, config_dir, config_dir_in, home, state_dir, state_dir_in};
+    pub use crate::paths::{
+        cache_dir, cache_dir_in, config_dir, config_dir_in, home, state_dir, state_dir_in,
+    };
     /// What differs between operating systems.
     pub mod platform {
         pub use crate::platform::*;

@@ -296,10 +296,19 @@ fn client(reference: &OciRef) -> Client {
     })
 }
 
-/// Credentials for the registry from the Docker config file (`$DOCKER_CONFIG/config.json`
-/// or `~/.docker/config.json`), else anonymous.
+/// Credentials for the registry from the account's Docker config file
+/// (`<account home>/.docker/config.json`, read bounded and regular-file-only), else
+/// anonymous. `$DOCKER_CONFIG` is never read: a repository's `env` setting reaches every
+/// hook process, and a config of its choosing names the credential helper program.
 fn auth(reference: &OciRef) -> RegistryAuth {
-    match docker_credential::get_credential(reference.registry()) {
+    let Some(file) = crate::paths::home().map(|home| home.join(".docker").join("config.json"))
+    else {
+        return RegistryAuth::Anonymous;
+    };
+    let Ok(bytes) = crate::files::read_regular(&file, crate::files::MAX_CONFIG_FILE) else {
+        return RegistryAuth::Anonymous;
+    };
+    match docker_credential::get_credential_from_reader(&bytes[..], reference.registry()) {
         Ok(docker_credential::DockerCredential::UsernamePassword(user, password)) => {
             RegistryAuth::Basic(user, password)
         }
@@ -342,7 +351,12 @@ pub fn pull(store: &Store, reference: &OciRef, max_bytes: u64) -> Result<Pulled,
             offline: None,
         });
     }
-    match block_on(fetch(store, reference, max_bytes)) {
+    let deadline = async {
+        tokio::time::timeout(REGISTRY_DEADLINE, fetch(store, reference, max_bytes))
+            .await
+            .unwrap_or_else(|_| Err(registry_error(reference, past_deadline())))
+    };
+    match block_on(deadline) {
         Ok(pulled) => Ok(pulled),
         Err(err @ OciError::Registry { .. }) => match store.remembered(reference) {
             Some(resolved) => Ok(Pulled {
@@ -364,11 +378,26 @@ pub fn resolve(reference: &OciRef) -> Result<String, OciError> {
     let client = client(reference);
     let auth = auth(reference);
     block_on(async {
-        client
-            .fetch_manifest_digest(&reference.reference, &auth)
-            .await
-            .map_err(|e| registry_error(reference, e))
+        tokio::time::timeout(
+            REGISTRY_DEADLINE,
+            client.fetch_manifest_digest(&reference.reference, &auth),
+        )
+        .await
+        .map_err(|_| registry_error(reference, past_deadline()))?
+        .map_err(|e| registry_error(reference, e))
     })
+}
+
+/// The longest a registry may take to answer one pull or resolution, every step together:
+/// below the shortest hook timeout an agent gives (10 s), so a registry that trickles
+/// bytes cannot keep a guard from answering until the agent gives up on it and proceeds.
+pub const REGISTRY_DEADLINE: std::time::Duration = std::time::Duration::from_secs(8);
+
+fn past_deadline() -> String {
+    format!(
+        "no complete answer within {} s",
+        REGISTRY_DEADLINE.as_secs()
+    )
 }
 
 fn registry_error(reference: &OciRef, err: impl std::fmt::Display) -> OciError {
@@ -402,21 +431,23 @@ async fn fetch(store: &Store, reference: &OciRef, max_bytes: u64) -> Result<Pull
     }
     let path = store.component_path(&layer.digest);
     if !path.is_file() {
-        let mut bytes = Vec::with_capacity(layer.size as usize);
-        client
-            .pull_blob(&reference.reference, layer, &mut bytes)
+        // Streamed and held to the size the manifest declared (itself within the
+        // component cap): a registry that serves more is cut off at the first byte over.
+        let declared = layer.size as u64;
+        let mut stream = client
+            .pull_blob_stream(&reference.reference, layer)
             .await
-            .map_err(|e| match e {
-                // The client checks the bytes against the manifest as they arrive.
-                oci_client::errors::OciDistributionError::DigestError(err) => OciError::Digest {
-                    reference: reference.as_str().to_string(),
-                    expected: layer.digest.clone(),
-                    actual: err.to_string(),
-                },
-                other => registry_error(reference, other),
-            })?;
-        if bytes.len() as u64 > max_bytes {
-            return Err(too_large(bytes.len() as u64));
+            .map_err(|e| registry_error(reference, e))?;
+        let mut bytes = Vec::with_capacity(layer.size as usize);
+        while let Some(chunk) = futures_util::StreamExt::next(&mut stream.stream).await {
+            let chunk = chunk.map_err(|e| registry_error(reference, e))?;
+            if (bytes.len() + chunk.len()) as u64 > declared {
+                return Err(registry_error(
+                    reference,
+                    format!("the blob runs past the {declared} bytes its manifest declares"),
+                ));
+            }
+            bytes.extend_from_slice(&chunk);
         }
         let actual = sha256_digest(&bytes);
         if actual != layer.digest {

@@ -74,6 +74,9 @@ const TREE_COMMANDS: &[&str] = &[
 /// Commands that copy or move their sources into a destination folder.
 const INTO_FOLDER_COMMANDS: &[&str] = &["cp", "mv", "ln", "install", "rsync"];
 
+/// Commands that read their sources and write only their destination (the last operand).
+const COPYING_COMMANDS: &[&str] = &["cp", "install", "ln", "link", "rsync"];
+
 /// Commands that write their arguments only with an in-place flag.
 const IN_PLACE_COMMANDS: &[&str] = &["sed", "perl", "ruby"];
 
@@ -139,18 +142,15 @@ impl SelfProtection {
         }
     }
 
-    /// The places protected, with what each is (for `claude status` and `explain`).
-    pub(crate) fn places(&self) -> impl Iterator<Item = (&Path, &str)> {
-        self.places
-            .iter()
-            .chain(&self.secrets)
-            .map(|p| (p.path.as_path(), p.what.as_str()))
-    }
-
     /// The reason to deny the tool call `tool` with `tool_input`, run in `cwd`, when it
     /// would change a protected place, read a secret or run a hookhost command that
     /// changes what runs; `None` when it may run.
-    pub(crate) fn check(&self, tool: &str, tool_input: &Value, cwd: Option<&Path>) -> Option<String> {
+    pub(crate) fn check(
+        &self,
+        tool: &str,
+        tool_input: &Value,
+        cwd: Option<&Path>,
+    ) -> Option<String> {
         let field = |name: &str| tool_input.get(name).and_then(Value::as_str);
         if let Some((_, name)) = WRITING_TOOLS.iter().find(|(t, _)| *t == tool) {
             let path = self.locate(field(name)?, cwd)?;
@@ -221,8 +221,15 @@ impl SelfProtection {
     fn view(&self, view: &ShellView, cwd: Option<&Path>) -> Option<String> {
         for node in &view.nodes {
             for redirect in &node.redirects {
-                let writes = matches!(redirect.op.as_str(), ">" | ">>" | ">|" | "<>" | "&>" | "&>>")
-                    || (redirect.op == ">&" && !redirect.target.text.bytes().all(|b| b.is_ascii_digit() || b == b'-'));
+                let writes = matches!(
+                    redirect.op.as_str(),
+                    ">" | ">>" | ">|" | "<>" | "&>" | "&>>"
+                ) || (redirect.op == ">&"
+                    && !redirect
+                        .target
+                        .text
+                        .bytes()
+                        .all(|b| b.is_ascii_digit() || b == b'-'));
                 let reads = matches!(redirect.op.as_str(), "<" | "<>");
                 let Some(path) = self.locate(&redirect.target.text, cwd) else {
                     continue;
@@ -272,14 +279,18 @@ impl SelfProtection {
             return hookhost_command(&args);
         }
         if let Some((_, flags)) = INTERPRETERS.iter().find(|(n, _)| {
-            *n == name || name.strip_prefix(n).is_some_and(|v| v.starts_with(['.', '0'..='9']))
+            *n == name
+                || name
+                    .strip_prefix(n)
+                    .is_some_and(|v| v.starts_with(|c: char| c == '.' || c.is_ascii_digit()))
         }) && let Some(why) = self.inline_code(&args, flags)
         {
             return Some(why);
         }
         let in_place = IN_PLACE_COMMANDS.contains(&name)
             && args.iter().any(|a| {
-                a.starts_with("--in-place") || (a.starts_with('-') && !a.starts_with("--") && a.contains('i'))
+                a.starts_with("--in-place")
+                    || (a.starts_with('-') && !a.starts_with("--") && a.contains('i'))
             });
         if !(WRITING_COMMANDS.contains(&name) || in_place) {
             return None;
@@ -287,23 +298,52 @@ impl SelfProtection {
         let tree = TREE_COMMANDS.contains(&name);
         let operands: Vec<&str> = args
             .iter()
-            .map(|a| if name == "dd" { a.strip_prefix("of=").unwrap_or(a) } else { a })
+            .map(|a| {
+                if name == "dd" {
+                    a.strip_prefix("of=").unwrap_or(a)
+                } else {
+                    a
+                }
+            })
             .filter(|a| !a.starts_with('-'))
             .collect();
-        let mut targets: Vec<PathBuf> = operands
+        let named: Vec<PathBuf> = operands
             .iter()
             .filter_map(|a| self.locate(a, cwd))
             .collect();
+        // A copy or a link writes only its destination; a move removes its sources too.
+        let mut targets: Vec<PathBuf> = if COPYING_COMMANDS.contains(&name) {
+            named.last().cloned().into_iter().collect()
+        } else {
+            named.clone()
+        };
+        // `cp -t DIR SOURCE…` names its destination first.
+        let target_dir = args
+            .windows(2)
+            .find(|w| w[0] == "-t")
+            .map(|w| w[1])
+            .or_else(|| {
+                args.iter()
+                    .find_map(|a| a.strip_prefix("--target-directory="))
+            });
+        if let Some(dir) = target_dir.and_then(|dir| self.locate(dir, cwd)) {
+            targets.extend(
+                named
+                    .iter()
+                    .filter_map(|source| Some(dir.join(source.file_name()?))),
+            );
+            targets.push(dir);
+        }
         // `cp -r x/.hookhost .` lands on `./.hookhost`.
         if INTO_FOLDER_COMMANDS.contains(&name)
-            && let Some((last, sources)) = targets.split_last()
+            && let Some((last, sources)) = named.split_last()
             && last.is_dir()
         {
-            let into: Vec<PathBuf> = sources
-                .iter()
-                .filter_map(|source| Some(last.join(source.file_name()?)))
-                .collect();
-            targets.extend(into);
+            targets.extend(
+                sources
+                    .iter()
+                    .filter_map(|source| Some(last.join(source.file_name()?))),
+            );
         }
         targets
             .iter()
@@ -362,7 +402,11 @@ impl SelfProtection {
         };
         for text in code {
             for place in self.places.iter().chain(&self.secrets) {
-                if self.spellings(&place.path).iter().any(|s| text.contains(s.as_str())) {
+                if self
+                    .spellings(&place.path)
+                    .iter()
+                    .any(|s| text.contains(s.as_str()))
+                {
                     return Some(format!(
                         "hookhost self-protection: inline code names {} ({}), which decides which guards run; an agent's tool call may not change it",
                         place.what,
@@ -389,7 +433,11 @@ impl SelfProtection {
 
 /// The reason to refuse `hookhost ARGS`, when it changes what guards run.
 fn hookhost_command(args: &[&str]) -> Option<String> {
-    let words: Vec<&str> = args.iter().copied().filter(|a| !a.starts_with('-')).collect();
+    let words: Vec<&str> = args
+        .iter()
+        .copied()
+        .filter(|a| !a.starts_with('-'))
+        .collect();
     HOOKHOST_COMMANDS.iter().find_map(|(sub, flag)| {
         let hit = words.starts_with(sub)
             && flag.is_none_or(|flag| args.contains(&flag))
@@ -441,7 +489,10 @@ fn resolve_within(path: &Path, links_left: u32) -> PathBuf {
             let followed = append(parent.join(target), &rest);
             return resolve_within(&followed, links_left - 1);
         }
-        match (existing.file_name().map(|n| n.to_os_string()), existing.parent()) {
+        match (
+            existing.file_name().map(|n| n.to_os_string()),
+            existing.parent(),
+        ) {
             (Some(name), Some(parent)) => {
                 rest.push(name);
                 existing = parent.to_path_buf();

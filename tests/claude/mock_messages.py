@@ -1,10 +1,12 @@
 # A local mock of the Anthropic Messages API for tests/it/claude_code.rs: the first turn
 # asks for one Bash tool call (argv[2], default `rm -rf victim`), any turn that carries a
-# tool_result ends with "done". Streams SSE like the real API; every request is appended
+# tool_result ends with "done". An argv[2] that is a JSON list of {"name", "input"} asks
+# for those tool calls one per turn, in order, then ends with "done". Streams SSE like the real API; every request is appended
 # to the log file (argv[1]); the bound port is printed on stdout.
 import json, sys, http.server, threading
 LOG = open(sys.argv[1], "a")
 COMMAND = sys.argv[2] if len(sys.argv) > 2 else "rm -rf victim"
+CALLS = json.loads(COMMAND) if COMMAND.startswith("[") else [{"name": "Bash", "input": {"command": COMMAND, "description": "delete"}}]
 class H(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     def log_message(self, *a): pass
@@ -22,14 +24,16 @@ class H(http.server.BaseHTTPRequestHandler):
         req = json.loads(raw)
         msgs = req.get("messages", [])
         last = msgs[-1] if msgs else {}
-        has_result = isinstance(last.get("content"), list) and any(b.get("type") == "tool_result" for b in last["content"])
+        turn = sum(1 for m in msgs if isinstance(m.get("content"), list) and any(b.get("type") == "tool_result" for b in m["content"]))
         mid = "msg_1"
-        if has_result or not req.get("tools"):
+        call = CALLS[turn] if turn < len(CALLS) else None
+        tool_id = "toolu_%d" % (turn + 1)
+        if call is None or not req.get("tools"):
             blocks = [("text", {"type": "text", "text": ""}, {"type": "text_delta", "text": "done"})]
             stop = "end_turn"
         else:
-            blocks = [("tool_use", {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {}},
-                       {"type": "input_json_delta", "partial_json": json.dumps({"command": COMMAND, "description": "delete"})})]
+            blocks = [("tool_use", {"type": "tool_use", "id": tool_id, "name": call["name"], "input": {}},
+                       {"type": "input_json_delta", "partial_json": json.dumps(call["input"])})]
             stop = "tool_use"
         events = [("message_start", {"type": "message_start", "message": {"id": mid, "type": "message", "role": "assistant", "model": req.get("model", "m"), "content": [], "stop_reason": None, "stop_sequence": None, "usage": {"input_tokens": 10, "output_tokens": 1}}})]
         for i, (_, start, delta) in enumerate(blocks):
@@ -39,7 +43,7 @@ class H(http.server.BaseHTTPRequestHandler):
         events += [("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None}, "usage": {"output_tokens": 5}}),
                    ("message_stop", {"type": "message_stop"})]
         if not req.get("stream"):
-            content = [{"type": "text", "text": "done"}] if stop == "end_turn" else [{"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": COMMAND}}]
+            content = [{"type": "text", "text": "done"}] if stop == "end_turn" else [{"type": "tool_use", "id": tool_id, "name": call["name"], "input": call["input"]}]
             body = json.dumps({"id": mid, "type": "message", "role": "assistant", "model": "m", "content": content, "stop_reason": stop, "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 1}}).encode()
             self.send_response(200); self.send_header("content-type", "application/json")
             self.send_header("content-length", str(len(body))); self.end_headers(); self.wfile.write(body); return

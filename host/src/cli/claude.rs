@@ -181,13 +181,19 @@ fn own_exe() -> anyhow::Result<String> {
 }
 
 /// Reads a Claude Code settings file as a JSON object: an absent or empty file is `{}`;
-/// anything that is not a JSON object is refused, naming line and column.
+/// anything that is not a JSON object is refused, naming line and column. The read is
+/// bounded and regular-file-only, as for hookhost's own files: a repository's
+/// `settings.json` that is a link to `/dev/zero` or a FIFO is refused, never read until
+/// memory runs out or waited on.
 fn read_settings(file: &Path) -> anyhow::Result<Option<Map<String, Value>>> {
-    let text = match std::fs::read_to_string(file) {
-        Ok(text) => text,
+    let limit = hookhost::internals::MAX_CONFIG_FILE;
+    let bytes = match hookhost::internals::read_regular(file, limit) {
+        Ok(bytes) => bytes,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(err) => return Err(err).with_context(|| format!("cannot read {}", file.display())),
     };
+    let text = String::from_utf8(bytes)
+        .map_err(|_| anyhow::anyhow!("{}: not UTF-8 text; not changed", file.display()))?;
     if text.trim().is_empty() {
         return Ok(Some(Map::new()));
     }
@@ -210,15 +216,27 @@ fn strip_position(message: &str) -> &str {
 }
 
 /// Writes `settings` to `file` atomically (a temporary file beside it, then a rename),
-/// keeping the previous content as `<file>.hookhost-backup` (one backup: the last).
-fn write_settings(file: &Path, settings: &Map<String, Value>) -> anyhow::Result<()> {
+/// keeping `previous` (the content read under the lock) as `<file>.hookhost-backup`
+/// (one backup: the last). Backup and temporary file are created fresh and private in
+/// the file's own folder and renamed into place: a link a repository planted at either
+/// name is replaced, never written through.
+fn write_settings(
+    file: &Path,
+    previous: Option<&[u8]>,
+    settings: &Map<String, Value>,
+) -> anyhow::Result<()> {
     let dir = file.parent().context("settings file without a folder")?;
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let mut text = serde_json::to_string_pretty(settings)?;
     text.push('\n');
-    if file.exists() {
+    if let Some(previous) = previous {
         let backup = backup_path(file);
-        std::fs::copy(file, &backup)
+        let mut fresh = tempfile::NamedTempFile::new_in(dir)
+            .with_context(|| format!("cannot write in {}", dir.display()))?;
+        fresh.write_all(previous)?;
+        fresh.as_file().sync_all()?;
+        fresh
+            .persist(&backup)
             .with_context(|| format!("cannot keep a backup at {}", backup.display()))?;
     }
     let mut temp = tempfile::NamedTempFile::new_in(dir)
@@ -233,6 +251,35 @@ fn write_settings(file: &Path, settings: &Map<String, Value>) -> anyhow::Result<
     Ok(())
 }
 
+/// Holds `file`'s install lock (`<file>.hookhost-lock` beside it, never opened through a
+/// link) until dropped: two installs at once edit one after the other, each reading what
+/// the other wrote.
+fn lock_settings(file: &Path) -> anyhow::Result<std::fs::File> {
+    let dir = file.parent().context("settings file without a folder")?;
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let mut name = file.file_name().unwrap_or_default().to_os_string();
+    name.push(".hookhost-lock");
+    let path = file.with_file_name(name);
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true).write(true).create(true).truncate(false);
+    let platform = |options: &mut std::fs::OpenOptions| {
+        hookhost::internals::platform::private_file(hookhost::internals::platform::no_follow(
+            options,
+        ))
+        .open(&path)
+    };
+    let lock = platform(&mut options)
+        .with_context(|| format!("cannot open the lock {}", path.display()))?;
+    lock.lock()
+        .with_context(|| format!("cannot lock {}", path.display()))?;
+    Ok(lock)
+}
+
+/// The file's bytes as they are now (for the backup), when it exists.
+fn current_bytes(file: &Path) -> Option<Vec<u8>> {
+    hookhost::internals::read_regular(file, hookhost::internals::MAX_CONFIG_FILE).ok()
+}
+
 fn backup_path(file: &Path) -> PathBuf {
     let mut name = file.file_name().unwrap_or_default().to_os_string();
     name.push(".hookhost-backup");
@@ -241,6 +288,7 @@ fn backup_path(file: &Path) -> PathBuf {
 
 fn install(args: &InstallArgs) -> CliResult {
     let file = args.scope.file(args.scope.scope)?;
+    let _lock = lock_settings(&file).map_err(CliError::Internal)?;
     let original = read_settings(&file)?;
     let mut settings = original.clone().unwrap_or_default();
     let wiring = Wiring {
@@ -274,7 +322,8 @@ fn install(args: &InstallArgs) -> CliResult {
         println!("already installed in {} (unchanged)", file.display());
         return Ok(ExitCode::SUCCESS);
     }
-    write_settings(&file, &settings).map_err(CliError::Internal)?;
+    write_settings(&file, current_bytes(&file).as_deref(), &settings)
+        .map_err(CliError::Internal)?;
     println!(
         "installed hookhost for {} events in {}{}",
         events.len(),
@@ -300,6 +349,7 @@ fn install(args: &InstallArgs) -> CliResult {
 
 fn uninstall(args: &ScopeArgs) -> CliResult {
     let file = args.file(args.scope)?;
+    let _lock = lock_settings(&file).map_err(CliError::Internal)?;
     let Some(mut settings) = read_settings(&file)? else {
         println!("nothing to remove: {} does not exist", file.display());
         return Ok(ExitCode::SUCCESS);
@@ -309,7 +359,8 @@ fn uninstall(args: &ScopeArgs) -> CliResult {
         println!("nothing to remove: no hookhost entry in {}", file.display());
         return Ok(ExitCode::SUCCESS);
     }
-    write_settings(&file, &settings).map_err(CliError::Internal)?;
+    write_settings(&file, current_bytes(&file).as_deref(), &settings)
+        .map_err(CliError::Internal)?;
     println!("removed {removed} hookhost entries from {}", file.display());
     Ok(ExitCode::SUCCESS)
 }
@@ -338,11 +389,7 @@ fn plugin_root(
     project: Option<&Path>,
 ) -> Option<String> {
     let root = PathBuf::from(value?).canonicalize().ok()?;
-    let plugins = home?
-        .join(".claude")
-        .join("plugins")
-        .canonicalize()
-        .ok()?;
+    let plugins = home?.join(".claude").join("plugins").canonicalize().ok()?;
     let inside_project = project
         .and_then(|dir| dir.canonicalize().ok())
         .is_some_and(|dir| root.starts_with(dir));

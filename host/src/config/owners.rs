@@ -29,7 +29,7 @@ pub(super) fn effective_flag(sources: &[Source], key: &str) -> Option<(bool, Lay
         };
         let flag = value.as_bool().unwrap_or(true);
         let r = rank(&source.layer);
-        if found.is_none_or(|(best, _, _)| r < best) {
+        if found.as_ref().is_none_or(|(best, _, _)| r < *best) {
             found = Some((r, flag, source.layer.clone()));
         }
     }
@@ -286,7 +286,7 @@ pub(super) fn apply_policy(
         keep(
             hooks,
             "disabled: allowManagedHooksOnly in managed settings",
-            false,
+            Stay::Managed,
         );
         diags.push(note("allowManagedHooksOnly: only managed hooks run"));
     }
@@ -440,10 +440,8 @@ pub(super) fn prompt_endpoint(
     }
     endpoint.model = text("model").filter(|model| !model.is_empty());
     if let Some(name) = text("apiKeyEnv") {
-        let plain = !name.is_empty()
-            && name
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'_');
+        let plain =
+            !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
         if plain {
             endpoint.api_key_env = Some(name);
         } else {
@@ -490,7 +488,10 @@ pub(super) fn self_protection(
                     None => warn(".enabled", "not a boolean; self-protection stays on"),
                 }
             }
-            for (key, list) in [("paths", &mut settings.paths), ("allow", &mut settings.allow)] {
+            for (key, list) in [
+                ("paths", &mut settings.paths),
+                ("allow", &mut settings.allow),
+            ] {
                 for (index, entry) in object
                     .get(key)
                     .and_then(Value::as_array)
@@ -500,15 +501,15 @@ pub(super) fn self_protection(
                 {
                     match entry.as_str().map(std::path::PathBuf::from) {
                         Some(path) if path.is_absolute() => list.push(path),
-                        _ => warn(
-                            &format!(".{key}[{index}]"),
-                            "not an absolute path; skipped",
-                        ),
+                        _ => warn(&format!(".{key}[{index}]"), "not an absolute path; skipped"),
                     }
                 }
             }
         }
-        _ => warn("", "neither a boolean nor an object; self-protection stays on"),
+        _ => warn(
+            "",
+            "neither a boolean nor an object; self-protection stays on",
+        ),
     }
     settings
 }

@@ -133,7 +133,10 @@ pub const OWN_MANAGED_HOOKS: &str = r"C:\ProgramData\hookhost\hooks.json";
 /// The account's profile folder (what Claude Code's `~/.claude` is under), from the
 /// shell's known-folder registry — never `%USERPROFILE%` or `$HOME`, which the agent's
 /// host sets for every hook process.
-#[expect(unsafe_code, reason = "SHGetKnownFolderPath and freeing the string it returns")]
+#[expect(
+    unsafe_code,
+    reason = "SHGetKnownFolderPath and freeing the string it returns"
+)]
 pub fn account_home() -> Option<PathBuf> {
     use std::os::windows::ffi::OsStringExt;
     use windows_sys::Win32::System::Com::CoTaskMemFree;
@@ -141,8 +144,14 @@ pub fn account_home() -> Option<PathBuf> {
     let mut raw: *mut u16 = std::ptr::null_mut();
     // SAFETY: `raw` receives a string the call allocates; it is read up to its
     // terminating zero and freed once, whatever the result.
-    let result =
-        unsafe { SHGetKnownFolderPath(&FOLDERID_Profile, KF_FLAG_DEFAULT as _, std::ptr::null_mut(), &mut raw) };
+    let result = unsafe {
+        SHGetKnownFolderPath(
+            &FOLDERID_Profile,
+            KF_FLAG_DEFAULT as _,
+            std::ptr::null_mut(),
+            &mut raw,
+        )
+    };
     let path = (result == 0 && !raw.is_null()).then(|| {
         let mut len = 0;
         // SAFETY: the string is zero-terminated.

@@ -24,9 +24,18 @@ fn fixture() -> Fixture {
     let protection = SelfProtection::new(
         vec![
             (config.clone(), "hookhost's configuration folder".into()),
-            (project.join(".hookhost"), "the project's .hookhost folder".into()),
-            (home.join(".claude/settings.json"), "Claude Code's user settings".into()),
-            (project.join(".claude/settings.json"), "Claude Code's project settings".into()),
+            (
+                project.join(".hookhost"),
+                "the project's .hookhost folder".into(),
+            ),
+            (
+                home.join(".claude/settings.json"),
+                "Claude Code's user settings".into(),
+            ),
+            (
+                project.join(".claude/settings.json"),
+                "Claude Code's project settings".into(),
+            ),
         ],
         vec![(config.join("serve-token"), "the serve token".into())],
         Some(home.clone()),
@@ -66,6 +75,8 @@ fn commands_that_change_a_guard_file_are_denied() {
         "cp /tmp/x ~/.claude/settings.json".into(),
         "mv .claude/settings.json /tmp/gone".into(),
         "mv .hookhost .old".into(),
+        "cp -t ~/.config/hookhost /tmp/hooks.json".into(),
+        "cp --target-directory=.hookhost /tmp/hooks.local.json".into(),
         "rm -rf .h*".into(),
         "rm -rf ./.[a-z]*".into(),
         "rm -rf ~/.conf*/hook*".into(),
@@ -135,13 +146,34 @@ fn file_tools_are_judged_on_the_resolved_target() {
     std::os::unix::fs::symlink(f.home.join(".config"), f.project.join("cfg")).unwrap();
     for (tool, input) in [
         ("Write", json!({"file_path": config, "content": "{}"})),
-        ("Edit", json!({"file_path": "innocent.json", "old_string": "a", "new_string": "b"})),
-        ("Write", json!({"file_path": "dangling.json", "content": "{}"})),
-        ("Write", json!({"file_path": "cfg/hookhost/hooks.json", "content": "{}"})),
-        ("Write", json!({"file_path": "src/../.hookhost/hooks.local.json", "content": "{}"})),
-        ("MultiEdit", json!({"file_path": f.project.join(".claude/settings.json"), "edits": []})),
-        ("Read", json!({"file_path": f.home.join(".config/hookhost/serve-token")})),
-        ("Grep", json!({"pattern": ".", "path": f.home.join(".config")})),
+        (
+            "Edit",
+            json!({"file_path": "innocent.json", "old_string": "a", "new_string": "b"}),
+        ),
+        (
+            "Write",
+            json!({"file_path": "dangling.json", "content": "{}"}),
+        ),
+        (
+            "Write",
+            json!({"file_path": "cfg/hookhost/hooks.json", "content": "{}"}),
+        ),
+        (
+            "Write",
+            json!({"file_path": "src/../.hookhost/hooks.local.json", "content": "{}"}),
+        ),
+        (
+            "MultiEdit",
+            json!({"file_path": f.project.join(".claude/settings.json"), "edits": []}),
+        ),
+        (
+            "Read",
+            json!({"file_path": f.home.join(".config/hookhost/serve-token")}),
+        ),
+        (
+            "Grep",
+            json!({"pattern": ".", "path": f.home.join(".config")}),
+        ),
     ] {
         let why = f.tool(tool, input.clone());
         assert!(why.is_some(), "allowed: {tool} {input}");
@@ -151,7 +183,10 @@ fn file_tools_are_judged_on_the_resolved_target() {
         ("Read", json!({"file_path": config})),
         ("Read", json!({"file_path": "README.md"})),
         ("Grep", json!({"pattern": "x", "path": "src"})),
-        ("Write", json!({"file_path": ".claude/commands/x.md", "content": ""})),
+        (
+            "Write",
+            json!({"file_path": ".claude/commands/x.md", "content": ""}),
+        ),
     ] {
         assert_eq!(f.tool(tool, input.clone()), None, "denied: {tool} {input}");
     }
@@ -166,5 +201,8 @@ fn resolve_walks_dot_dot_by_words_and_follows_links() {
         f.project.join(".hookhost/x")
     );
     std::os::unix::fs::symlink("/nonexistent/target", f.project.join("loop")).unwrap();
-    assert_eq!(resolve(&f.project.join("loop/x")), PathBuf::from("/nonexistent/target/x"));
+    assert_eq!(
+        resolve(&f.project.join("loop/x")),
+        PathBuf::from("/nonexistent/target/x")
+    );
 }

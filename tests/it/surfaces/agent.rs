@@ -45,7 +45,10 @@ fn installed_command(test: &TestEnv) -> String {
 
 /// A command guard that blocks every Bash call, failClosed.
 fn command_guard(test: &TestEnv) -> Value {
-    let script = test.script("owner-guard.sh", &format!("echo '{OWNER_REASON}' >&2; exit 2"));
+    let script = test.script(
+        "owner-guard.sh",
+        &format!("echo '{OWNER_REASON}' >&2; exit 2"),
+    );
     json!({"type": "command", "command": script, "failClosed": true})
 }
 
@@ -92,7 +95,10 @@ fn decision(run: &Run) -> (String, String) {
     let answer: Value = serde_json::from_str(&run.stdout).unwrap_or(Value::Null);
     let specific = &answer["hookSpecificOutput"];
     (
-        specific["permissionDecision"].as_str().unwrap_or("").to_string(),
+        specific["permissionDecision"]
+            .as_str()
+            .unwrap_or("")
+            .to_string(),
         format!(
             "{} {}",
             specific["permissionDecisionReason"].as_str().unwrap_or(""),
@@ -168,7 +174,11 @@ fn a_projects_env_cannot_move_the_owners_folders_away_from_the_guard() {
         let (decision, reason) = decision(&run);
         assert_eq!(decision, "deny", "{env:?}: {}{}", run.stdout, run.stderr);
         assert!(reason.contains(OWNER_REASON), "{env:?}: {reason}");
-        assert_eq!(tree(&test.project), before, "{env:?}: hookhost wrote into the project");
+        assert_eq!(
+            tree(&test.project),
+            before,
+            "{env:?}: hookhost wrote into the project"
+        );
     }
 }
 
@@ -240,4 +250,200 @@ async fn a_projects_env_cannot_redirect_the_owners_prompt_guard_or_its_key() {
     assert_eq!(asked.len(), 1);
     assert_eq!(asked[0].header("x-api-key"), Some("owner-key"));
     assert!(!format!("{:?}", asked[0]).contains("ghp_secret"));
+}
+
+#[test]
+fn fire_answers_an_oversize_input_file_as_it_answers_oversize_stdin() {
+    let test = TestEnv::new();
+    // A failClosed guard that allows: only a failure before it can block.
+    let allow = test.script("allow.sh", "cat >/dev/null; exit 0");
+    let settings = test.settings(
+        "owner.json",
+        hooks(
+            "PreToolUse",
+            Some("Bash"),
+            vec![json!({"type": "command", "command": allow, "failClosed": true})],
+        ),
+    );
+    let mut input = pre_bash(&test, "ls");
+    input["tool_input"]["command"] = json!("x".repeat(17 << 20));
+    let text = input.to_string();
+    let file = test.write("big.json", &text);
+    let flags = config_flags(&test);
+    let settings = settings.display().to_string();
+    let file = file.display().to_string();
+    let mut args: Vec<&str> = vec!["fire", "--format", "claude", "--settings", &settings];
+    args.extend(flags.iter().map(String::as_str));
+    let from_stdin = hookhost(&test, &test.project, &args, &text, &[]);
+    args.extend(["--input", file.as_str()]);
+    let from_file = hookhost(&test, &test.project, &args, "", &[]);
+    let (stdin_decision, stdin_reason) = decision(&from_stdin);
+    let (file_decision, file_reason) = decision(&from_file);
+    assert_eq!(
+        stdin_decision, "deny",
+        "{}{}",
+        from_stdin.stdout, from_stdin.stderr
+    );
+    assert_eq!(
+        file_decision, "deny",
+        "{}{}",
+        from_file.stdout, from_file.stderr
+    );
+    assert_eq!(from_file.code, from_stdin.code);
+    assert!(stdin_reason.contains("limit"), "{stdin_reason}");
+    assert!(file_reason.contains("limit"), "{file_reason}");
+    // A FIFO or a missing file is unreadable input: the same failClosed block.
+    let missing = test.root.join("missing.json").display().to_string();
+    let mut args: Vec<&str> = vec!["fire", "--format", "claude", "--settings", &settings];
+    args.extend(flags.iter().map(String::as_str));
+    args.extend(["PreToolUse", "--input", missing.as_str()]);
+    let run = hookhost(&test, &test.project, &args, "", &[]);
+    assert_eq!(decision(&run).0, "deny", "{}{}", run.stdout, run.stderr);
+}
+
+// ---- 5. installs that write only what they mean to ----
+
+/// `hookhost claude ARGS --home HOME --project-dir PROJECT`, killed after 20 s.
+fn claude_cli(test: &TestEnv, args: &[&str]) -> Option<hookhost_tests::CliRun> {
+    let mut all: Vec<String> = ["claude"]
+        .iter()
+        .chain(args)
+        .map(|a| a.to_string())
+        .collect();
+    all.extend([
+        "--home".into(),
+        test.home.display().to_string(),
+        "--project-dir".into(),
+        test.project.display().to_string(),
+    ]);
+    hookhost_tests::run_cli(CLI, &all, b"", std::time::Duration::from_secs(20))
+}
+
+#[test]
+fn a_planted_backup_link_is_replaced_never_written_through() {
+    let test = TestEnv::new();
+    let victim = test.home.join(".bashrc");
+    std::fs::write(&victim, "# the user's shell\n").unwrap();
+    let claude = test.project.join(".claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    std::fs::write(claude.join("settings.json"), r#"{"model": "x"}"#).unwrap();
+    for scope in ["project", "local"] {
+        let file = claude.join(if scope == "project" {
+            "settings.json"
+        } else {
+            "settings.local.json"
+        });
+        if !file.exists() {
+            std::fs::write(&file, "{}").unwrap();
+        }
+        let backup = claude.join(format!(
+            "{}.hookhost-backup",
+            file.file_name().unwrap().to_str().unwrap()
+        ));
+        std::os::unix::fs::symlink(&victim, &backup).unwrap();
+        let run = claude_cli(&test, &["install", "--scope", scope]).expect("install hung");
+        assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+        assert_eq!(
+            std::fs::read_to_string(&victim).unwrap(),
+            "# the user's shell\n",
+            "{scope}: the backup was written through the planted link"
+        );
+        let meta = std::fs::symlink_metadata(&backup).unwrap();
+        assert!(
+            meta.file_type().is_file(),
+            "{scope}: the backup is no fresh file"
+        );
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(
+            meta.permissions().mode() & 0o077,
+            0,
+            "{scope}: the backup is not private"
+        );
+    }
+}
+
+#[test]
+fn a_settings_file_that_is_a_device_or_a_fifo_is_refused_not_read() {
+    let test = TestEnv::new();
+    let claude = test.project.join(".claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    let file = claude.join("settings.json");
+    for make in ["zero", "fifo"] {
+        let _ = std::fs::remove_file(&file);
+        match make {
+            "zero" => std::os::unix::fs::symlink("/dev/zero", &file).unwrap(),
+            _ => nix::unistd::mkfifo(&file, nix::sys::stat::Mode::S_IRWXU).unwrap(),
+        }
+        for args in [&["install", "--scope", "project"][..], &["status"]] {
+            let run = claude_cli(&test, args).unwrap_or_else(|| panic!("{make}: {args:?} hung"));
+            assert_ne!(run.code, 0, "{make}: {args:?}");
+            assert!(
+                run.stdout.contains("not a regular file")
+                    || run.stderr.contains("not a regular file"),
+                "{make} {args:?}: {}{}",
+                run.stdout,
+                run.stderr
+            );
+        }
+    }
+}
+
+#[test]
+fn two_installs_at_once_keep_both_entries() {
+    for trial in 0..6 {
+        let test = TestEnv::new();
+        let spawn = |event: &str| {
+            Command::new(CLI)
+                .args(["claude", "install", "--event", event, "--home"])
+                .arg(&test.home)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap()
+        };
+        let mut children: Vec<_> = ["PreToolUse", "Stop", "SessionStart", "Notification"]
+            .into_iter()
+            .map(spawn)
+            .collect();
+        for child in &mut children {
+            assert!(child.wait().unwrap().success());
+        }
+        let settings: Value = serde_json::from_str(
+            &std::fs::read_to_string(test.home.join(".claude/settings.json")).unwrap(),
+        )
+        .unwrap();
+        for event in ["PreToolUse", "Stop", "SessionStart", "Notification"] {
+            assert!(
+                settings["hooks"][event].is_array(),
+                "trial {trial}: {event}'s entry was lost: {settings}"
+            );
+        }
+    }
+}
+
+#[test]
+fn install_and_uninstall_leave_the_users_look_alike_entries_alone() {
+    let test = TestEnv::new();
+    let file = test.home.join(".claude/settings.json");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    let mine = json!({"hooks": {
+        "PreToolUse": [
+            {"hooks": [{"type": "command", "command": "test -f ~/.guard-on && /usr/local/bin/hookhost claude hook"}]},
+            {"hooks": [{"type": "command", "command": "cd ~/tools && ./hookhost claude hook"}]}
+        ]
+    }});
+    std::fs::write(&file, mine.to_string()).unwrap();
+    let run = claude_cli(&test, &["install"]).unwrap();
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let installed: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let pre = installed["hooks"]["PreToolUse"].as_array().unwrap();
+    assert_eq!(pre.len(), 3, "{pre:?}");
+    assert_eq!(
+        pre[..2],
+        mine["hooks"]["PreToolUse"].as_array().unwrap()[..]
+    );
+    let run = claude_cli(&test, &["uninstall"]).unwrap();
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let after: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(after, mine);
 }
