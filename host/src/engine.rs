@@ -580,6 +580,11 @@ impl Engine {
         guard.apply(event, session, reentry, outcome)
     }
 
+    /// Whether self-protection is on (it is unless an owner turned it off).
+    pub fn self_protection_on(&self) -> bool {
+        self.inner.self_protection.is_some()
+    }
+
     /// Self-protection's reason to refuse `input`, a tool call about to run.
     fn protect(&self, input: &HookInput) -> Option<String> {
         let protection = self.inner.self_protection.as_ref()?;
@@ -709,7 +714,12 @@ fn protection(
             .iter()
             .any(|allowed| path.starts_with(allowed))
     });
-    Some(SelfProtection::new(places, secrets, config.home.clone()))
+    Some(SelfProtection::new(
+        places,
+        secrets,
+        config.home.clone(),
+        config.project_dir.clone(),
+    ))
 }
 
 fn require_worktree_path(outcome: &mut EventOutcome, cwd: Option<&Path>) {

@@ -40,6 +40,9 @@ pub(crate) struct SelfProtection {
     secrets: Vec<Place>,
     /// The owner's home.
     home: Option<PathBuf>,
+    /// The project: it and the home (and what holds them) are too broad a target to claim
+    /// (`rm -rf ~`, `rm -rf .`, `rm -rf /` are the configured guards' to judge).
+    project: Option<PathBuf>,
 }
 
 /// File tools that write their target, with the input field naming it.
@@ -123,11 +126,12 @@ fn reason(what: &str, path: &Path) -> String {
 
 impl SelfProtection {
     /// A protection over `places` (files or folders no tool call may change) and
-    /// `secrets` (files no tool call may read), for the owner's `home`.
+    /// `secrets` (files no tool call may read), for the owner's `home` and the `project`.
     pub(crate) fn new(
         places: Vec<(PathBuf, String)>,
         secrets: Vec<(PathBuf, String)>,
         home: Option<PathBuf>,
+        project: Option<PathBuf>,
     ) -> SelfProtection {
         let place = |(path, what): (PathBuf, String)| Place {
             path: resolve(&path),
@@ -138,7 +142,8 @@ impl SelfProtection {
         SelfProtection {
             places,
             secrets: secrets.into_iter().map(place).collect(),
-            home,
+            home: home.map(|home| resolve(&home)),
+            project: project.map(|project| resolve(&project)),
         }
     }
 
@@ -192,10 +197,21 @@ impl SelfProtection {
     /// The reason to refuse a write of `path` (and, for a command that takes a whole
     /// tree, of everything below it).
     fn written(&self, path: &Path, tree: bool) -> Option<String> {
+        let tree = tree && !self.too_broad(path);
         self.places.iter().chain(&self.secrets).find_map(|place| {
             let hit = path.starts_with(&place.path) || (tree && place.path.starts_with(path));
             hit.then(|| reason(&place.what, &place.path))
         })
+    }
+
+    /// Whether a whole-tree command on `folder` is everything rather than hookhost's files:
+    /// the home, the project, or a folder that holds either (`/`).
+    fn too_broad(&self, folder: &Path) -> bool {
+        folder.parent().is_none()
+            || [&self.home, &self.project]
+                .into_iter()
+                .flatten()
+                .any(|broad| broad.starts_with(folder))
     }
 
     /// The reason to refuse a read of `path` (with `tree`, of everything below it).
@@ -383,8 +399,9 @@ impl SelfProtection {
                 .components()
                 .map(|c| c.as_os_str().to_string_lossy().into_owned())
                 .collect();
+            let matched: PathBuf = place.path.components().take(parts.len()).collect();
             let fits = parts.len() <= names.len()
-                && (tree || parts.len() == names.len())
+                && (parts.len() == names.len() || (tree && !self.too_broad(&matched)))
                 && parts.iter().zip(&names).all(|(p, n)| matches(p, n));
             fits.then(|| reason(&place.what, &place.path))
         })

@@ -125,10 +125,13 @@ impl Serve {
         let mut child = Command::new(CLI)
             .arg("serve")
             .args(args)
+            .args(
+                (!args.contains(&"--home"))
+                    .then_some(["--home", test.home.to_str().unwrap()])
+                    .into_iter()
+                    .flatten(),
+            )
             .current_dir(&test.project)
-            .env("HOME", &test.home)
-            .env_remove("XDG_CONFIG_HOME")
-            .env_remove("XDG_CACHE_HOME")
             .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

@@ -39,6 +39,7 @@ fn fixture() -> Fixture {
         ],
         vec![(config.join("serve-token"), "the serve token".into())],
         Some(home.clone()),
+        Some(project.clone()),
     );
     Fixture {
         _dir: dir,
@@ -112,6 +113,10 @@ fn ordinary_commands_still_run() {
     for command in [
         "rm -rf ./build",
         "rm -rf ./*",
+        "rm -rf /",
+        "rm -rf ~",
+        "rm -rf .",
+        "rm -rf *",
         "ls -la ~/.config/hookhost",
         "cat ~/.config/hookhost/hooks.json",
         "cp ~/.claude/settings.json /tmp/backup.json",

@@ -141,6 +141,7 @@ pub(super) fn run(args: &ScopeArgs) -> CliResult {
             for diagnostic in engine.diagnostics() {
                 problems.push(format!("hookhost: {diagnostic}"));
             }
+            print_self_protection(&engine, &config);
             engine.hooks()
         }
         Err(err) => {
@@ -198,6 +199,40 @@ pub(super) fn run(args: &ScopeArgs) -> CliResult {
         println!("  - {problem}");
     }
     Ok(ExitCode::FAILURE)
+}
+
+/// How far self-protection reaches: over guard files the agent's user can write it holds
+/// against the tool calls it recognises; root-owned managed files hold against code too.
+fn print_self_protection(engine: &hookhost::Engine, config: &ConfigArgs) {
+    if !engine.self_protection_on() {
+        println!("self-protection: off (an owner's `selfProtection: false`)");
+        return;
+    }
+    println!(
+        "self-protection: on — the agent's tool calls may not change hookhost's files or the hook settings files"
+    );
+    let managed = std::path::Path::new(hookhost::internals::OWN_MANAGED_PATH);
+    let locked = |path: &std::path::Path| {
+        std::fs::metadata(path).is_ok_and(|meta| {
+            hookhost::internals::platform::made_by_superuser(&meta)
+                && !hookhost::internals::platform::others_may_write(&meta)
+                && !hookhost::internals::platform::is_superuser()
+        })
+    };
+    if locked(managed) {
+        println!(
+            "  {}: root-owned, not writable by this user: holds against code too",
+            managed.display()
+        );
+    }
+    if let Some(user) = config.config_folder().map(|dir| dir.join("hooks.json"))
+        && user.exists()
+    {
+        println!(
+            "  {}: writable by the agent's user: holds against the tool calls it recognises (file tools, and Bash commands that name the path), not against code that computes the path; for that, put guards in root-owned managed files (README, \"Threat model\")",
+            user.display()
+        );
+    }
 }
 
 /// One line for a handler.
