@@ -168,6 +168,13 @@ struct ConfigArgs {
     /// `<home>/.local/state/hookhost`; `$XDG_STATE_HOME` is never read.
     #[arg(long, value_name = "DIR")]
     state_dir: Option<PathBuf>,
+    /// evva's user folder (default `<home>/.evva`; `$EVVA_HOME` is never read).
+    #[arg(long, value_name = "DIR")]
+    evva_home: Option<PathBuf>,
+    /// The folder hygge reads `hygge/hooks.toml` below (default `<home>/.config`;
+    /// `$XDG_CONFIG_HOME` is never read).
+    #[arg(long, value_name = "DIR")]
+    xdg_config_home: Option<PathBuf>,
     /// Managed settings file (default /etc/claude-code/managed-settings.json; with
     /// --own-files /etc/hookhost/hooks.json).
     #[arg(long, value_name = "FILE")]
@@ -266,6 +273,8 @@ impl ConfigArgs {
             home: None,
             config_dir: None,
             state_dir: None,
+            evva_home: None,
+            xdg_config_home: None,
             managed_settings: None,
             own_files: true,
             no_discover: false,
@@ -368,6 +377,14 @@ impl ConfigArgs {
             Policy::ProjectFirst => Layering::ProjectFirst,
         });
         options.dialect = self.dialect;
+        options.evva_home = self
+            .evva_home
+            .as_deref()
+            .and_then(|d| Self::absolute(d).ok());
+        options.xdg_config_home = self
+            .xdg_config_home
+            .as_deref()
+            .and_then(|d| Self::absolute(d).ok());
         options.files = if self.own_files {
             FileSet::Own
         } else {

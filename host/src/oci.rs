@@ -440,7 +440,20 @@ async fn fetch(store: &Store, reference: &OciRef, max_bytes: u64) -> Result<Pull
             .map_err(|e| registry_error(reference, e))?;
         let mut bytes = Vec::with_capacity(layer.size as usize);
         while let Some(chunk) = futures_util::StreamExt::next(&mut stream.stream).await {
-            let chunk = chunk.map_err(|e| registry_error(reference, e))?;
+            // The client checks the bytes against the manifest as they arrive.
+            let chunk = chunk.map_err(|e| {
+                match e
+                    .get_ref()
+                    .and_then(|inner| inner.downcast_ref::<oci_client::errors::DigestError>())
+                {
+                    Some(err) => OciError::Digest {
+                        reference: reference.as_str().to_string(),
+                        expected: layer.digest.clone(),
+                        actual: err.to_string(),
+                    },
+                    None => registry_error(reference, e),
+                }
+            })?;
             if (bytes.len() + chunk.len()) as u64 > declared {
                 return Err(registry_error(
                     reference,

@@ -43,6 +43,8 @@ pub(crate) struct SelfProtection {
     /// The project: it and the home (and what holds them) are too broad a target to claim
     /// (`rm -rf ~`, `rm -rf .`, `rm -rf /` are the configured guards' to judge).
     project: Option<PathBuf>,
+    /// Recent commands' shell views: an agent runs the same commands again and again.
+    views: std::sync::Arc<crate::shell::ViewMemo>,
 }
 
 /// File tools that write their target, with the input field naming it.
@@ -144,6 +146,7 @@ impl SelfProtection {
             secrets: secrets.into_iter().map(place).collect(),
             home: home.map(|home| resolve(&home)),
             project: project.map(|project| resolve(&project)),
+            views: Default::default(),
         }
     }
 
@@ -230,8 +233,23 @@ impl SelfProtection {
 
     /// The reason to refuse the Bash `script`, from its shell view.
     fn command(&self, script: &str, cwd: Option<&Path>) -> Option<String> {
-        let view = crate::shell::parse(script);
+        let view = self.views.view(script);
+        if view.partial && self.names_a_protected_place(script) {
+            return Some(
+                "hookhost self-protection: the command names one of hookhost's guard files, and hookhost cannot read all of it; not run".into(),
+            );
+        }
         self.view(&view, cwd)
+    }
+
+    /// Whether `text` spells a protected place or hookhost itself.
+    fn names_a_protected_place(&self, text: &str) -> bool {
+        text.contains("hookhost")
+            || self.places.iter().chain(&self.secrets).any(|place| {
+                self.spellings(&place.path)
+                    .iter()
+                    .any(|s| text.contains(s.as_str()))
+            })
     }
 
     fn view(&self, view: &ShellView, cwd: Option<&Path>) -> Option<String> {

@@ -24,7 +24,9 @@ class H(http.server.BaseHTTPRequestHandler):
         req = json.loads(raw)
         msgs = req.get("messages", [])
         last = msgs[-1] if msgs else {}
-        turn = sum(1 for m in msgs if isinstance(m.get("content"), list) and any(b.get("type") == "tool_result" for b in m["content"]))
+        # The turn: one past the newest tool call answered (its id is toolu_N).
+        answered = [b.get("tool_use_id", "") for m in msgs if isinstance(m.get("content"), list) for b in m["content"] if b.get("type") == "tool_result"]
+        turn = max([int(i.split("_")[-1]) for i in answered if i.split("_")[-1].isdigit()] or [0])
         mid = "msg_1"
         call = CALLS[turn] if turn < len(CALLS) else None
         tool_id = "toolu_%d" % (turn + 1)

@@ -9,7 +9,7 @@
 //!   "spec": "the sentence of the spec this checks", // a note, not read
 //!   "component": "../guard.wasm", "config": {}, "hook": {"fuel": 1000},  // one Wasm hook…
 //!   "settings": "settings.json",                   // …or a settings file (or inline object)
-//!   "args": ["--dialect", "agent-sdk"], "env": {"EVVA_HOME": "{{root}}/evva"},
+//!   "args": ["--dialect", "agent-sdk", "--evva-home", "{{root}}/evva"], "env": {"A": "1"},
 //!   "project": "project",                          // the project folder below the root
 //!   "list": ["dialect: hygge (detected from"],     // `hookhost list` prints these, in order
 //!   "fires": [{"event": "PreToolUse", "input": {…}, "expect": {…},
