@@ -130,41 +130,12 @@ pub const CLAUDE_MANAGED_SETTINGS: &str = r"C:\ProgramData\ClaudeCode\managed-se
 /// hookhost's own managed hook file, beside Claude Code's managed settings.
 pub const OWN_MANAGED_HOOKS: &str = r"C:\ProgramData\hookhost\hooks.json";
 
-/// The account's profile folder (what Claude Code's `~/.claude` is under), from the
-/// shell's known-folder registry — never `%USERPROFILE%` or `$HOME`, which the agent's
-/// host sets for every hook process.
-#[expect(
-    unsafe_code,
-    reason = "SHGetKnownFolderPath and freeing the string it returns"
-)]
+/// The account's profile folder (what Claude Code's `~/.claude` is under): `%USERPROFILE%`.
+/// Unlike the Unix password database this is a variable the agent's host can set for a
+/// hook process; `hookhost claude install` therefore writes `--home` and the folders into
+/// the command it installs (README, "Threat model", Windows).
 pub fn account_home() -> Option<PathBuf> {
-    use std::os::windows::ffi::OsStringExt;
-    use windows_sys::Win32::System::Com::CoTaskMemFree;
-    use windows_sys::Win32::UI::Shell::{FOLDERID_Profile, KF_FLAG_DEFAULT, SHGetKnownFolderPath};
-    let mut raw: *mut u16 = std::ptr::null_mut();
-    // SAFETY: `raw` receives a string the call allocates; it is read up to its
-    // terminating zero and freed once, whatever the result.
-    let result = unsafe {
-        SHGetKnownFolderPath(
-            &FOLDERID_Profile,
-            KF_FLAG_DEFAULT as _,
-            std::ptr::null_mut(),
-            &mut raw,
-        )
-    };
-    let path = (result == 0 && !raw.is_null()).then(|| {
-        let mut len = 0;
-        // SAFETY: the string is zero-terminated.
-        while unsafe { *raw.add(len) } != 0 {
-            len += 1;
-        }
-        // SAFETY: `len` units were just read.
-        let units = unsafe { std::slice::from_raw_parts(raw, len) };
-        PathBuf::from(std::ffi::OsString::from_wide(units))
-    });
-    // SAFETY: freed once, as the call's contract asks (null is allowed).
-    unsafe { CoTaskMemFree(raw as *const _) };
-    path
+    std::env::var_os("USERPROFILE").map(PathBuf::from)
 }
 
 /// Starts the command in a console process group of its own.
