@@ -217,6 +217,16 @@ impl PreToolUse {
         self.tool_field("file_path")
     }
 
+    /// Where a file tool's call lands, resolved by the host past `..` and symbolic links
+    /// ([`crate::files`]); none for other tools. Judge this, not the path as given.
+    /// Outside a component (unit tests), it is read from the input's `file_target` field.
+    pub fn target(&self) -> Option<crate::files::FileTarget> {
+        #[cfg(target_arch = "wasm32")]
+        return crate::files::tool_target();
+        #[cfg(not(target_arch = "wasm32"))]
+        return crate::files::from_json(&self.field("file_target")?);
+    }
+
     /// The new content a Write, Edit or MultiEdit call would put in the file
     /// (`content`, `new_string`, and every MultiEdit `edits[].new_string`).
     pub fn new_content(&self) -> Vec<String> {

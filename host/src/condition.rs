@@ -42,6 +42,10 @@ pub struct RuleContext<'a> {
     pub home: Option<&'a Path>,
     /// The directory `/pattern` is relative to (the settings source's project root).
     pub base: &'a Path,
+    /// A file tool's target resolved past `..` and links: a path rule matches the path
+    /// as given or where the call lands, so a planted link cannot walk a call out of
+    /// a rule's reach.
+    pub target: Option<&'a Path>,
 }
 
 const FILE_TOOLS: &[&str] = &[
@@ -104,7 +108,7 @@ impl Rule {
         let field = |name: &str| ctx.tool_input.get(name).and_then(Value::as_str);
         match ctx.tool_name {
             "Bash" | "PowerShell" => match field("command") {
-                Some(command) => command_matches(spec, command),
+                Some(command) => command_matches(spec, command, ctx.cwd),
                 None => false,
             },
             "WebFetch" => match (spec.strip_prefix("domain:"), field("url")) {
@@ -169,7 +173,7 @@ pub(crate) fn wildcard(pattern: &str, text: &str, ignore_case: bool) -> bool {
 }
 
 /// Checks a Bash pattern against every subcommand of a (possibly compound) command.
-fn command_matches(pattern: &str, command: &str) -> bool {
+fn command_matches(pattern: &str, command: &str, cwd: &Path) -> bool {
     let pattern = match pattern.strip_suffix(":*") {
         Some(prefix) => format!("{prefix} *"),
         None => pattern.to_string(),
@@ -178,9 +182,10 @@ fn command_matches(pattern: &str, command: &str) -> bool {
         return true; // unparseable: fail open, the hook runs
     };
     // The shell view adds what the split cannot see: scripts given to `bash -c`, `eval`
-    // and a shell's stdin, process substitutions, and programs behind wrappers (`sudo`,
-    // `env`, `timeout`, …). More candidates only make the hook run more often.
-    let view = crate::shell::parse(command);
+    // and a shell's stdin, the script files a command runs, process substitutions, and
+    // programs behind wrappers (`sudo`, `env`, `timeout`, …). More candidates only make
+    // the hook run more often.
+    let view = crate::shell::parse_in(command, cwd);
     if view.partial {
         return true;
     }
@@ -412,7 +417,10 @@ fn path_matches(pattern: &str, path: &str, ctx: &RuleContext<'_>) -> bool {
     GlobBuilder::new(&anchored)
         .literal_separator(true)
         .build()
-        .map(|glob| glob.compile_matcher().is_match(&file))
+        .map(|glob| {
+            let glob = glob.compile_matcher();
+            glob.is_match(&file) || ctx.target.is_some_and(|target| glob.is_match(target))
+        })
         .unwrap_or(false)
 }
 
@@ -429,6 +437,7 @@ mod tests {
             cwd: Path::new("/proj"),
             home: Some(Path::new("/home/u")),
             base: Path::new("/proj"),
+            target: None,
         })
     }
 
@@ -543,5 +552,44 @@ mod tests {
         assert!(Rule::parse("Bash(git").is_err());
         assert!(Rule::parse("").is_err());
         assert!(Rule::parse("Ba sh").is_err());
+    }
+
+    #[test]
+    fn a_path_rule_matches_where_a_link_lands() {
+        let rule = Rule::parse("Write(~/.bashrc)").unwrap();
+        let input = json!({"file_path": "innocent.json"});
+        let ctx = RuleContext {
+            tool_name: "Write",
+            tool_input: &input,
+            cwd: Path::new("/proj"),
+            home: Some(Path::new("/home/u")),
+            base: Path::new("/proj"),
+            target: None,
+        };
+        assert!(!rule.matches(&ctx));
+        let ctx = RuleContext {
+            target: Some(Path::new("/home/u/.bashrc")),
+            ..ctx
+        };
+        assert!(rule.matches(&ctx));
+    }
+
+    #[test]
+    fn a_command_rule_sees_the_script_file_it_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("x.sh"), "rm -rf ~/.ssh\n").unwrap();
+        let rule = Rule::parse("Bash(rm:*)").unwrap();
+        let input = json!({"command": "bash x.sh"});
+        let ctx = RuleContext {
+            tool_name: "Bash",
+            tool_input: &input,
+            cwd: dir.path(),
+            home: None,
+            base: dir.path(),
+            target: None,
+        };
+        assert!(rule.matches(&ctx));
+        std::fs::write(dir.path().join("x.sh"), "ls\n").unwrap();
+        assert!(!rule.matches(&ctx));
     }
 }

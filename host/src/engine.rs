@@ -659,7 +659,6 @@ impl Drop for Inner {
 
 /// WorktreeCreate's contract (reference 1.2): the hooks replace `git worktree`, so unless
 /// one of them gives the path the creation fails; a relative path is resolved against the
-/// input's `cwd`; an absolute path with `.` or `..` segments is refused.
 /// The self-protection of an engine loaded from `config` with `options` (`None` when an
 /// owner turned it off): hookhost's folders, the audit log, the project's `.hookhost/`,
 /// every hook settings file, and the owners' additions, less what they allow.
@@ -719,9 +718,13 @@ fn protection(
         secrets,
         config.home.clone(),
         config.project_dir.clone(),
+        wasm.views.clone(),
     ))
 }
 
+/// WorktreeCreate's contract (reference 1.2): the hooks replace `git worktree`, so unless
+/// one of them gives the path the creation fails; a relative path is resolved against the
+/// input's `cwd`; an absolute path with `.` or `..` segments is refused.
 fn require_worktree_path(outcome: &mut EventOutcome, cwd: Option<&Path>) {
     if outcome.should_block || outcome.hooks.iter().all(|h| h.detached) {
         return;

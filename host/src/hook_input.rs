@@ -22,6 +22,9 @@ pub(crate) struct HookInput {
     pub(crate) cwd: Option<PathBuf>,
     /// `tool_name`, on tool events.
     pub(crate) tool_name: Option<Arc<str>>,
+    /// Where a file tool's call lands (also the input's `file_target` field, unless the
+    /// dialect owns the input's shape).
+    pub(crate) file_target: Option<crate::file_target::FileTarget>,
     /// The whole input.
     pub(crate) value: Value,
     /// The whole input as JSON text, serialised once, when a hook first needs it (an
@@ -31,17 +34,26 @@ pub(crate) struct HookInput {
 
 impl HookInput {
     /// The typed input of `event` for the normalised input `value`.
-    pub(crate) fn new(event: Event, value: Value) -> Arc<HookInput> {
+    pub(crate) fn new(event: Event, mut value: Value) -> Arc<HookInput> {
         let text = |name: &str| field(&value, name).and_then(Value::as_str);
         let session = Arc::from(text("session_id").unwrap_or(""));
         let cwd_field = event.dialect().input.cwd;
         let cwd = text(cwd_field).or(text("cwd")).map(PathBuf::from);
         let tool_name = text("tool_name").map(Arc::from);
+        let file_target = tool_name.as_deref().and_then(|tool| {
+            crate::file_target::of(tool, field(&value, "tool_input")?, cwd.as_deref())
+        });
+        if event.dialect().input.only.is_none()
+            && let Value::Object(map) = &mut value
+        {
+            crate::file_target::annotate(map, file_target.as_ref());
+        }
         Arc::new(HookInput {
             event,
             session,
             cwd,
             tool_name,
+            file_target,
             value,
             json: OnceLock::new(),
         })

@@ -51,6 +51,7 @@ mod dialect;
 mod engine;
 mod event;
 mod executor;
+mod file_target;
 mod files;
 mod front_door;
 mod hook_input;

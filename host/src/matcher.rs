@@ -466,6 +466,7 @@ mod tests {
             cwd: Path::new("/p"),
             home: None,
             base: Path::new("/p"),
+            target: None,
         };
         assert!(matcher.matches(Some("Bash"), Some(&ctx)));
         let other = json!({"command": "ls"});

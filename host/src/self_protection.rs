@@ -16,10 +16,11 @@
 //! It is on whenever an engine answers tool events; only the owners' `selfProtection`
 //! setting (managed ▸ `--settings` ▸ user) turns it off or changes the set.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::file_target::{self, Access, resolve};
 use crate::shell::{NodeKind, ShellView, Word};
 
 /// One protected place: a file or a folder (everything below it).
@@ -46,22 +47,6 @@ pub(crate) struct SelfProtection {
     /// Recent commands' shell views: an agent runs the same commands again and again.
     views: std::sync::Arc<crate::shell::ViewMemo>,
 }
-
-/// File tools that write their target, with the input field naming it.
-const WRITING_TOOLS: &[(&str, &str)] = &[
-    ("Write", "file_path"),
-    ("Edit", "file_path"),
-    ("MultiEdit", "file_path"),
-    ("NotebookEdit", "notebook_path"),
-];
-
-/// File tools that read below their target, with the input field naming it.
-const READING_TOOLS: &[(&str, &str)] = &[
-    ("Read", "file_path"),
-    ("Grep", "path"),
-    ("Glob", "path"),
-    ("NotebookRead", "notebook_path"),
-];
 
 /// Commands that change the files their arguments name.
 const WRITING_COMMANDS: &[&str] = &[
@@ -128,12 +113,14 @@ fn reason(what: &str, path: &Path) -> String {
 
 impl SelfProtection {
     /// A protection over `places` (files or folders no tool call may change) and
-    /// `secrets` (files no tool call may read), for the owner's `home` and the `project`.
+    /// `secrets` (files no tool call may read), for the owner's `home` and the `project`,
+    /// reading commands through `views` (the Wasm hooks' memo too).
     pub(crate) fn new(
         places: Vec<(PathBuf, String)>,
         secrets: Vec<(PathBuf, String)>,
         home: Option<PathBuf>,
         project: Option<PathBuf>,
+        views: std::sync::Arc<crate::shell::ViewMemo>,
     ) -> SelfProtection {
         let place = |(path, what): (PathBuf, String)| Place {
             path: resolve(&path),
@@ -146,7 +133,7 @@ impl SelfProtection {
             secrets: secrets.into_iter().map(place).collect(),
             home: home.map(|home| resolve(&home)),
             project: project.map(|project| resolve(&project)),
-            views: Default::default(),
+            views,
         }
     }
 
@@ -160,13 +147,13 @@ impl SelfProtection {
         cwd: Option<&Path>,
     ) -> Option<String> {
         let field = |name: &str| tool_input.get(name).and_then(Value::as_str);
-        if let Some((_, name)) = WRITING_TOOLS.iter().find(|(t, _)| *t == tool) {
+        if let Some((name, access)) = file_target::tool_field(tool) {
             let path = self.locate(field(name)?, cwd)?;
-            return self.written(&path, false);
-        }
-        if let Some((_, name)) = READING_TOOLS.iter().find(|(t, _)| *t == tool) {
-            let path = self.locate(field(name)?, cwd)?;
-            return self.read(&path, tool != "Read" && tool != "NotebookRead");
+            return match access {
+                Access::Writes => self.written(&path, false),
+                Access::Reads => self.read(&path, false),
+                Access::ReadsTree => self.read(&path, true),
+            };
         }
         if tool == "Bash" {
             return self.command(field("command")?, cwd);
@@ -233,7 +220,7 @@ impl SelfProtection {
 
     /// The reason to refuse the Bash `script`, from its shell view.
     fn command(&self, script: &str, cwd: Option<&Path>) -> Option<String> {
-        let view = self.views.view(script);
+        let view = self.views.view_in(script, cwd);
         if view.partial && self.names_a_protected_place(script) {
             return Some(
                 "hookhost self-protection: the command names one of hookhost's guard files, and hookhost cannot read all of it; not run".into(),
@@ -484,57 +471,6 @@ fn hookhost_command(args: &[&str]) -> Option<String> {
             )
         })
     })
-}
-
-/// `path` with `.` and `..` taken away by its words and symbolic links followed as far
-/// as the path exists — a dangling link too, whose target a write would create — so a
-/// link planted in the project cannot walk a write past a rule.
-pub(crate) fn resolve(path: &Path) -> PathBuf {
-    resolve_within(path, 40)
-}
-
-fn resolve_within(path: &Path, links_left: u32) -> PathBuf {
-    let mut clean = PathBuf::new();
-    for part in path.components() {
-        match part {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                clean.pop();
-            }
-            other => clean.push(other),
-        }
-    }
-    // The deepest part that exists, resolved; the rest appended as written.
-    let mut existing = clean.clone();
-    let mut rest = Vec::new();
-    loop {
-        let append = |mut out: PathBuf, rest: &[std::ffi::OsString]| {
-            for part in rest.iter().rev() {
-                out.push(part);
-            }
-            out
-        };
-        if let Ok(real) = std::fs::canonicalize(&existing) {
-            return append(real, &rest);
-        }
-        if links_left > 0
-            && let Ok(target) = std::fs::read_link(&existing)
-        {
-            let parent = existing.parent().unwrap_or(Path::new("/"));
-            let followed = append(parent.join(target), &rest);
-            return resolve_within(&followed, links_left - 1);
-        }
-        match (
-            existing.file_name().map(|n| n.to_os_string()),
-            existing.parent(),
-        ) {
-            (Some(name), Some(parent)) => {
-                rest.push(name);
-                existing = parent.to_path_buf();
-            }
-            _ => return clean,
-        }
-    }
 }
 
 #[cfg(test)]

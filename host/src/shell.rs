@@ -16,12 +16,14 @@
 //! reading stopped.
 
 mod memo;
+mod script_files;
 mod walk;
 mod words;
 
 use serde::Serialize;
 
 pub use memo::ViewMemo;
+pub use script_files::MAX_SCRIPT_FILE_BYTES;
 
 /// The longest script the host parses; a longer one gives a partial, empty view.
 pub const MAX_SCRIPT_BYTES: usize = 256 * 1024;
@@ -124,6 +126,9 @@ pub enum Via {
     Shell,
     /// The arguments of `eval`.
     Eval,
+    /// A script file the command holding it runs (`bash x.sh`, `source x`, `./x.sh`),
+    /// read by the host: see [`parse_in`].
+    ScriptFile,
 }
 
 /// One command.
@@ -187,39 +192,60 @@ impl ShellView {
             .filter(|n| n.kind == NodeKind::Simple)
             .map(|n| n.words.iter().map(|w| w.text.as_str()).collect())
     }
-}
 
-/// Parses `script` as bash would read it.
-pub fn parse(script: &str) -> ShellView {
-    let mut view = ShellView::default();
-    if script.len() > MAX_SCRIPT_BYTES {
-        view.mark_partial(format!(
-            "the script is {} bytes, over the {MAX_SCRIPT_BYTES}-byte limit of the shell view",
-            script.len()
-        ));
-        return view;
-    }
-    // The parser is third-party code reading hostile text: a panic in it (one was found
-    // by fuzzing, see `host/vendor/brush-parser/VENDORED.md`) must not take the caller,
-    // and with it the guard's answer, down. The view is then partial, which guards refuse.
-    let walked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        walk::Walker::new(&mut view).script(script, None, Via::Top, 0);
-        view
-    }));
-    walked.unwrap_or_else(|_| {
-        let mut view = ShellView::default();
-        view.mark_partial("the shell parser failed on this text; not read".to_string());
-        view
-    })
-}
-
-impl ShellView {
     fn mark_partial(&mut self, why: String) {
         self.partial = true;
         if self.error.is_none() {
             self.error = Some(why);
         }
     }
+}
+
+/// Parses `script` as bash would read it. Script files it runs are not read (see
+/// [`parse_in`]).
+pub fn parse(script: &str) -> ShellView {
+    walk_script(script, None).0
+}
+
+/// Parses `script` as bash would read it run in `cwd`, and follows the script files its
+/// commands run — `bash x.sh`, `sh x`, `source x`, `. x`, `./x.sh` (a shell script by its
+/// `#!` line, or text without one) — into their content: their commands come as
+/// pipelines held by the command that runs the file, [`Via::ScriptFile`]. Regular files
+/// only, at most [`MAX_SCRIPT_FILE_BYTES`] each; a file that is there but cannot be read
+/// leaves the view partial. Paths are taken from `cwd` as written: a `cd` earlier in the
+/// command, or a name bash would expand, is not followed.
+pub fn parse_in(script: &str, cwd: &std::path::Path) -> ShellView {
+    walk_script(script, Some(cwd)).0
+}
+
+/// The view of `script`, reading script files from `cwd` when given, and whether some
+/// command in it runs a script file (so the view depends on files, not only on text).
+fn walk_script(script: &str, cwd: Option<&std::path::Path>) -> (ShellView, bool) {
+    let mut view = ShellView::default();
+    if script.len() > MAX_SCRIPT_BYTES {
+        view.mark_partial(format!(
+            "the script is {} bytes, over the {MAX_SCRIPT_BYTES}-byte limit of the shell view",
+            script.len()
+        ));
+        return (view, false);
+    }
+    // The parser is third-party code reading hostile text: a panic in it (one was found
+    // by fuzzing, see `host/vendor/brush-parser/VENDORED.md`) must not take the caller,
+    // and with it the guard's answer, down. The view is then partial, which guards refuse.
+    let walked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let mut walker = match cwd {
+            Some(cwd) => walk::Walker::in_folder(&mut view, cwd),
+            None => walk::Walker::new(&mut view),
+        };
+        walker.script(script, None, Via::Top, 0);
+        let runs_files = walker.runs_files;
+        (view, runs_files)
+    }));
+    walked.unwrap_or_else(|_| {
+        let mut view = ShellView::default();
+        view.mark_partial("the shell parser failed on this text; not read".to_string());
+        (view, false)
+    })
 }
 
 #[cfg(test)]

@@ -123,6 +123,7 @@ fn rule_context(input: &Value) -> RuleContext<'_> {
         cwd: Path::new("/proj"),
         home: Some(Path::new("/home/u")),
         base: Path::new("/proj"),
+        target: None,
     }
 }
 

@@ -502,11 +502,11 @@ async fn unknown_and_mixed_wit_versions_are_refused() {
             .to_string()
     };
     // A version this host does not implement: named, with the ones it does.
-    let error = refuse(r#"(component (import "hookhost:hooks/host@0.5.0" (instance)))"#);
+    let error = refuse(r#"(component (import "hookhost:hooks/host@0.6.0" (instance)))"#);
     assert!(
-        error.contains("targets hookhost:hooks@0.5.0")
-            && error.contains("supports @0.1.0, @0.2.0, @0.3.0, @0.4.0")
-            && error.contains("hookhost:hooks/host@0.5.0"),
+        error.contains("targets hookhost:hooks@0.6.0")
+            && error.contains("supports @0.1.0, @0.2.0, @0.3.0, @0.4.0, @0.5.0")
+            && error.contains("hookhost:hooks/host@0.6.0"),
         "{error}"
     );
     // Two versions in one component cannot be served by one adapter.

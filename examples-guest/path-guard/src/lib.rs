@@ -15,6 +15,11 @@
 //!
 //! Relative globs are relative to the project root; `*` stays within a path segment, `**`
 //! spans segments.
+//!
+//! A path that reaches its file through a symbolic link is judged where it lands too
+//! (the host's resolved target, [`hookhost_guest::files`]); the project root is then
+//! compared with real paths, so a project that itself lives behind a link sets
+//! `projectRoot` to its real folder.
 
 use hookhost_guest::{Answer, Hook, PreToolUse, config, export_hook};
 
@@ -47,6 +52,13 @@ impl Hook for PathGuard {
         let absolute = normalise(path, call.cwd());
         if let Some(reason) = policy.refusal(&absolute, &root) {
             return Ok(Answer::deny(reason));
+        }
+        // Where the call lands: a link planted in the project (`notes.md` → `~/.bashrc`)
+        // must not walk a write past the rules.
+        if let Some(target) = call.target().filter(|t| t.symlink_followed)
+            && let Some(reason) = policy.refusal(&target.resolved_path, &root)
+        {
+            return Ok(Answer::deny(format!("{path} is a symbolic link: {reason}")));
         }
         if absolute == path {
             return Ok(Answer::none());

@@ -42,24 +42,29 @@ pub enum Lang {
 /// The WIT package the Rust SDK targets: the host's newest, [`hookhost::WIT_VERSION`]
 /// (the files below are that package; `wit_versions_match_the_sdks` checks they agree).
 const WIT: &str = hookhost::WIT_VERSION;
-const WIT_FILES: [(&str, &str); 3] = [
+const WIT_FILES: &[(&str, &str)] = &[
     (
         "types.wit",
-        include_str!("../../../wit/hooks@0.4.0/types.wit"),
+        include_str!("../../../wit/hooks@0.5.0/types.wit"),
     ),
     (
         "world.wit",
-        include_str!("../../../wit/hooks@0.4.0/world.wit"),
+        include_str!("../../../wit/hooks@0.5.0/world.wit"),
     ),
     (
         "shell.wit",
-        include_str!("../../../wit/hooks@0.4.0/shell.wit"),
+        include_str!("../../../wit/hooks@0.5.0/shell.wit"),
+    ),
+    (
+        "files.wit",
+        include_str!("../../../wit/hooks@0.5.0/files.wit"),
     ),
 ];
 /// The WIT package the TypeScript and Python SDKs target. Their runtimes copy every
-/// string into an object of their own, so 0.4.0's packed shell view gains them nothing.
+/// string into an object of their own, so 0.4.0's packed shell view gains them nothing
+/// (0.5.0's file targets reach them as the input's `file_target` field).
 const SCRIPT_WIT: &str = "0.3.0";
-const SCRIPT_WIT_FILES: [(&str, &str); 3] = [
+const SCRIPT_WIT_FILES: &[(&str, &str)] = &[
     (
         "types.wit",
         include_str!("../../../wit/hooks@0.3.0/types.wit"),
@@ -75,7 +80,7 @@ const SCRIPT_WIT_FILES: [(&str, &str); 3] = [
 ];
 
 /// The WIT version a language's SDK targets, and that package's files.
-fn wit_package(lang: Lang) -> (&'static str, [(&'static str, &'static str); 3]) {
+fn wit_package(lang: Lang) -> (&'static str, &'static [(&'static str, &'static str)]) {
     match lang {
         Lang::Rust => (WIT, WIT_FILES),
         Lang::Ts | Lang::Python => (SCRIPT_WIT, SCRIPT_WIT_FILES),
@@ -95,6 +100,10 @@ const RUST_SDK: &[(&str, &str)] = &[
     (
         "src/answer.rs",
         include_str!("../../../guest-sdk/src/answer.rs"),
+    ),
+    (
+        "src/files.rs",
+        include_str!("../../../guest-sdk/src/files.rs"),
     ),
     (
         "src/input.rs",

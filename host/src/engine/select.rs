@@ -118,6 +118,7 @@ pub(crate) struct MatchInput<'a> {
     tool_input: &'a Value,
     cwd: &'a Path,
     home: Option<&'a Path>,
+    target: Option<&'a Path>,
 }
 
 impl<'a> MatchInput<'a> {
@@ -132,6 +133,7 @@ impl<'a> MatchInput<'a> {
                 .map(Path::new)
                 .unwrap_or(Path::new("/")),
             home,
+            target: input.file_target.as_ref().map(|t| t.resolved.as_path()),
         }
     }
 
@@ -142,6 +144,7 @@ impl<'a> MatchInput<'a> {
             cwd: self.cwd,
             home: self.home,
             base: hook.base_dir.as_deref().unwrap_or(self.cwd),
+            target: self.target,
         })
     }
 

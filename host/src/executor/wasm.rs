@@ -91,6 +91,9 @@ pub struct WasmOptions {
     /// then stay private, and a call to a JavaScript or Python component no longer
     /// copy-on-write-faults hundreds of them in again (`None`: never).
     pub copy_reset_from: Option<u64>,
+    /// Recent shell views, shared with the engine's self-protection so a command is
+    /// parsed once for both.
+    pub(crate) views: std::sync::Arc<crate::shell::ViewMemo>,
 }
 
 impl Default for WasmOptions {
@@ -109,6 +112,7 @@ impl Default for WasmOptions {
             signing: Default::default(),
             load_on_caller: false,
             copy_reset_from: Some(DEFAULT_COPY_RESET_FROM),
+            views: Default::default(),
         }
     }
 }

@@ -40,6 +40,7 @@ fn fixture() -> Fixture {
         vec![(config.join("serve-token"), "the serve token".into())],
         Some(home.clone()),
         Some(project.clone()),
+        Default::default(),
     );
     Fixture {
         _dir: dir,
@@ -138,32 +139,11 @@ fn ordinary_commands_still_run() {
 }
 
 #[test]
-#[cfg(unix)]
-fn file_tools_are_judged_on_the_resolved_target() {
+fn file_tools_are_judged_on_the_target_after_dot_dot() {
     let f = fixture();
     let config = f.home.join(".config/hookhost/hooks.json");
-    // A link planted in the project, and a dangling one to a file a write would create.
-    std::os::unix::fs::symlink(&config, f.project.join("innocent.json")).unwrap();
-    std::os::unix::fs::symlink(
-        f.home.join(".config/hookhost/new.json"),
-        f.project.join("dangling.json"),
-    )
-    .unwrap();
-    std::os::unix::fs::symlink(f.home.join(".config"), f.project.join("cfg")).unwrap();
     for (tool, input) in [
         ("Write", json!({"file_path": config, "content": "{}"})),
-        (
-            "Edit",
-            json!({"file_path": "innocent.json", "old_string": "a", "new_string": "b"}),
-        ),
-        (
-            "Write",
-            json!({"file_path": "dangling.json", "content": "{}"}),
-        ),
-        (
-            "Write",
-            json!({"file_path": "cfg/hookhost/hooks.json", "content": "{}"}),
-        ),
         (
             "Write",
             json!({"file_path": "src/../.hookhost/hooks.local.json", "content": "{}"}),
@@ -200,6 +180,39 @@ fn file_tools_are_judged_on_the_resolved_target() {
 
 #[test]
 #[cfg(unix)]
+fn file_tools_are_judged_on_the_target_past_links() {
+    let f = fixture();
+    let config = f.home.join(".config/hookhost/hooks.json");
+    // A link planted in the project, a dangling one to a file a write would create,
+    // and a linked folder.
+    std::os::unix::fs::symlink(&config, f.project.join("innocent.json")).unwrap();
+    std::os::unix::fs::symlink(
+        f.home.join(".config/hookhost/new.json"),
+        f.project.join("dangling.json"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(f.home.join(".config"), f.project.join("cfg")).unwrap();
+    for (tool, input) in [
+        (
+            "Edit",
+            json!({"file_path": "innocent.json", "old_string": "a", "new_string": "b"}),
+        ),
+        (
+            "Write",
+            json!({"file_path": "dangling.json", "content": "{}"}),
+        ),
+        (
+            "Write",
+            json!({"file_path": "cfg/hookhost/hooks.json", "content": "{}"}),
+        ),
+    ] {
+        let why = f.tool(tool, input.clone());
+        assert!(why.is_some(), "allowed: {tool} {input}");
+    }
+}
+
+#[test]
+#[cfg(unix)]
 fn resolve_walks_dot_dot_by_words_and_follows_links() {
     let f = fixture();
     assert_eq!(
@@ -211,4 +224,25 @@ fn resolve_walks_dot_dot_by_words_and_follows_links() {
         resolve(&f.project.join("loop/x")),
         PathBuf::from("/nonexistent/target/x")
     );
+}
+
+#[test]
+fn a_script_file_the_agent_wrote_is_read_before_it_runs() {
+    let f = fixture();
+    std::fs::write(
+        f.project.join("setup.sh"),
+        "echo tidying\nrm -f ~/.config/hookhost/hooks.json\n",
+    )
+    .unwrap();
+    std::fs::write(f.project.join("build.sh"), "#!/bin/sh\ncargo build\n").unwrap();
+    for command in [
+        "bash setup.sh",
+        "sh ./setup.sh",
+        "source setup.sh",
+        ". setup.sh",
+    ] {
+        let why = f.bash(command);
+        assert!(why.is_some(), "allowed: {command}");
+    }
+    assert_eq!(f.bash("bash build.sh"), None);
 }

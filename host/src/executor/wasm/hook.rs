@@ -146,7 +146,7 @@ fn call_input(pre: &Pre, call: &HookCall) -> (CallInput, usize, usize) {
             let size = v0_1::input_size(base, &wide);
             (CallInput::V0_1(wide), size, json.len())
         }
-        Pre::V0_2(_) | Pre::V0_3(_) | Pre::V0_4(_) => {
+        Pre::V0_2(_) | Pre::V0_3(_) | Pre::V0_4(_) | Pre::V0_5(_) => {
             let json_len = call.input.json_len();
             let size = v0_2::input_size(&record) + json_len;
             (CallInput::V0_2(record), size, json_len)
@@ -175,6 +175,7 @@ async fn enter(
         (Instance::V0_2(hook), CallInput::V0_2(input)) => hook.call_handle(store, input).await,
         (Instance::V0_3(hook), CallInput::V0_2(input)) => hook.call_handle(store, input).await,
         (Instance::V0_4(hook), CallInput::V0_2(input)) => hook.call_handle(store, input).await,
+        (Instance::V0_5(hook), CallInput::V0_2(input)) => hook.call_handle(store, input).await,
         _ => Err(wasmtime::Error::msg("input built for another WIT version")),
     }
 }

@@ -11,7 +11,7 @@ use wasmtime::component::Component;
 
 use super::load_error::LoadError;
 use super::runtime::{WasmRuntime, slot_weight};
-use super::wit::{Pre, WIT_VERSIONS, WitTarget, v0_1, v0_2, v0_3, v0_4};
+use super::wit::{Pre, WIT_VERSIONS, WitTarget, v0_1, v0_2, v0_3, v0_4, v0_5};
 use super::{cache, limits};
 
 /// Where a hook's component comes from.
@@ -163,6 +163,7 @@ fn check_imports(engine: &Engine, component: &Component) -> Result<WitTarget, Lo
                 "0.2.0" => WitTarget::V0_2,
                 "0.3.0" => WitTarget::V0_3,
                 "0.4.0" => WitTarget::V0_4,
+                "0.5.0" => WitTarget::V0_5,
                 _ => {
                     return Err(LoadError::WitVersion {
                         found: version.to_string(),
@@ -186,7 +187,7 @@ fn check_imports(engine: &Engine, component: &Component) -> Result<WitTarget, Lo
     }
     // A component that imports nothing of hookhost's (its export uses no named type)
     // can only be checked against the newest world.
-    Ok(target.unwrap_or(WitTarget::V0_4))
+    Ok(target.unwrap_or(WitTarget::V0_5))
 }
 
 /// Refuses bytes whose digest is not the hook's `sha256` pin.
@@ -386,6 +387,7 @@ impl WasmRuntime {
             WitTarget::V0_2 => Pre::V0_2(v0_2::HookPre::new(pre).map_err(world)?),
             WitTarget::V0_3 => Pre::V0_3(v0_3::HookPre::new(pre).map_err(world)?),
             WitTarget::V0_4 => Pre::V0_4(v0_4::HookPre::new(pre).map_err(world)?),
+            WitTarget::V0_5 => Pre::V0_5(v0_5::HookPre::new(pre).map_err(world)?),
         };
         Ok(Ready {
             pre,

@@ -41,7 +41,7 @@ use wasmtime::Store;
 
 use super::hook::WasmHook;
 use super::host::HostState;
-use super::wit::{Pre, v0_1, v0_2, v0_3, v0_4};
+use super::wit::{Pre, v0_1, v0_2, v0_3, v0_4, v0_5};
 
 /// Instances kept ready per hot hook, unless [`PrepareOptions`] says otherwise.
 pub const DEFAULT_PER_HOOK: usize = 4;
@@ -126,6 +126,7 @@ pub(super) enum Instance {
     V0_2(v0_2::Hook),
     V0_3(v0_3::Hook),
     V0_4(v0_4::Hook),
+    V0_5(v0_5::Hook),
 }
 
 impl Instance {
@@ -136,6 +137,7 @@ impl Instance {
             Pre::V0_2(pre) => Self::V0_2(pre.instantiate_async(store).await?),
             Pre::V0_3(pre) => Self::V0_3(pre.instantiate_async(store).await?),
             Pre::V0_4(pre) => Self::V0_4(pre.instantiate_async(store).await?),
+            Pre::V0_5(pre) => Self::V0_5(pre.instantiate_async(store).await?),
         })
     }
 }

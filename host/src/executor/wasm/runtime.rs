@@ -16,7 +16,7 @@ use super::host::HostState;
 use super::limits;
 use super::prepared::{PreparedStats, Preparer};
 use super::ticker::Ticker;
-use super::wit::{v0_1, v0_2, v0_3, v0_4};
+use super::wit::{v0_1, v0_2, v0_3, v0_4, v0_5};
 use super::{DEFAULT_MAX_COMPONENT_BYTES, WasmError, WasmOptions, listing};
 
 /// The shared Wasm runtime of one hookhost engine.
@@ -202,7 +202,7 @@ impl WasmRuntime {
             protected,
             max_component_bytes: options.max_component_bytes,
             preparer,
-            views: Arc::default(),
+            views: options.views.clone(),
             oci_dir: options.oci_dir.clone(),
             signing: options.signing,
             load_on_caller: options.load_on_caller,
@@ -269,6 +269,8 @@ fn linker(engine: &Engine) -> Result<Linker<HostState>, WasmError> {
     v0_3::Hook::add_to_linker::<HostState, HasSelf<HostState>>(&mut linker, |state| state)
         .map_err(wasm)?;
     v0_4::Hook::add_to_linker::<HostState, HasSelf<HostState>>(&mut linker, |state| state)
+        .map_err(wasm)?;
+    v0_5::Hook::add_to_linker::<HostState, HasSelf<HostState>>(&mut linker, |state| state)
         .map_err(wasm)?;
     listing::install(&mut linker).map_err(wasm)?;
     Ok(linker)

@@ -1,7 +1,8 @@
 //! The `hookhost:hooks` WIT packages this host runs, one file per version
 //! ([`v0_1`], an adapter; [`v0_2`], the core records and answer conversion; [`v0_3`],
 //! 0.2.0's records plus the shell view; [`v0_4`], the shell view packed into one string
-//! and a few flat lists). A released package is frozen
+//! and a few flat lists; [`v0_5`], 0.4.0 plus file tools' resolved targets and script
+//! files in the shell view). A released package is frozen
 //! (`wit/CHECKSUMS`), so old guests keep working.
 
 /// Implements a package's `host` and `input` interfaces (unchanged since 0.2.0) by
@@ -53,10 +54,11 @@ macro_rules! host_and_input_as_v0_2 {
     };
 }
 
-/// Converts the host's shell view enums into a package's `shell` enums (the same cases
-/// in every version). `$wit` is the package's generated `shell` module.
+/// Converts the host's shell view enums into a package's `shell` enums. `$wit` is the
+/// package's generated `shell` module; `$script_file` the case a script file's commands
+/// are held by (`ScriptFile` from 0.5.0; before it, `Shell`: a script handed to a shell).
 macro_rules! shell_enums {
-    ($wit:path) => {
+    ($wit:path, $script_file:ident) => {
         use $wit as shell_wit;
 
         fn node_kind(kind: view::NodeKind) -> shell_wit::NodeKind {
@@ -92,7 +94,126 @@ macro_rules! shell_enums {
                 view::Via::ProcessSubstitution => shell_wit::Via::ProcessSubstitution,
                 view::Via::Shell => shell_wit::Via::Shell,
                 view::Via::Eval => shell_wit::Via::Eval,
+                view::Via::ScriptFile => shell_wit::Via::$script_file,
             }
+        }
+    };
+}
+
+/// The packed shell view (0.4.0 on): `pack` turns the host's view into a package's
+/// `wit::Script` — one string and flat lists. Expanded where `wit` names the package's
+/// generated `shell` module and `view` the host's shell view.
+macro_rules! packed_script {
+    () => {
+        /// `view` as one string and flat lists. Offsets are `u32`: a view comes from at most
+        /// [`view::MAX_SCRIPT_BYTES`] of text, and its text a few times that.
+        pub fn pack(view: &ShellView) -> wit::Script {
+            let mut packer = Packer::default();
+            let nodes = view
+                .nodes
+                .iter()
+                .map(|n| {
+                    let words = packer.words(&n.words);
+                    let assignments = packer.words(&n.assignments);
+                    let start = packer.redirects.len();
+                    for r in &n.redirects {
+                        let redirect = wit::Redirect {
+                            fd: r.fd,
+                            op: packer.text(&r.op),
+                            target: packer.word(&r.target),
+                        };
+                        packer.redirects.push(redirect);
+                    }
+                    wit::Node {
+                        kind: node_kind(n.kind),
+                        words,
+                        assignments,
+                        redirects: range(start, packer.redirects.len()),
+                        program: n.program,
+                        pipeline: n.pipeline,
+                        text: packer.text(&n.text),
+                    }
+                })
+                .collect();
+            let mut members =
+                Vec::with_capacity(view.pipelines.iter().map(|p| p.nodes.len()).sum());
+            let pipelines = view
+                .pipelines
+                .iter()
+                .map(|p| {
+                    let start = members.len();
+                    members.extend_from_slice(&p.nodes);
+                    wit::Pipeline {
+                        nodes: range(start, members.len()),
+                        joined: joined(p.joined),
+                        background: p.background,
+                        negated: p.negated,
+                        parent: p.parent,
+                        via: via(p.via),
+                    }
+                })
+                .collect();
+            wit::Script {
+                text: packer.text,
+                words: packer.words,
+                redirects: packer.redirects,
+                nodes,
+                pipelines,
+                members,
+                partial: view.partial,
+                error: view.error.clone(),
+            }
+        }
+
+        /// The string and lists a packed script is built in.
+        #[derive(Default)]
+        struct Packer {
+            text: String,
+            words: Vec<wit::Word>,
+            redirects: Vec<wit::Redirect>,
+        }
+
+        impl Packer {
+            /// Appends `text` and names where it went.
+            fn text(&mut self, text: &str) -> wit::Span {
+                let start = self.text.len();
+                self.text.push_str(text);
+                wit::Span {
+                    start: offset(start),
+                    end: offset(self.text.len()),
+                }
+            }
+
+            fn word(&mut self, word: &view::Word) -> wit::Word {
+                wit::Word {
+                    text: self.text(&word.text),
+                    dynamic: word.dynamic,
+                }
+            }
+
+            /// Appends `words` to the word list and names their range.
+            fn words(&mut self, words: &[view::Word]) -> wit::Range {
+                let start = self.words.len();
+                for w in words {
+                    let word = self.word(w);
+                    self.words.push(word);
+                }
+                range(start, self.words.len())
+            }
+        }
+
+        fn range(start: usize, end: usize) -> wit::Range {
+            wit::Range {
+                start: offset(start),
+                end: offset(end),
+            }
+        }
+
+        /// A length or index as the WIT's `u32`. Views are bounded far below 4 GiB (the input
+        /// limit and [`view::MAX_SCRIPT_BYTES`]); saturating keeps an impossible overflow from
+        /// wrapping into a wrong span.
+        fn offset(n: usize) -> u32 {
+            u32::try_from(n).unwrap_or(u32::MAX)
         }
     };
 }
@@ -101,16 +222,17 @@ pub mod v0_1;
 pub mod v0_2;
 pub mod v0_3;
 pub mod v0_4;
+pub mod v0_5;
 
 use serde_json::Value;
 
 use super::host::HostState;
 
 /// Every WIT package version this host runs, oldest first.
-pub const WIT_VERSIONS: &[&str] = &["0.1.0", "0.2.0", "0.3.0", "0.4.0"];
+pub const WIT_VERSIONS: &[&str] = &["0.1.0", "0.2.0", "0.3.0", "0.4.0", "0.5.0"];
 
 /// The newest WIT package version (what the guest SDK builds against).
-pub const WIT_VERSION: &str = "0.4.0";
+pub const WIT_VERSION: &str = "0.5.0";
 
 /// One call's input record, in the version the component targets.
 pub(super) enum CallInput {
@@ -124,6 +246,7 @@ pub(super) enum Pre {
     V0_2(v0_2::HookPre<HostState>),
     V0_3(v0_3::HookPre<HostState>),
     V0_4(v0_4::HookPre<HostState>),
+    V0_5(v0_5::HookPre<HostState>),
 }
 
 /// The WIT version a component targets.
@@ -133,6 +256,7 @@ pub(super) enum WitTarget {
     V0_2,
     V0_3,
     V0_4,
+    V0_5,
 }
 
 /// Bytes the WIT input record for `input` on `event` carries into a guest (what the

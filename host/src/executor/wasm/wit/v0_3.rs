@@ -26,7 +26,7 @@ use self::hookhost::hooks::shell as wit;
 const MAX_PARSES: usize = 64;
 
 host_and_input_as_v0_2!(self::hookhost::hooks);
-shell_enums!(self::hookhost::hooks::shell);
+shell_enums!(self::hookhost::hooks::shell, Shell);
 
 impl wit::Host for HostState {
     fn bash_command(&mut self) -> wasmtime::Result<Option<wit::Script>> {
@@ -39,8 +39,9 @@ impl wit::Host for HostState {
 }
 
 impl HostState {
-    /// The view of the Bash call's `command` (parsed once per call, from the hook's memo
-    /// of recent commands), charged to the fetch budget; none when the event has none.
+    /// The view of the Bash call's `command` with the script files it runs (parsed once
+    /// per call, from the memo of recent commands), charged to the fetch budget; none
+    /// when the event has none.
     pub(super) fn bash_command_view(&mut self) -> wasmtime::Result<Option<Arc<ShellView>>> {
         let input = self.input.clone();
         let Some(command) = bash_command(&input.value) else {
@@ -50,7 +51,7 @@ impl HostState {
             Some(parsed) => parsed.clone(),
             None => {
                 self.charge_parse(0)?;
-                let parsed = self.hook.views.view(command);
+                let parsed = self.hook.views.view_in(command, input.cwd.as_deref());
                 self.shell_view = Some(parsed.clone());
                 parsed
             }

@@ -21,7 +21,7 @@ wasmtime::component::bindgen!({
 use self::hookhost::hooks::shell as wit;
 
 host_and_input_as_v0_2!(self::hookhost::hooks);
-shell_enums!(self::hookhost::hooks::shell);
+shell_enums!(self::hookhost::hooks::shell, Shell);
 
 impl wit::Host for HostState {
     fn bash_command(&mut self) -> wasmtime::Result<Option<wit::Script>> {
@@ -33,115 +33,7 @@ impl wit::Host for HostState {
     }
 }
 
-/// `view` as one string and flat lists. Offsets are `u32`: a view comes from at most
-/// [`view::MAX_SCRIPT_BYTES`] of text, and its text a few times that.
-pub fn pack(view: &ShellView) -> wit::Script {
-    let mut packer = Packer::default();
-    let nodes = view
-        .nodes
-        .iter()
-        .map(|n| {
-            let words = packer.words(&n.words);
-            let assignments = packer.words(&n.assignments);
-            let start = packer.redirects.len();
-            for r in &n.redirects {
-                let redirect = wit::Redirect {
-                    fd: r.fd,
-                    op: packer.text(&r.op),
-                    target: packer.word(&r.target),
-                };
-                packer.redirects.push(redirect);
-            }
-            wit::Node {
-                kind: node_kind(n.kind),
-                words,
-                assignments,
-                redirects: range(start, packer.redirects.len()),
-                program: n.program,
-                pipeline: n.pipeline,
-                text: packer.text(&n.text),
-            }
-        })
-        .collect();
-    let mut members = Vec::with_capacity(view.pipelines.iter().map(|p| p.nodes.len()).sum());
-    let pipelines = view
-        .pipelines
-        .iter()
-        .map(|p| {
-            let start = members.len();
-            members.extend_from_slice(&p.nodes);
-            wit::Pipeline {
-                nodes: range(start, members.len()),
-                joined: joined(p.joined),
-                background: p.background,
-                negated: p.negated,
-                parent: p.parent,
-                via: via(p.via),
-            }
-        })
-        .collect();
-    wit::Script {
-        text: packer.text,
-        words: packer.words,
-        redirects: packer.redirects,
-        nodes,
-        pipelines,
-        members,
-        partial: view.partial,
-        error: view.error.clone(),
-    }
-}
-
-/// The string and lists a packed script is built in.
-#[derive(Default)]
-struct Packer {
-    text: String,
-    words: Vec<wit::Word>,
-    redirects: Vec<wit::Redirect>,
-}
-
-impl Packer {
-    /// Appends `text` and names where it went.
-    fn text(&mut self, text: &str) -> wit::Span {
-        let start = self.text.len();
-        self.text.push_str(text);
-        wit::Span {
-            start: offset(start),
-            end: offset(self.text.len()),
-        }
-    }
-
-    fn word(&mut self, word: &view::Word) -> wit::Word {
-        wit::Word {
-            text: self.text(&word.text),
-            dynamic: word.dynamic,
-        }
-    }
-
-    /// Appends `words` to the word list and names their range.
-    fn words(&mut self, words: &[view::Word]) -> wit::Range {
-        let start = self.words.len();
-        for w in words {
-            let word = self.word(w);
-            self.words.push(word);
-        }
-        range(start, self.words.len())
-    }
-}
-
-fn range(start: usize, end: usize) -> wit::Range {
-    wit::Range {
-        start: offset(start),
-        end: offset(end),
-    }
-}
-
-/// A length or index as the WIT's `u32`. Views are bounded far below 4 GiB (the input
-/// limit and [`view::MAX_SCRIPT_BYTES`]); saturating keeps an impossible overflow from
-/// wrapping into a wrong span.
-fn offset(n: usize) -> u32 {
-    u32::try_from(n).unwrap_or(u32::MAX)
-}
+packed_script!();
 
 #[cfg(test)]
 mod tests {
