@@ -17,6 +17,10 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
+mod bounded;
+
+pub use bounded::MAX_MANIFEST_BYTES;
+
 use oci_client::client::{ClientConfig, ClientProtocol, Config, ImageLayer};
 use oci_client::secrets::RegistryAuth;
 use oci_client::{Client, Reference};
@@ -82,6 +86,20 @@ pub enum OciError {
         size: u64,
         /// The cap.
         limit: u64,
+    },
+    /// A tag moved to a version signed before the one last used from it.
+    #[error(
+        "{reference}: the tag now names a component signed at {signed} (unix time), before the {last} of the one last used from it ({previous}); refused as a rollback. To go back deliberately, pin that version's digest (oci://…@sha256:…)"
+    )]
+    Rollback {
+        /// The reference.
+        reference: String,
+        /// When the component the tag names now was signed.
+        signed: u64,
+        /// When the one last used was signed.
+        last: u64,
+        /// The manifest digest last used.
+        previous: String,
     },
     /// The local store failed.
     #[error("the OCI component store {path}: {message}")]
@@ -157,12 +175,17 @@ impl OciRef {
     }
 
     /// The same repository with tag `tag`.
-    fn with_tag(&self, tag: &str) -> Reference {
-        Reference::with_tag(
+    /// The same repository at `tag`.
+    fn with_tag(&self, tag: &str) -> OciRef {
+        let reference = Reference::with_tag(
             self.reference.registry().to_string(),
             self.reference.repository().to_string(),
             tag.to_string(),
-        )
+        );
+        OciRef {
+            text: format!("{SCHEME}{}", reference.whole()),
+            reference,
+        }
     }
 
     /// The key of this reference in the store.
@@ -340,7 +363,17 @@ where
 /// one): a digest reference already stored is not fetched again; a tag is resolved now,
 /// and when the registry cannot be reached its last resolution is used (said in
 /// [`Pulled::offline`]).
-pub fn pull(store: &Store, reference: &OciRef, max_bytes: u64) -> Result<Pulled, OciError> {
+///
+/// With a signing policy, a tag that moved to a component signed before the one last
+/// used from it is refused ([`OciError::Rollback`]): a registry or a repository owner
+/// re-tagging an older, validly signed version that denies less is never accepted
+/// silently.
+pub fn pull(
+    store: &Store,
+    reference: &OciRef,
+    max_bytes: u64,
+    signing: &crate::signing::SigningPolicy,
+) -> Result<Pulled, OciError> {
     if reference.digest().is_some()
         && let Some(resolved) = store.remembered(reference)
     {
@@ -352,9 +385,12 @@ pub fn pull(store: &Store, reference: &OciRef, max_bytes: u64) -> Result<Pulled,
         });
     }
     let deadline = async {
-        tokio::time::timeout(REGISTRY_DEADLINE, fetch(store, reference, max_bytes))
-            .await
-            .unwrap_or_else(|_| Err(registry_error(reference, past_deadline())))
+        tokio::time::timeout(
+            REGISTRY_DEADLINE,
+            fetch(store, reference, max_bytes, signing),
+        )
+        .await
+        .unwrap_or_else(|_| Err(registry_error(reference, past_deadline())))
     };
     match block_on(deadline) {
         Ok(pulled) => Ok(pulled),
@@ -407,13 +443,19 @@ fn registry_error(reference: &OciRef, err: impl std::fmt::Display) -> OciError {
     }
 }
 
-async fn fetch(store: &Store, reference: &OciRef, max_bytes: u64) -> Result<Pulled, OciError> {
+async fn fetch(
+    store: &Store,
+    reference: &OciRef,
+    max_bytes: u64,
+    signing: &crate::signing::SigningPolicy,
+) -> Result<Pulled, OciError> {
     let client = client(reference);
     let auth = auth(reference);
-    let (manifest, manifest_digest) = client
-        .pull_image_manifest(&reference.reference, &auth)
-        .await
-        .map_err(|e| registry_error(reference, e))?;
+    let previous = match reference.digest() {
+        None => store.remembered(reference),
+        Some(_) => None,
+    };
+    let (manifest, manifest_digest) = bounded::manifest(&client, reference, &auth).await?;
     let layer = manifest
         .layers
         .iter()
@@ -473,6 +515,11 @@ async fn fetch(store: &Store, reference: &OciRef, max_bytes: u64) -> Result<Pull
         store.write(&path, &bytes)?;
     }
     fetch_signature(&client, &auth, store, reference, &layer.digest, &path).await;
+    if let Some(previous) = &previous
+        && previous.component != layer.digest
+    {
+        refuse_older(store, reference, previous, &path, max_bytes, signing)?;
+    }
     let resolved = Resolved {
         manifest: manifest_digest,
         component: layer.digest.clone(),
@@ -503,7 +550,7 @@ async fn fetch_signature(
 ) {
     let signature = crate::signing::signature_path(component);
     let tagged = reference.with_tag(&signature_tag(digest));
-    let Ok((manifest, _)) = client.pull_image_manifest(&tagged, auth).await else {
+    let Ok((manifest, _)) = bounded::manifest(client, &tagged, auth).await else {
         return;
     };
     let Some(layer) = manifest.layers.iter().find(|l| {
@@ -511,12 +558,44 @@ async fn fetch_signature(
     }) else {
         return;
     };
-    let mut bytes = Vec::new();
-    if client.pull_blob(&tagged, layer, &mut bytes).await.is_ok()
-        && bytes.len() <= MAX_SIGNATURE_BYTES
+    let Ok(stream) = client.pull_blob_stream(&tagged.reference, layer).await else {
+        return;
+    };
+    if let Ok(bytes) = bounded::read_capped(stream.stream, MAX_SIGNATURE_BYTES).await
         && sha256_digest(&bytes) == layer.digest
     {
         let _ = store.write(&signature, &bytes);
+    }
+}
+
+/// Refuses the component at `component`, which the tag `reference` names now, when a
+/// trusted signer signed it before the component of `previous`, the tag's last
+/// resolution. Nothing is refused without a signing policy, or when either carries no
+/// trusted signature with a time (the signing policy then decides on loading).
+fn refuse_older(
+    store: &Store,
+    reference: &OciRef,
+    previous: &Resolved,
+    component: &Path,
+    max_bytes: u64,
+    signing: &crate::signing::SigningPolicy,
+) -> Result<(), OciError> {
+    if !signing.active() {
+        return Ok(());
+    }
+    let signed_at = |path: &Path| {
+        let bytes = crate::files::read_regular(path, max_bytes).ok()?;
+        signing.signed_at(path, &bytes)
+    };
+    let last_path = store.component_path(&previous.component);
+    match (signed_at(component), signed_at(&last_path)) {
+        (Some(signed), Some(last)) if signed < last => Err(OciError::Rollback {
+            reference: reference.as_str().to_string(),
+            signed,
+            last,
+            previous: previous.manifest.clone(),
+        }),
+        _ => Ok(()),
     }
 }
 
@@ -560,7 +639,7 @@ pub fn push(
             )];
             let config = Config::new(b"{}".to_vec(), SIGNATURE_CONFIG.to_string(), None);
             client
-                .push(&tagged, &layers, config, &auth, None)
+                .push(&tagged.reference, &layers, config, &auth, None)
                 .await
                 .map_err(|e| registry_error(reference, e))?;
         }

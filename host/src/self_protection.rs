@@ -101,6 +101,8 @@ const HOOKHOST_COMMANDS: &[(&[&str], Option<&str>)] = &[
     (&["uninstall"], None),
     (&["cache"], Some("--clear")),
     (&["cache"], Some("--prune")),
+    // Moves a tag's remembered resolution in the component store.
+    (&["pull"], None),
 ];
 
 /// Why a tool call is refused.

@@ -91,11 +91,7 @@ impl SigningPolicy {
     /// component's contents); `Ok(None)` when there is none and none is required.
     pub fn check(&self, component: &Path, bytes: &[u8]) -> Result<Option<String>, SignatureError> {
         let path = signature_path(component);
-        let text = std::fs::metadata(&path)
-            .ok()
-            .filter(|meta| meta.is_file() && meta.len() <= crate::oci::MAX_SIGNATURE_BYTES as u64)
-            .and_then(|_| std::fs::read_to_string(&path).ok());
-        let Some(text) = text else {
+        let Some(text) = read_signature(&path) else {
             return if self.require {
                 Err(SignatureError::Missing {
                     component: component.display().to_string(),
@@ -105,13 +101,8 @@ impl SigningPolicy {
                 Ok(None)
             };
         };
-        let signer = Signature::decode(&text).ok().and_then(|signature| {
-            self.signers
-                .iter()
-                .find(|signer| signer.key.verify(bytes, &signature, false).is_ok())
-        });
-        match signer {
-            Some(signer) => Ok(Some(signer.name.clone())),
+        match self.trusted(&text, bytes) {
+            Some((signer, _)) => Ok(Some(signer.to_string())),
             None if self.require => Err(SignatureError::Untrusted {
                 component: component.display().to_string(),
                 signature: path.display().to_string(),
@@ -125,6 +116,35 @@ impl SigningPolicy {
             None => Ok(None),
         }
     }
+
+    /// When a trusted signer signed `bytes`, the component at `component`: the
+    /// `timestamp:` of the signature's trusted comment (which the signature covers;
+    /// `minisign -S` writes one). `None` when no trusted signer's signature is beside it
+    /// or it carries no time.
+    pub fn signed_at(&self, component: &Path, bytes: &[u8]) -> Option<u64> {
+        let text = read_signature(&signature_path(component))?;
+        let (_, signature) = self.trusted(&text, bytes)?;
+        signature
+            .trusted_comment()
+            .split_whitespace()
+            .find_map(|field| field.strip_prefix("timestamp:")?.parse().ok())
+    }
+
+    /// The trusted signer whose signature `text` is of `bytes`, and the signature.
+    fn trusted(&self, text: &str, bytes: &[u8]) -> Option<(&str, Signature)> {
+        let signature = Signature::decode(text).ok()?;
+        let signer = self
+            .signers
+            .iter()
+            .find(|signer| signer.key.verify(bytes, &signature, false).is_ok())?;
+        Some((signer.name.as_str(), signature))
+    }
+}
+
+/// The signature file at `path`: a regular file within [`crate::oci::MAX_SIGNATURE_BYTES`].
+fn read_signature(path: &Path) -> Option<String> {
+    let bytes = crate::files::read_regular(path, crate::oci::MAX_SIGNATURE_BYTES as u64).ok()?;
+    String::from_utf8(bytes).ok()
 }
 
 #[cfg(test)]

@@ -13,6 +13,8 @@ use hookhost::{Engine, EventOutcome};
 use hookhost_tests::{TestEnv, guests, hook_error};
 use serde_json::{Value, json};
 
+mod hostile;
+
 const CLI: &str = env!("CARGO_BIN_EXE_hookhost");
 
 /// A registry on 127.0.0.1, killed when dropped.
@@ -119,6 +121,27 @@ fn component(env: &TestEnv, component: &str, name: &str, secret: Option<&Path>) 
             .unwrap();
         assert!(status.success());
     }
+    file
+}
+
+/// A copy of `component` signed with `secret`, its trusted comment saying it was signed
+/// at the unix time `at`.
+fn signed_at(env: &TestEnv, component: &str, name: &str, secret: &Path, at: u64) -> PathBuf {
+    let file = env.root.join(name);
+    std::fs::copy(component, &file).unwrap();
+    let status = Command::new("minisign")
+        .arg("-S")
+        .arg("-s")
+        .arg(secret)
+        .arg("-m")
+        .arg(&file)
+        .arg("-t")
+        .arg(format!("timestamp:{at}\tfile:{name}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
     file
 }
 
@@ -561,4 +584,43 @@ async fn a_repository_can_neither_add_a_signer_nor_lift_the_requirement() {
         "{error}"
     );
     assert!(by_file("owner.wasm").error.is_none());
+}
+
+/// Attack: with `requireSignedWasm` and a tag, the registry (or whoever may push to it)
+/// moves the tag back to an older, validly signed version that denies less.
+#[tokio::test]
+async fn a_tag_moved_back_to_an_earlier_signed_version_is_refused() {
+    let env = TestEnv::new();
+    let Some(registry) = registry(&env) else {
+        return;
+    };
+    let (key, secret) = keys(&env, "security-team");
+    let signers = [("security-team", key.as_str())];
+    // Version 2 (test-guest: denies) signed later than version 1 (context-inject: no
+    // opinion on `ls`).
+    let newer = signed_at(&env, guests::TEST_GUEST, "v2.wasm", &secret, 2_000_000_000);
+    let older = signed_at(
+        &env,
+        guests::CONTEXT_INJECT,
+        "v1.wasm",
+        &secret,
+        1_000_000_000,
+    );
+    let tag = format!("oci://{}/policies/guard:stable", registry.addr);
+    push(&newer, &tag);
+    let outcome = fire(&env, &engine(&env, settings(&signers, true, &tag))).await;
+    assert!(denied(&outcome), "{:?}", outcome.hooks);
+    // The tag moves back.
+    let old_manifest = push(&older, &tag);
+    let outcome = fire(&env, &engine(&env, settings(&signers, true, &tag))).await;
+    assert!(outcome.should_block, "{:?}", outcome.hooks);
+    let error = hook_error(&outcome, 0);
+    assert!(
+        error.contains("refused as a rollback") && error.contains("2000000000"),
+        "{error}"
+    );
+    // A deliberate downgrade: the older version pinned by digest.
+    let pinned = format!("oci://{}/policies/guard@{old_manifest}", registry.addr);
+    let outcome = fire(&env, &engine(&env, settings(&signers, true, &pinned))).await;
+    assert!(!outcome.should_block, "{:?}", outcome.hooks);
 }

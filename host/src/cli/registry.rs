@@ -17,6 +17,10 @@ pub struct PullArgs {
     /// The component store (default: `oci` in hookhost's cache folder).
     #[arg(long, value_name = "DIR")]
     store: Option<PathBuf>,
+    /// Whose signing policy applies (`trustedSigners`, `requireSignedWasm`): a tag that
+    /// moved back to an earlier-signed component is refused here as on loading.
+    #[command(flatten)]
+    config: super::ConfigArgs,
 }
 
 /// `hookhost push`.
@@ -45,8 +49,15 @@ pub fn pull(args: &PullArgs) -> CliResult {
         .context("no cache folder for this user: give --store")
         .map_err(CliError::Usage)?;
     let store = Store::open(&dir).map_err(|e| CliError::Internal(e.into()))?;
-    let pulled = oci::pull(&store, &reference, hookhost::internals::MAX_COMPONENT_BYTES)
-        .map_err(|e| CliError::Internal(e.into()))?;
+    let options = args.config.load_options().map_err(CliError::Usage)?;
+    let signing = hookhost::internals::load(&options).signing;
+    let pulled = oci::pull(
+        &store,
+        &reference,
+        hookhost::internals::MAX_COMPONENT_BYTES,
+        &signing,
+    )
+    .map_err(|e| CliError::Internal(e.into()))?;
     if let Some(note) = &pulled.offline {
         eprintln!("hookhost pull: {note}");
     }

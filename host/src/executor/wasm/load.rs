@@ -323,7 +323,8 @@ impl WasmRuntime {
                     })
                 })?;
                 let store = crate::oci::Store::open(dir)?;
-                let pulled = crate::oci::pull(&store, reference, self.max_component_bytes)?;
+                let pulled =
+                    crate::oci::pull(&store, reference, self.max_component_bytes, &self.signing)?;
                 let hex = pulled
                     .resolved
                     .component
