@@ -109,19 +109,25 @@ fn component(env: &TestEnv, component: &str, name: &str, secret: Option<&Path>) 
     let file = env.root.join(name);
     std::fs::copy(component, &file).unwrap();
     if let Some(secret) = secret {
-        let status = Command::new("minisign")
-            .arg("-S")
-            .arg("-s")
-            .arg(secret)
-            .arg("-m")
-            .arg(&file)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .unwrap();
-        assert!(status.success());
+        sign(&file, secret, &[]);
     }
     file
+}
+
+/// Signs `file` with the real `minisign`, with `extra` arguments.
+fn sign(file: &Path, secret: &Path, extra: &[&str]) {
+    let status = Command::new("minisign")
+        .arg("-S")
+        .arg("-s")
+        .arg(secret)
+        .arg("-m")
+        .arg(file)
+        .args(extra)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
 }
 
 /// A copy of `component` signed with `secret`, its trusted comment saying it was signed
@@ -129,19 +135,11 @@ fn component(env: &TestEnv, component: &str, name: &str, secret: Option<&Path>) 
 fn signed_at(env: &TestEnv, component: &str, name: &str, secret: &Path, at: u64) -> PathBuf {
     let file = env.root.join(name);
     std::fs::copy(component, &file).unwrap();
-    let status = Command::new("minisign")
-        .arg("-S")
-        .arg("-s")
-        .arg(secret)
-        .arg("-m")
-        .arg(&file)
-        .arg("-t")
-        .arg(format!("timestamp:{at}\tfile:{name}"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .unwrap();
-    assert!(status.success());
+    sign(
+        &file,
+        secret,
+        &["-t", &format!("timestamp:{at}\tfile:{name}")],
+    );
     file
 }
 
