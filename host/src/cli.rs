@@ -143,6 +143,25 @@ enum Policy {
     ProjectFirst,
 }
 
+/// hookhost's own folders, where they are not the defaults below the owner's home
+/// (the environment's `$XDG_*_HOME` is never read). `claude install` writes all three
+/// into the command it installs.
+#[derive(Debug, Clone, Default, Args)]
+pub struct OwnerFolders {
+    /// hookhost's configuration folder (user hook file, trust store, keys). Default
+    /// `<home>/.config/hookhost`.
+    #[arg(long, value_name = "DIR")]
+    config_dir: Option<PathBuf>,
+    /// hookhost's state folder (per-session state of one-shot runs). Default
+    /// `<home>/.local/state/hookhost`.
+    #[arg(long, value_name = "DIR")]
+    state_dir: Option<PathBuf>,
+    /// Directory for precompiled Wasm artifacts (components pulled from OCI registries
+    /// are kept in its `oci` folder). Default `<home>/.cache/hookhost/wasm`.
+    #[arg(long, value_name = "DIR")]
+    cache_dir: Option<PathBuf>,
+}
+
 #[derive(Debug, Clone, Args)]
 struct ConfigArgs {
     /// Extra settings file (or inline JSON object); repeatable.
@@ -160,14 +179,8 @@ struct ConfigArgs {
     /// the agent's host sets for every hook process.
     #[arg(long, value_name = "DIR")]
     home: Option<PathBuf>,
-    /// hookhost's configuration folder (user hook file, trust store, keys). Default
-    /// `<home>/.config/hookhost`; `$XDG_CONFIG_HOME` is never read.
-    #[arg(long, value_name = "DIR")]
-    config_dir: Option<PathBuf>,
-    /// hookhost's state folder (per-session state of one-shot runs). Default
-    /// `<home>/.local/state/hookhost`; `$XDG_STATE_HOME` is never read.
-    #[arg(long, value_name = "DIR")]
-    state_dir: Option<PathBuf>,
+    #[command(flatten)]
+    folders: OwnerFolders,
     /// evva's user folder (default `<home>/.evva`; `$EVVA_HOME` is never read).
     #[arg(long, value_name = "DIR")]
     evva_home: Option<PathBuf>,
@@ -194,11 +207,6 @@ struct ConfigArgs {
     /// additive).
     #[arg(long, value_enum)]
     policy: Option<Policy>,
-    /// Directory for precompiled Wasm artifacts (components pulled from OCI registries
-    /// are kept in its `oci` folder). Default `<home>/.cache/hookhost/wasm`;
-    /// `$XDG_CACHE_HOME` is never read.
-    #[arg(long, value_name = "DIR")]
-    cache_dir: Option<PathBuf>,
     /// Trust the workspace for this run: its project settings' command, http and prompt
     /// hooks run (see `hookhost trust`).
     #[arg(long)]
@@ -271,15 +279,13 @@ impl ConfigArgs {
             plugins: Vec::new(),
             project_dir: project,
             home: None,
-            config_dir: None,
-            state_dir: None,
+            folders: OwnerFolders::default(),
             evva_home: None,
             xdg_config_home: None,
             managed_settings: None,
             own_files: true,
             no_discover: false,
             policy: None,
-            cache_dir: None,
             trust_workspace: false,
             audit_log: None,
             prepared_instances: None,
@@ -310,7 +316,7 @@ impl ConfigArgs {
 
     /// hookhost's configuration folder: `--config-dir`, else below the owner's home.
     fn config_folder(&self) -> Option<PathBuf> {
-        match &self.config_dir {
+        match &self.folders.config_dir {
             Some(dir) => Self::absolute(dir).ok(),
             None => self
                 .owner_home()
@@ -320,7 +326,7 @@ impl ConfigArgs {
 
     /// The artifact cache: `--cache-dir`, else below the owner's home.
     fn cache_folder(&self) -> Option<PathBuf> {
-        match &self.cache_dir {
+        match &self.folders.cache_dir {
             Some(dir) => Self::absolute(dir).ok(),
             None => self
                 .owner_home()
@@ -418,7 +424,7 @@ impl ConfigArgs {
     /// The per-session state: `--state-dir`, else below the owner's home; its
     /// `sessions` folder.
     fn state_dir(&self) -> Option<PathBuf> {
-        let base = match &self.state_dir {
+        let base = match &self.folders.state_dir {
             Some(dir) => Self::absolute(dir).ok(),
             None => self
                 .owner_home()

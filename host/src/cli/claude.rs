@@ -43,15 +43,8 @@ pub struct HookArgs {
     /// The owner's home (default: the account's home from the password database).
     #[arg(long, value_name = "DIR")]
     home: Option<PathBuf>,
-    /// hookhost's configuration folder (default `<home>/.config/hookhost`).
-    #[arg(long, value_name = "DIR")]
-    config_dir: Option<PathBuf>,
-    /// hookhost's state folder (default `<home>/.local/state/hookhost`).
-    #[arg(long, value_name = "DIR")]
-    state_dir: Option<PathBuf>,
-    /// hookhost's artifact cache (default `<home>/.cache/hookhost/wasm`).
-    #[arg(long, value_name = "DIR")]
-    cache_dir: Option<PathBuf>,
+    #[command(flatten)]
+    folders: super::OwnerFolders,
 }
 
 /// Which Claude Code settings file.
@@ -95,18 +88,9 @@ pub struct InstallArgs {
     /// knows except WorktreeCreate, WorktreeRemove and FileChanged.
     #[arg(long = "event", value_name = "EVENT")]
     events: Vec<String>,
-    /// hookhost's configuration folder the installed command reads (default
-    /// `<home>/.config/hookhost`).
-    #[arg(long, value_name = "DIR")]
-    config_dir: Option<PathBuf>,
-    /// hookhost's state folder the installed command uses (default
-    /// `<home>/.local/state/hookhost`).
-    #[arg(long, value_name = "DIR")]
-    state_dir: Option<PathBuf>,
-    /// hookhost's artifact cache the installed command uses (default
-    /// `<home>/.cache/hookhost/wasm`).
-    #[arg(long, value_name = "DIR")]
-    cache_dir: Option<PathBuf>,
+    /// The folders the installed command names.
+    #[command(flatten)]
+    folders: super::OwnerFolders,
 }
 
 /// Runs a `hookhost claude` command.
@@ -161,10 +145,16 @@ impl InstallArgs {
         };
         Ok(entries::Locations {
             home: folder(&None, home.clone())?,
-            config_dir: folder(&self.config_dir, hookhost::internals::config_dir_in(&home))?,
-            state_dir: folder(&self.state_dir, hookhost::internals::state_dir_in(&home))?,
+            config_dir: folder(
+                &self.folders.config_dir,
+                hookhost::internals::config_dir_in(&home),
+            )?,
+            state_dir: folder(
+                &self.folders.state_dir,
+                hookhost::internals::state_dir_in(&home),
+            )?,
             cache_dir: folder(
-                &self.cache_dir,
+                &self.folders.cache_dir,
                 hookhost::internals::cache_dir_in(&home).join("wasm"),
             )?,
         })
@@ -424,9 +414,7 @@ async fn hook_answer(args: HookArgs) -> anyhow::Result<ExitCode> {
     let project = hook_project(&bytes);
     let mut config = ConfigArgs::own(project.clone());
     config.home = args.home;
-    config.config_dir = args.config_dir;
-    config.state_dir = args.state_dir;
-    config.cache_dir = args.cache_dir;
+    config.folders = args.folders;
     let home = config.owner_home();
     if let Some(root) = plugin_root(
         std::env::var_os("CLAUDE_PLUGIN_ROOT"),
