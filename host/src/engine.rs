@@ -34,7 +34,7 @@ use crate::executor::registry::{self, Shared};
 use crate::executor::wasm::{WasmOptions, WasmRuntime};
 use crate::executor::{AsyncNotice, Background, Executor};
 use crate::outcome::EventOutcome;
-use crate::self_protection::SelfProtection;
+use crate::self_protection::{Reach, SelfProtection};
 
 use self::schedule::EventRun;
 use self::select::OnceTracker;
@@ -541,7 +541,7 @@ impl Engine {
                 &format!("hookhost cannot run a guard its owner configured ({lost}); blocking"),
             );
         }
-        if let Some(why) = self.protect(input) {
+        if let Some(why) = self.protect(input, Reach::Named) {
             return crate::merge::refused(event, &why);
         }
         let guard = &self.inner.stop_guard;
@@ -550,7 +550,8 @@ impl Engine {
             crate::hook_input::field(&input.value, "stop_hook_active") == Some(&Value::Bool(true));
         let selected = self.select(input, &Default::default());
         if selected.is_empty() {
-            return guard.apply(event, session, reentry, EventOutcome::empty(event.name()));
+            let outcome = self.backstop(input, EventOutcome::empty(event.name()));
+            return guard.apply(event, session, reentry, outcome);
         }
         // One way from here: schedule → merge → revalidate, over what the event shares.
         let run = EventRun {
@@ -568,16 +569,36 @@ impl Engine {
             require_worktree_path(&mut outcome, input.cwd.as_deref());
         }
         // A hook's rewrite is a tool call too.
-        if let Some(rewrite) = &outcome.updated_input {
-            let mut value = input.value.clone();
-            if let Some(map) = value.as_object_mut() {
-                map.insert("tool_input".into(), rewrite.clone());
+        let outcome = match &outcome.updated_input {
+            Some(rewrite) => {
+                let mut value = input.value.clone();
+                if let Some(map) = value.as_object_mut() {
+                    map.insert("tool_input".into(), rewrite.clone());
+                }
+                let rewritten = input.rewritten(value);
+                if let Some(why) = self.protect(&rewritten, Reach::Named) {
+                    return crate::merge::refused(event, &why);
+                }
+                self.backstop(&rewritten, outcome)
             }
-            if let Some(why) = self.protect(&input.rewritten(value)) {
-                return crate::merge::refused(event, &why);
-            }
-        }
+            None => self.backstop(input, outcome),
+        };
         guard.apply(event, session, reentry, outcome)
+    }
+
+    /// Self-protection's last word on a tool call the configured hooks let run: a move,
+    /// removal or mode change of a folder holding every guard (the home, the project,
+    /// `/`) is refused here, after the guards had theirs (see [`Reach::Whole`]).
+    fn backstop(&self, input: &HookInput, outcome: EventOutcome) -> EventOutcome {
+        let denied = outcome.should_block
+            || outcome.permission_decision == Some(crate::output::PermissionDecision::Deny);
+        if denied {
+            return outcome;
+        }
+        match self.protect(input, Reach::Whole) {
+            Some(why) => crate::merge::refused(&input.event, &why),
+            None => outcome,
+        }
     }
 
     /// Whether self-protection is on (it is unless an owner turned it off).
@@ -585,8 +606,9 @@ impl Engine {
         self.inner.self_protection.is_some()
     }
 
-    /// Self-protection's reason to refuse `input`, a tool call about to run.
-    fn protect(&self, input: &HookInput) -> Option<String> {
+    /// Self-protection's reason to refuse `input`, a tool call about to run, judged with
+    /// `reach`.
+    fn protect(&self, input: &HookInput, reach: Reach) -> Option<String> {
         let protection = self.inner.self_protection.as_ref()?;
         let event = &input.event;
         if !(event.tool_event && event.honours(crate::event::Fields::PERMISSION_DECISION)) {
@@ -596,6 +618,7 @@ impl Engine {
             input.tool_name.as_deref()?,
             input.tool_input(),
             input.cwd.as_deref(),
+            reach,
         )
     }
 

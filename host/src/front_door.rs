@@ -112,6 +112,11 @@ pub enum Failure {
     /// hookhost failed while running the hooks.
     #[error("hookhost failed while running the hooks: {0}")]
     Internal(String),
+    /// The caller did not prove it may call (`serve`'s bearer token was missing or
+    /// wrong): a repository's `env` setting can blank the token a host sends, so a
+    /// guarded event is answered as a block, never as an error the host proceeds on.
+    #[error("the request did not carry serve's bearer token")]
+    Unauthorized,
 }
 
 /// The answer to give.

@@ -9,7 +9,7 @@
 //! links), and Bash commands read through the host's shell view (nested `sh -c`, `eval`
 //! and substitutions included): redirections, the file-changing commands, interpreters'
 //! inline code that spells a protected path, and `hookhost trust|claude install|…`. An
-//! agent with a shell can always compute a path it never spells: the README's threat
+//! agent with a shell can always compute a path it never spells: SECURITY.md's threat
 //! model says how far this reaches, and the locked deployment (root-owned managed files)
 //! that holds against code too.
 //!
@@ -22,6 +22,19 @@ use serde_json::Value;
 
 use crate::file_target::{self, Access, resolve};
 use crate::shell::{NodeKind, ShellView, Word};
+
+/// How far a whole-tree command's reach is judged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reach {
+    /// Before the configured hooks: a target that is a protected place, lies in one, or
+    /// holds one below the home and the project (`rm -rf ~/.config`). The home, the
+    /// project and `/` are left to the configured guards, whose reasons say more.
+    Named,
+    /// After them, when they let the call run: a move, removal or mode change of the
+    /// home, the project or `/` too (`mv ~ /tmp/x`, `chmod 000 ~`), which takes every
+    /// guard away at once. `find`, which mostly reads, keeps the named reach.
+    Whole,
+}
 
 /// One protected place: a file or a folder (everything below it).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,8 +54,8 @@ pub(crate) struct SelfProtection {
     secrets: Vec<Place>,
     /// The owner's home.
     home: Option<PathBuf>,
-    /// The project: it and the home (and what holds them) are too broad a target to claim
-    /// (`rm -rf ~`, `rm -rf .`, `rm -rf /` are the configured guards' to judge).
+    /// The project: it and the home (and what holds them) are judged only with
+    /// [`Reach::Whole`], after the configured hooks.
     project: Option<PathBuf>,
     /// Recent commands' shell views: an agent runs the same commands again and again.
     views: std::sync::Arc<crate::shell::ViewMemo>,
@@ -60,6 +73,11 @@ const WRITING_COMMANDS: &[&str] = &[
 const TREE_COMMANDS: &[&str] = &[
     "rm", "rmdir", "mv", "chmod", "chown", "chgrp", "chattr", "rsync", "find", "setfacl",
 ];
+
+/// The long flags that make `cp` and `rsync` copy whole trees (so do short flags holding
+/// `r`, `R` or `a`): a recursive copy onto a folder above a protected place replaces what
+/// is below it.
+const RECURSIVE_FLAGS: &[&str] = &["--recursive", "--archive"];
 
 /// Commands that copy or move their sources into a destination folder.
 const INTO_FOLDER_COMMANDS: &[&str] = &["cp", "mv", "ln", "install", "rsync"];
@@ -141,24 +159,25 @@ impl SelfProtection {
 
     /// The reason to deny the tool call `tool` with `tool_input`, run in `cwd`, when it
     /// would change a protected place, read a secret or run a hookhost command that
-    /// changes what runs; `None` when it may run.
+    /// changes what runs, judged with `reach`; `None` when it may run.
     pub(crate) fn check(
         &self,
         tool: &str,
         tool_input: &Value,
         cwd: Option<&Path>,
+        reach: Reach,
     ) -> Option<String> {
         let field = |name: &str| tool_input.get(name).and_then(Value::as_str);
         if let Some((name, access)) = file_target::tool_field(tool) {
             let path = self.locate(field(name)?, cwd)?;
             return match access {
-                Access::Writes => self.written(&path, false),
+                Access::Writes => self.written(&path, false, reach),
                 Access::Reads => self.read(&path, false),
                 Access::ReadsTree => self.read(&path, true),
             };
         }
         if tool == "Bash" {
-            return self.command(field("command")?, cwd);
+            return self.command(field("command")?, cwd, reach);
         }
         None
     }
@@ -187,9 +206,9 @@ impl SelfProtection {
     }
 
     /// The reason to refuse a write of `path` (and, for a command that takes a whole
-    /// tree, of everything below it).
-    fn written(&self, path: &Path, tree: bool) -> Option<String> {
-        let tree = tree && !self.too_broad(path);
+    /// tree, of everything below it, as far as `reach` goes).
+    fn written(&self, path: &Path, tree: bool, reach: Reach) -> Option<String> {
+        let tree = tree && (reach == Reach::Whole || !self.too_broad(path));
         self.places.iter().chain(&self.secrets).find_map(|place| {
             let hit = path.starts_with(&place.path) || (tree && place.path.starts_with(path));
             hit.then(|| reason(&place.what, &place.path))
@@ -221,14 +240,14 @@ impl SelfProtection {
     }
 
     /// The reason to refuse the Bash `script`, from its shell view.
-    fn command(&self, script: &str, cwd: Option<&Path>) -> Option<String> {
+    fn command(&self, script: &str, cwd: Option<&Path>, reach: Reach) -> Option<String> {
         let view = self.views.view_in(script, cwd);
         if view.partial && self.names_a_protected_place(script) {
             return Some(
                 "hookhost self-protection: the command names one of hookhost's guard files, and hookhost cannot read all of it; not run".into(),
             );
         }
-        self.view(&view, cwd)
+        self.view(&view, cwd, reach)
     }
 
     /// Whether `text` spells a protected place or hookhost itself.
@@ -241,7 +260,7 @@ impl SelfProtection {
             })
     }
 
-    fn view(&self, view: &ShellView, cwd: Option<&Path>) -> Option<String> {
+    fn view(&self, view: &ShellView, cwd: Option<&Path>, reach: Reach) -> Option<String> {
         for node in &view.nodes {
             for redirect in &node.redirects {
                 let writes = matches!(
@@ -257,7 +276,7 @@ impl SelfProtection {
                 let Some(path) = self.locate(&redirect.target.text, cwd) else {
                     continue;
                 };
-                if writes && let Some(why) = self.written(&path, false) {
+                if writes && let Some(why) = self.written(&path, false, reach) {
                     return Some(why);
                 }
                 if reads && let Some(why) = self.read(&path, false) {
@@ -271,7 +290,7 @@ impl SelfProtection {
             let Some(words) = node.words.get(start..).filter(|w| !w.is_empty()) else {
                 continue;
             };
-            if let Some(why) = self.simple(words, cwd) {
+            if let Some(why) = self.simple(words, cwd, reach) {
                 return Some(why);
             }
         }
@@ -279,7 +298,7 @@ impl SelfProtection {
     }
 
     /// The reason to refuse one simple command (`words[0]` is what it runs).
-    fn simple(&self, words: &[Word], cwd: Option<&Path>) -> Option<String> {
+    fn simple(&self, words: &[Word], cwd: Option<&Path>, reach: Reach) -> Option<String> {
         let program = &words[0].text;
         let name = Path::new(program)
             .file_name()
@@ -318,7 +337,14 @@ impl SelfProtection {
         if !(WRITING_COMMANDS.contains(&name) || in_place) {
             return None;
         }
-        let tree = TREE_COMMANDS.contains(&name);
+        let reach = if name == "find" { Reach::Named } else { reach };
+        let copying = COPYING_COMMANDS.contains(&name);
+        let recursive = matches!(name, "cp" | "rsync")
+            && args.iter().any(|a| {
+                RECURSIVE_FLAGS.contains(a)
+                    || (a.starts_with('-') && !a.starts_with("--") && a.contains(['r', 'R', 'a']))
+            });
+        let tree = TREE_COMMANDS.contains(&name) || recursive;
         let operands: Vec<&str> = args
             .iter()
             .map(|a| {
@@ -334,9 +360,26 @@ impl SelfProtection {
             .iter()
             .filter_map(|a| self.locate(a, cwd))
             .collect();
-        // A copy or a link writes only its destination; a move removes its sources too.
-        let mut targets: Vec<PathBuf> = if COPYING_COMMANDS.contains(&name) {
-            named.last().cloned().into_iter().collect()
+        // A copy or a link writes only its destination — into a folder, what lands there
+        // (below); a move removes its sources too.
+        let into_folder = INTO_FOLDER_COMMANDS.contains(&name)
+            && named.len() > 1
+            && named.last().is_some_and(|last| last.is_dir());
+        let mut targets: Vec<PathBuf> = if copying {
+            let contents = operands[..operands.len().saturating_sub(1)]
+                .iter()
+                .any(|source| {
+                    source.ends_with("/.")
+                        || *source == "."
+                        || (name == "rsync" && source.ends_with('/'))
+                });
+            if into_folder && !contents {
+                Vec::new()
+            } else {
+                named.last().cloned().into_iter().collect()
+            }
+        } else if into_folder {
+            named[..named.len() - 1].to_vec()
         } else {
             named.clone()
         };
@@ -358,10 +401,7 @@ impl SelfProtection {
             targets.push(dir);
         }
         // `cp -r x/.hookhost .` lands on `./.hookhost`.
-        if INTO_FOLDER_COMMANDS.contains(&name)
-            && let Some((last, sources)) = named.split_last()
-            && last.is_dir()
-        {
+        if into_folder && let Some((last, sources)) = named.split_last() {
             targets.extend(
                 sources
                     .iter()
@@ -370,11 +410,11 @@ impl SelfProtection {
         }
         targets
             .iter()
-            .find_map(|path| self.written(path, tree))
+            .find_map(|path| self.written(path, tree, reach))
             .or_else(|| {
                 operands
                     .iter()
-                    .find_map(|operand| self.glob_written(operand, cwd, tree))
+                    .find_map(|operand| self.glob_written(operand, cwd, tree, reach))
             })
     }
 
@@ -382,7 +422,13 @@ impl SelfProtection {
     /// the command sees it): when it matches a protected place, or with `tree` a folder
     /// above one. A `*`, `?` or `[` at the start of a name does not match a leading dot,
     /// as in bash.
-    fn glob_written(&self, pattern: &str, cwd: Option<&Path>, tree: bool) -> Option<String> {
+    fn glob_written(
+        &self,
+        pattern: &str,
+        cwd: Option<&Path>,
+        tree: bool,
+        reach: Reach,
+    ) -> Option<String> {
         if !pattern.contains(['*', '?', '[']) {
             return None;
         }
@@ -408,7 +454,8 @@ impl SelfProtection {
                 .collect();
             let matched: PathBuf = place.path.components().take(parts.len()).collect();
             let fits = parts.len() <= names.len()
-                && (parts.len() == names.len() || (tree && !self.too_broad(&matched)))
+                && (parts.len() == names.len()
+                    || (tree && (reach == Reach::Whole || !self.too_broad(&matched))))
                 && parts.iter().zip(&names).all(|(p, n)| matches(p, n));
             fits.then(|| reason(&place.what, &place.path))
         })

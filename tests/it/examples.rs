@@ -144,7 +144,9 @@ async fn bash_guard_holds_against_the_bypass_list() {
         ("rm --recursive --force $HOME", true),
         ("cd x && rm -rf .", true),
         ("rm -rf ./target", false),
-        ("rm -r /", false),
+        // bash-guard itself lets `rm -r /` (no -f) through; self-protection's last word
+        // refuses it: it removes every guard file at once.
+        ("rm -r /", true),
         ("rm / -rf", true),
         ("rm -f build -r /", true),
         ("rm -rf -- ~", true),

@@ -98,7 +98,7 @@ async fn rewrites_that_never_converge_block() {
 #[tokio::test]
 async fn revalidation_can_be_turned_off_by_the_user_but_not_by_the_project() {
     let env = TestEnv::new();
-    let hooks = two_groups(rm_guard(&env), rewrite_to("rm -rf /"));
+    let hooks = two_groups(rm_guard(&env), rewrite_to("rm -rf ./data"));
     // In the project's own settings, `revalidateRewrites: false` is ignored.
     env.write(
         "project/.claude/settings.json",
@@ -120,7 +120,10 @@ async fn revalidation_can_be_turned_off_by_the_user_but_not_by_the_project() {
     let engine = Engine::load(&env.load_options(&[], &[]), env.engine_options()).unwrap();
     let outcome = engine.execute("PreToolUse", env.bash("ls")).await;
     assert!(!outcome.should_block);
-    assert_eq!(outcome.updated_input, Some(json!({"command": "rm -rf /"})));
+    assert_eq!(
+        outcome.updated_input,
+        Some(json!({"command": "rm -rf ./data"}))
+    );
     engine.close().await;
 }
 

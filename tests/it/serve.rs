@@ -244,6 +244,96 @@ async fn off_loopback_needs_a_token_and_a_wrong_token_reaches_no_hook() {
     assert!(marker.exists());
 }
 
+/// Issue 42: Claude Code sends the token from its environment, which a repository's `env`
+/// setting fills, and reads a 401 as "proceed". On `/hooks`, a missing or wrong token is
+/// answered as a block when a failClosed hook guards the event — the guard here allows
+/// (and records that it ran), so only the refusal can produce the block — and as a 401
+/// when none does; no hook runs either way.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wrong_token_on_hooks_blocks_a_fail_closed_event_and_runs_no_hook() {
+    let env = TestEnv::new();
+    let marker = env.root.join("hook-ran");
+    let allow = |fail_closed: bool| {
+        let mut hook = hookhost_tests::command(&format!("touch {}", marker.display()));
+        hook["failClosed"] = json!(fail_closed);
+        hook
+    };
+    let settings = env.settings(
+        "allow.json",
+        json!({
+            "PreToolUse": [{"matcher": "Bash", "hooks": [allow(true)]}],
+            "Stop": [{"hooks": [allow(false)]}],
+        }),
+    );
+    let token_file = env.write("token", "s3cret-token-0123456789\n");
+    std::fs::set_permissions(
+        &token_file,
+        std::os::unix::fs::PermissionsExt::from_mode(0o600),
+    )
+    .unwrap();
+    let served = spawn(
+        &env,
+        &settings,
+        &[
+            "--listen",
+            "127.0.0.1:0",
+            "--token-file",
+            token_file.to_str().unwrap(),
+        ],
+    )
+    .unwrap();
+    let http = client();
+    let url = format!("{}/hooks", served.base);
+    for token in [None, Some(""), Some("wrong-token-0123456789")] {
+        let mut request = http.post(&url).json(&rm("ls"));
+        if let Some(token) = token {
+            request = request.header("Authorization", format!("Bearer {token}"));
+        }
+        let response = request.send().await.unwrap();
+        assert_eq!(response.status(), 200, "{token:?}");
+        let body: Value = response.json().await.unwrap();
+        let answer = &body["hookSpecificOutput"];
+        assert_eq!(answer["permissionDecision"], "deny", "{token:?}: {body}");
+        assert!(
+            answer["permissionDecisionReason"]
+                .to_string()
+                .contains("bearer token"),
+            "{token:?}: {body}"
+        );
+        let stop = http
+            .post(&url)
+            .json(&json!({"hook_event_name": "Stop", "session_id": "s", "cwd": "/tmp"}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(stop.status(), 401, "an unguarded event keeps the 401");
+    }
+    // /v1/fire is not Claude Code's door: a plain 401.
+    let fire = http
+        .post(format!("{}/v1/fire", served.base))
+        .json(&rm("ls"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(fire.status(), 401);
+    assert!(!marker.exists(), "a request without the token ran a hook");
+    let ok: Value = http
+        .post(&url)
+        .bearer_auth("s3cret-token-0123456789")
+        .json(&rm("ls"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_ne!(
+        ok["hookSpecificOutput"]["permissionDecision"], "deny",
+        "{ok}"
+    );
+    assert!(marker.exists(), "the authorised call ran the hook");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn overload_is_a_503_with_retry_after_never_a_dropped_connection() {
     let env = TestEnv::new();

@@ -84,7 +84,7 @@ fn fire(test: &TestEnv, extra: &[&str], input: &Value) -> Run {
 fn rm_input(test: &TestEnv) -> Value {
     json!({"hook_event_name": "PreToolUse", "session_id": "s",
            "cwd": test.project.display().to_string(),
-           "tool_name": "Bash", "tool_input": {"command": "rm -rf /"}})
+           "tool_name": "Bash", "tool_input": {"command": "rm -rf ./build"}})
 }
 
 /// An owner's guard: a command that blocks every Bash call.

@@ -4,6 +4,7 @@
 //! Code settings file; `status` shows what Claude Code will run and what is wrong.
 
 mod entries;
+mod plugin;
 mod status;
 
 use std::io::Write;
@@ -33,6 +34,11 @@ pub enum ClaudeCommand {
     /// Show, per event, what Claude Code will run and what hookhost runs behind its
     /// entry; report problems (exit 1 when there are any).
     Status(ScopeArgs),
+    /// Write a Claude Code marketplace with one plugin whose hooks run this binary, by
+    /// its absolute path, with the owner's folders (the entry `install` writes): a
+    /// plugin that ran `hookhost` from PATH would run whatever a repository's `env`
+    /// puts first on PATH.
+    Plugin(plugin::PluginArgs),
 }
 
 /// The owner's folders `claude hook` reads, fixed in the command `install` writes
@@ -100,6 +106,7 @@ pub async fn run(command: ClaudeCommand) -> CliResult {
         ClaudeCommand::Install(args) => install(&args),
         ClaudeCommand::Uninstall(args) => uninstall(&args),
         ClaudeCommand::Status(args) => status::run(&args),
+        ClaudeCommand::Plugin(args) => plugin::write(&args),
     }
 }
 
@@ -133,32 +140,34 @@ impl ScopeArgs {
 impl InstallArgs {
     /// The folders the installed command names: the flags given, else below the home.
     fn locations(&self) -> anyhow::Result<entries::Locations> {
-        let home = self.scope.home()?;
-        let folder = |given: &Option<PathBuf>, default: PathBuf| -> anyhow::Result<String> {
-            let dir = match given {
-                Some(dir) => std::path::absolute(dir)?,
-                None => default,
-            };
-            dir.to_str()
-                .map(str::to_string)
-                .with_context(|| format!("{}: not UTF-8", dir.display()))
-        };
-        Ok(entries::Locations {
-            home: folder(&None, home.clone())?,
-            config_dir: folder(
-                &self.folders.config_dir,
-                hookhost::internals::config_dir_in(&home),
-            )?,
-            state_dir: folder(
-                &self.folders.state_dir,
-                hookhost::internals::state_dir_in(&home),
-            )?,
-            cache_dir: folder(
-                &self.folders.cache_dir,
-                hookhost::internals::cache_dir_in(&home).join("wasm"),
-            )?,
-        })
+        locations(self.scope.home()?, &self.folders)
     }
+}
+
+/// The folders an installed command names, for the owner's `home`: `folders` where given,
+/// else hookhost's defaults below the home.
+fn locations(home: PathBuf, folders: &super::OwnerFolders) -> anyhow::Result<entries::Locations> {
+    let folder = |given: &Option<PathBuf>, default: PathBuf| -> anyhow::Result<String> {
+        let dir = match given {
+            Some(dir) => std::path::absolute(dir)?,
+            None => default,
+        };
+        dir.to_str()
+            .map(str::to_string)
+            .with_context(|| format!("{}: not UTF-8", dir.display()))
+    };
+    Ok(entries::Locations {
+        home: folder(&None, home.clone())?,
+        config_dir: folder(
+            &folders.config_dir,
+            hookhost::internals::config_dir_in(&home),
+        )?,
+        state_dir: folder(&folders.state_dir, hookhost::internals::state_dir_in(&home))?,
+        cache_dir: folder(
+            &folders.cache_dir,
+            hookhost::internals::cache_dir_in(&home).join("wasm"),
+        )?,
+    })
 }
 
 /// The absolute path of this binary, as the entries run it.

@@ -200,8 +200,8 @@ pub fn trusted_folder(options: &LoadOptions, dir: &Path) -> Option<PathBuf> {
 
 /// Every file that decides which hooks run for `options`, whatever dialect or file set is
 /// read now: each dialect's discovery table, hookhost's own hook files, both managed
-/// files and Claude Code's user-local settings — what self-protection keeps the agent's
-/// tool calls away from.
+/// files, Claude Code's user-local settings, its installed plugins and its trust records —
+/// what self-protection keeps the agent's tool calls away from.
 pub(super) fn guard_files(options: &LoadOptions) -> Vec<PathBuf> {
     let mut own = options.clone();
     own.files = FileSet::Own;
@@ -213,6 +213,10 @@ pub(super) fn guard_files(options: &LoadOptions) -> Vec<PathBuf> {
     files.push(own.managed_file());
     if let Some(home) = &options.home {
         files.push(home.join(".claude").join("settings.local.json"));
+        // Installed Claude Code plugins: each one's `hooks/hooks.json` runs on every event.
+        files.push(home.join(".claude").join("plugins"));
+        // Claude Code's trust records, which hookhost's trust lookup reads.
+        files.push(home.join(".claude.json"));
     }
     files.sort();
     files.dedup();

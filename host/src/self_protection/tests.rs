@@ -51,13 +51,28 @@ fn fixture() -> Fixture {
 }
 
 impl Fixture {
+    /// The check after the configured hooks let `command` run.
+    fn bash_whole(&self, command: &str) -> Option<String> {
+        self.protection.check(
+            "Bash",
+            &json!({"command": command}),
+            Some(&self.project),
+            Reach::Whole,
+        )
+    }
+
     fn bash(&self, command: &str) -> Option<String> {
-        self.protection
-            .check("Bash", &json!({"command": command}), Some(&self.project))
+        self.protection.check(
+            "Bash",
+            &json!({"command": command}),
+            Some(&self.project),
+            Reach::Named,
+        )
     }
 
     fn tool(&self, tool: &str, input: Value) -> Option<String> {
-        self.protection.check(tool, &input, Some(&self.project))
+        self.protection
+            .check(tool, &input, Some(&self.project), Reach::Named)
     }
 }
 
@@ -246,4 +261,66 @@ fn a_script_file_the_agent_wrote_is_read_before_it_runs() {
         assert!(why.is_some(), "allowed: {command}");
     }
     assert_eq!(f.bash("bash build.sh"), None);
+}
+
+/// Issue 42: moving, removing or re-moding a folder that holds every guard (the home, the
+/// project, `/`) is left to the configured guards first — their reasons say more — and
+/// refused after them when they let it run.
+#[test]
+fn a_whole_home_or_project_move_is_refused_after_the_configured_hooks() {
+    let f = fixture();
+    let home = f.home.display();
+    for command in [
+        "mv ~ /tmp/x".to_string(),
+        format!("mv {home} /tmp/x"),
+        "mv $HOME /tmp/x".into(),
+        "mv . ../elsewhere".into(),
+        format!("mv {home}/.. /tmp/x"),
+        "rm -rf ~".into(),
+        "rm -rf /".into(),
+        "rm -rf .".into(),
+        "chmod 000 ~".into(),
+        "chmod -R a-r ~".into(),
+        "sh -c 'mv ~ /tmp/gone'".into(),
+        "cp -r /tmp/evil/. ~".into(),
+        "rsync -a --delete /tmp/empty/ ~/".into(),
+        "cp -a /tmp/evil/.config ~".into(),
+    ] {
+        let why = f.bash_whole(&command);
+        assert!(
+            why.as_deref()
+                .is_some_and(|why| why.contains("hookhost self-protection")),
+            "allowed after the hooks: {command}"
+        );
+    }
+    // A recursive copy onto a folder above a protected place is refused before the
+    // hooks: `~/.config` is not the whole home.
+    assert!(f.bash("cp -r /tmp/evil/.config ~").is_some());
+    assert!(f.bash("cp -R /tmp/evil/hookhost ~/.config").is_some());
+    // Before the hooks the broad ones are the configured guards' to judge.
+    for command in ["mv ~ /tmp/x", "rm -rf /", "chmod 000 ~"] {
+        assert_eq!(f.bash(command), None, "{command}");
+    }
+    // What leaves the guards in place still runs after the hooks.
+    for command in [
+        "find . -name '*.o'",
+        "find ~ -name notes.txt",
+        "rm -rf ./build",
+        "rm -rf ./*",
+        "rm -rf *",
+        "cp -r dist ~",
+        "cp -r dist ~/",
+        "mv notes.txt ~",
+        "chmod -R u+w ./src",
+        "cp ~/.claude/settings.json /tmp/backup.json",
+        "ls -la ~",
+        "rsync -a ./ /tmp/backup",
+        "ln -sr target ~/link",
+    ] {
+        assert_eq!(
+            f.bash_whole(command),
+            None,
+            "denied after the hooks: {command}"
+        );
+    }
 }

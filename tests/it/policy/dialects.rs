@@ -56,13 +56,17 @@ async fn an_untrusted_gen_project_does_not_replace_the_users_hooks() {
     let mut options = env.untrusted_options(&[], &[]);
     options.dialect = Some(hookhost::DialectId::Gen);
     let engine = Engine::load(&options, env.engine_options()).unwrap();
-    let outcome = engine.execute("PreToolUse", env.bash("rm -rf ~")).await;
+    let outcome = engine
+        .execute("PreToolUse", env.bash("rm -rf ./data"))
+        .await;
     assert!(outcome.should_block, "{outcome:?}");
     // Trusted, gen's rule applies: the project's hooks replace the user's.
     let mut options = env.load_options(&[], &[]);
     options.dialect = Some(hookhost::DialectId::Gen);
     let engine = Engine::load(&options, env.engine_options()).unwrap();
-    let outcome = engine.execute("PreToolUse", env.bash("rm -rf ~")).await;
+    let outcome = engine
+        .execute("PreToolUse", env.bash("rm -rf ./data"))
+        .await;
     assert!(!outcome.should_block, "{outcome:?}");
 }
 

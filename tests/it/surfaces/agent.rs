@@ -447,3 +447,53 @@ fn install_and_uninstall_leave_the_users_look_alike_entries_alone() {
     let after: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
     assert_eq!(after, mine);
 }
+
+/// Issue 42: `mv ~ /tmp/x` takes every guard file away at once. Self-protection leaves a
+/// whole-home target to the configured guards first (their reason stands), and refuses
+/// it after them when they let it run; a move that leaves the guards in place still runs.
+#[test]
+fn moving_the_whole_home_away_is_refused_after_the_guards_let_it_run() {
+    let test = TestEnv::new();
+    let home = test.home.display().to_string();
+    let allow = test.script("allow.sh", "cat >/dev/null; exit 0");
+    let command = install_guard(&test, vec![json!({"type": "command", "command": allow})]);
+    for attack in [
+        format!("mv {home} /tmp/elsewhere"),
+        format!("chmod 000 {home}"),
+        "rm -rf .".to_string(),
+        format!("cp -r /tmp/empty/. {home}"),
+    ] {
+        let run = run_hook(&test, &command, &pre_bash(&test, &attack), &[]);
+        let (decision, reason) = decision(&run);
+        assert_eq!(decision, "deny", "{attack}: {}{}", run.stdout, run.stderr);
+        assert!(
+            reason.contains("hookhost self-protection"),
+            "{attack}: {reason}"
+        );
+    }
+    for harmless in [
+        format!("mv notes.txt {home}"),
+        "rm -rf ./build".to_string(),
+        "find . -name '*.o'".to_string(),
+    ] {
+        let run = run_hook(&test, &command, &pre_bash(&test, &harmless), &[]);
+        assert_eq!(
+            decision(&run).0,
+            "",
+            "{harmless}: {}{}",
+            run.stdout,
+            run.stderr
+        );
+    }
+    // A guard that denies keeps its own reason.
+    let command = install_guard(&test, vec![command_guard(&test)]);
+    let run = run_hook(
+        &test,
+        &command,
+        &pre_bash(&test, &format!("mv {home} /tmp/elsewhere")),
+        &[],
+    );
+    let (decision, reason) = decision(&run);
+    assert_eq!(decision, "deny");
+    assert!(reason.contains(OWNER_REASON), "{reason}");
+}

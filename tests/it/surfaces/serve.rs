@@ -49,7 +49,9 @@ async fn a_web_page_cannot_reach_serve() {
         );
         assert_eq!(status_of(&read), 403, "{path}: {read}");
     }
-    // No token: 401, even from the right Host.
+    // No token, from the right Host: no hook runs. The owner's failClosed guard makes
+    // it a deny naming the token (Claude Code would read a 401 as "proceed"); other
+    // routes answer 401.
     let http = client();
     let bare = http
         .post(served.url("/hooks"))
@@ -57,7 +59,19 @@ async fn a_web_page_cannot_reach_serve() {
         .send()
         .await
         .unwrap();
-    assert_eq!(bare.status(), 401);
+    assert_eq!(bare.status(), 200);
+    let bare = bare.text().await.unwrap();
+    assert!(
+        bare.contains("\"deny\"") && bare.contains("bearer token"),
+        "{bare}"
+    );
+    let fire = http
+        .post(served.url("/v1/fire"))
+        .body(body.clone())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(fire.status(), 401);
     // The real client: right Host, the token, no Origin.
     let ok = raw_http(&addr, request(&format!("127.0.0.1:{port}"), "").as_bytes());
     assert_eq!(status_of(&ok), 200, "{ok}");
@@ -697,10 +711,11 @@ async fn the_documented_http_hook_reaches_serve_with_the_generated_token() {
         "{answer}\n{}",
         with_token.stderr
     );
-    // Without the token the call is refused (401: the host's hook reports an error).
+    // Without the token no hook runs; the owner's failClosed guard makes the answer a
+    // deny naming the token, never a 401 the host would read as "proceed".
     let without = hookhost(&test, &test.project, &args, &input, &[]);
     assert!(
-        !without.stdout.contains("\"deny\""),
+        without.stdout.contains("\"deny\"") && without.stdout.contains("bearer token"),
         "{}\n{}",
         without.stdout,
         without.stderr

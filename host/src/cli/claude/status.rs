@@ -38,6 +38,7 @@ pub(super) fn run(args: &ScopeArgs) -> CliResult {
     let mut problems: Vec<String> = Vec::new();
     let mut by_event: BTreeMap<String, Vec<Entry>> = BTreeMap::new();
     let mut wired: BTreeMap<String, bool> = BTreeMap::new();
+    let mut served = false;
     println!("Claude Code reads:");
     for (scope, file) in &files {
         let shown = file.display().to_string();
@@ -61,17 +62,23 @@ pub(super) fn run(args: &ScopeArgs) -> CliResult {
             .flatten()
         {
             if plugin.starts_with("hookhost@") && enabled == &Value::Bool(true) {
-                println!("           plugin {plugin}: runs `hookhost claude hook` from PATH");
                 for event in entries::DEFAULT_EVENTS {
                     wired.insert(event.to_string(), true);
                 }
-                problems.push(format!(
-                    "{shown}: plugin {plugin} runs `hookhost` from PATH, which a repository's `env` setting can point at a program of its own: for a guard, use `hookhost claude install` (it writes this binary's absolute path and the owner's folders)"
-                ));
-                if !on_path("hookhost") {
+                let commands = plugin_commands(&home, plugin);
+                if commands.is_empty() {
                     problems.push(format!(
-                        "{shown}: plugin {plugin} runs `hookhost` from PATH, and no hookhost is on PATH"
+                        "{shown}: plugin {plugin} is enabled but Claude Code has no copy of it below {}",
+                        home.join(".claude/plugins").display()
                     ));
+                }
+                for command in commands {
+                    println!("           plugin {plugin}: runs `{command}`");
+                    if command.starts_with("hookhost ") {
+                        problems.push(format!(
+                            "{shown}: plugin {plugin} runs `hookhost` from PATH, which a repository's `env` setting can point at a program of its own: write the plugin with `hookhost claude plugin --out DIR` (it names this binary's absolute path and the owner's folders), or use `hookhost claude install`"
+                        ));
+                    }
                 }
             }
         }
@@ -100,6 +107,12 @@ pub(super) fn run(args: &ScopeArgs) -> CliResult {
                     }
                     if is_ours(handler) {
                         wired.insert(event.clone(), true);
+                        if kind == "http" && !served {
+                            served = true;
+                            println!(
+                                "           note: {shown} calls `hookhost serve` over HTTP: a call without the right token is answered as a block where a failClosed hook guards the event, but Claude Code proceeds when serve cannot be reached; for a guard that must hold without serve, install the command wiring (no --serve)"
+                            );
+                        }
                         if let Some((_, None)) = installed_command(handler) {
                             problems.push(format!(
                                 "{location}: written by an earlier hookhost: it finds the owner's folders through $HOME and $XDG_*, which a repository's `env` setting can move; run `hookhost claude install`"
@@ -229,7 +242,7 @@ fn print_self_protection(engine: &hookhost::Engine, config: &ConfigArgs) {
         && user.exists()
     {
         println!(
-            "  {}: writable by the agent's user: holds against the tool calls it recognises (file tools, and Bash commands that name the path), not against code that computes the path; for that, put guards in root-owned managed files (README, \"Threat model\")",
+            "  {}: writable by the agent's user: holds against the tool calls it recognises (file tools, and Bash commands that name the path), not against code that computes the path; for that, put guards in root-owned managed files (SECURITY.md, \"Threat model\")",
             user.display()
         );
     }
@@ -269,8 +282,48 @@ fn drop_in_problem(handler: &Value, location: &str) -> Option<String> {
     })
 }
 
-/// Whether `program` is found in `$PATH`.
-fn on_path(program: &str) -> bool {
-    std::env::var_os("PATH")
-        .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(program).is_file()))
+/// The distinct hook commands of the installed copies of `plugin` (`name@marketplace`)
+/// below `~/.claude/plugins/` (Claude Code's plugin cache): each copy's
+/// `hooks/hooks.json`, read bounded, at most a few levels deep.
+fn plugin_commands(home: &std::path::Path, plugin: &str) -> Vec<String> {
+    let name = plugin.split('@').next().unwrap_or(plugin);
+    let mut found = std::collections::BTreeSet::new();
+    let mut folders = vec![(home.join(".claude").join("plugins"), 0)];
+    while let Some((dir, depth)) = folders.pop() {
+        let Ok(read) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in read.flatten().take(256) {
+            let path = entry.path();
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            if kind.is_dir() && depth < 5 {
+                folders.push((path.clone(), depth + 1));
+            }
+            let is_hooks = path.ends_with("hooks/hooks.json")
+                && path.components().any(|c| c.as_os_str() == name);
+            if !(kind.is_file() && is_hooks) {
+                continue;
+            }
+            let Ok(Some(file)) = read_settings(&path) else {
+                continue;
+            };
+            for handler in file
+                .get("hooks")
+                .and_then(Value::as_object)
+                .into_iter()
+                .flat_map(|events| events.values())
+                .filter_map(Value::as_array)
+                .flatten()
+                .filter_map(|group| group.get("hooks").and_then(Value::as_array))
+                .flatten()
+            {
+                if let Some(command) = handler.get("command").and_then(Value::as_str) {
+                    found.insert(command.to_string());
+                }
+            }
+        }
+    }
+    found.into_iter().collect()
 }

@@ -123,6 +123,9 @@ pub(super) async fn authorize(
         let ok = given.len() == expected.len() && bool::from(given.ct_eq(expected));
         if !ok {
             server.metrics.rejected_auth.fetch_add(1, Ordering::Relaxed);
+            if request.uri().path() == "/hooks" {
+                return unauthorized_hook(&server, request).await;
+            }
             let mut response =
                 (StatusCode::UNAUTHORIZED, "missing or wrong bearer token\n").into_response();
             response
@@ -132,4 +135,23 @@ pub(super) async fn authorize(
         }
     }
     next.run(request).await
+}
+
+/// A Claude Code HTTP hook call without the right token. Claude Code reads any non-2xx
+/// answer as "proceed", and the token it sends comes from its environment, which a
+/// repository's `env` setting fills: a 401 would let the repository switch the guard off.
+/// So the call goes through the front door's refusal (the owner's engine judges the event
+/// sniffed from the bounded body): a block when a failClosed hook guards the event, the
+/// 401 otherwise. No hook runs and nothing of the body is kept.
+async fn unauthorized_hook(server: &Server, request: Request) -> Response {
+    let head = match super::routes::read_body(server, request).await {
+        Ok(bytes) => bytes,
+        Err((_, head)) => head,
+    };
+    match server.engine().refuse(None, &head, Failure::Unauthorized) {
+        Answer::Outcome(outcome) => {
+            axum::Json(super::routes::http_answer(&outcome)).into_response()
+        }
+        Answer::Failed(failure) => super::routes::failure_response(&failure),
+    }
 }

@@ -64,15 +64,24 @@ pub(super) fn failure_response(failure: &Failure) -> Response {
         Failure::SlowBody(_) => StatusCode::REQUEST_TIMEOUT,
         Failure::Overload(_) => StatusCode::SERVICE_UNAVAILABLE,
         Failure::ForeignProject { .. } => StatusCode::FORBIDDEN,
+        Failure::Unauthorized => StatusCode::UNAUTHORIZED,
         Failure::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         Failure::Unreadable(_) | Failure::NoEvent(_) => StatusCode::BAD_REQUEST,
     };
     let mut response =
         (status, axum::Json(json!({ "error": failure.to_string() }))).into_response();
-    if matches!(failure, Failure::Overload(_)) {
-        response
-            .headers_mut()
-            .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    match failure {
+        Failure::Overload(_) => {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        }
+        Failure::Unauthorized => {
+            response
+                .headers_mut()
+                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        }
+        _ => {}
     }
     response
 }
