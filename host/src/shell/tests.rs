@@ -372,6 +372,29 @@ fn an_empty_here_document_tag_in_a_substitution_ends() {
     }
 }
 
+/// The end-of-input fix above kept going only when a token came out, so a here-document
+/// whose closing tag is the last line, with no newline after it — what an agent writes as
+/// `cat <<EOF > file … EOF` — was "unterminated" and its view partial (a guard that refuses
+/// partial views refused it). brush-parser's own tests caught it once the parser became a
+/// workspace crate; the fix now goes on whenever ending the body made progress.
+#[test]
+fn a_here_document_ending_the_command_without_a_newline_is_read_whole() {
+    for script in [
+        "cat <<EOF\nSomething\nEOF",
+        "cat > notes.txt <<'EOF'\nline one\nline two\nEOF",
+        "cat <<A <<B\na\nA\nb\nB",
+    ] {
+        let view = parse_or_fail_after(script, 10);
+        assert!(!view.partial, "{script:?}: {view:#?}");
+        assert!(
+            view.nodes
+                .iter()
+                .any(|node| node.words.first().is_some_and(|w| w.text == "cat")),
+            "{script:?}: {view:#?}"
+        );
+    }
+}
+
 /// Input on which brush-parser's tokenizer called `unwrap` on a character that was not
 /// there (`${` reaching the end after a here-document inside a substitution; found by the
 /// `shell_view` fuzz target, kept as found). `parse` would catch the panic and give a

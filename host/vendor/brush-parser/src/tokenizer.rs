@@ -662,7 +662,10 @@ impl<'a, R: ?Sized + std::io::BufRead> Tokenizer<'a, R> {
                     if nesting_count == 0 {
                         break;
                     }
-                    state.append_char(self.next_char()?.ok_or(TokenizerError::UnterminatedExpansion)?);
+                    state.append_char(
+                        self.next_char()?
+                            .ok_or(TokenizerError::UnterminatedExpansion)?,
+                    );
                 }
                 TokenEndReason::EndOfInput => {
                     return Err(TokenizerError::UnterminatedExpansion);
@@ -671,7 +674,10 @@ impl<'a, R: ?Sized + std::io::BufRead> Tokenizer<'a, R> {
             }
         }
 
-        state.append_char(self.next_char()?.ok_or(TokenizerError::UnterminatedExpansion)?);
+        state.append_char(
+            self.next_char()?
+                .ok_or(TokenizerError::UnterminatedExpansion)?,
+        );
         Ok(())
     }
 
@@ -731,12 +737,16 @@ impl<'a, R: ?Sized + std::io::BufRead> Tokenizer<'a, R> {
 
                 // Verify we're not in a here document.
                 if !matches!(self.cross_state.here_state, HereState::None) {
-                    // hookhost patch: only when that produced a token. A tag that is empty
-                    // (`$(<<` and blanks at the end) "ends" an empty body without one, and
-                    // looping on it again grew memory without bound.
-                    if self.remove_here_end_tag(&mut state, &mut result, false)?
-                        && result.is_some()
-                    {
+                    // hookhost patch: only when ending the body made progress — a token,
+                    // a queued token, or one here-document fewer. A tag that is empty
+                    // (`$(<<` and blanks at the end) "ends" an empty body without any of
+                    // these, and looping on it again grew memory without bound.
+                    let tags_before = self.cross_state.current_here_tags.len();
+                    let ended = self.remove_here_end_tag(&mut state, &mut result, false)?;
+                    let progress = result.is_some()
+                        || !self.cross_state.queued_tokens.is_empty()
+                        || self.cross_state.current_here_tags.len() != tags_before;
+                    if ended && progress {
                         // If we hit end tag without a trailing newline, try to get next token.
                         continue;
                     }
@@ -919,14 +929,20 @@ impl<'a, R: ?Sized + std::io::BufRead> Tokenizer<'a, R> {
                             state.append_char('$');
 
                             // Consume the '(' and add it to the token.
-                            state.append_char(self.next_char()?.ok_or(TokenizerError::UnterminatedExpansion)?);
+                            state.append_char(
+                                self.next_char()?
+                                    .ok_or(TokenizerError::UnterminatedExpansion)?,
+                            );
 
                             // Check to see if this is possibly an arithmetic expression
                             // (i.e., one that starts with `$((`).
                             let (initial_nesting, is_arithmetic) =
                                 if matches!(self.peek_char()?, Some('(')) {
                                     // Consume the second '(' and add it to the token.
-                                    state.append_char(self.next_char()?.ok_or(TokenizerError::UnterminatedExpansion)?);
+                                    state.append_char(
+                                        self.next_char()?
+                                            .ok_or(TokenizerError::UnterminatedExpansion)?,
+                                    );
                                     (2, true)
                                 } else {
                                     (1, false)
@@ -948,7 +964,10 @@ impl<'a, R: ?Sized + std::io::BufRead> Tokenizer<'a, R> {
                             state.append_char('$');
 
                             // Consume the '[' and add it to the token.
-                            state.append_char(self.next_char()?.ok_or(TokenizerError::UnterminatedExpansion)?);
+                            state.append_char(
+                                self.next_char()?
+                                    .ok_or(TokenizerError::UnterminatedExpansion)?,
+                            );
 
                             // Keep track that we're in an arithmetic expression, since
                             // some text will be interpreted differently as a result.
@@ -964,7 +983,10 @@ impl<'a, R: ?Sized + std::io::BufRead> Tokenizer<'a, R> {
                             state.append_char('$');
 
                             // Consume the '{' and add it to the token.
-                            state.append_char(self.next_char()?.ok_or(TokenizerError::UnterminatedExpansion)?);
+                            state.append_char(
+                                self.next_char()?
+                                    .ok_or(TokenizerError::UnterminatedExpansion)?,
+                            );
 
                             let mut pending_here_doc_tokens = vec![];
                             let mut drain_here_doc_tokens = false;
@@ -1020,7 +1042,10 @@ impl<'a, R: ?Sized + std::io::BufRead> Tokenizer<'a, R> {
                                     TokenEndReason::SpecifiedTerminatingChar => {
                                         // We hit the end brace we were looking for but did not
                                         // yet consume it. Do so now.
-                                        state.append_char(self.next_char()?.ok_or(TokenizerError::UnterminatedVariable)?);
+                                        state.append_char(
+                                            self.next_char()?
+                                                .ok_or(TokenizerError::UnterminatedVariable)?,
+                                        );
                                         break;
                                     }
                                     TokenEndReason::EndOfInput => {
