@@ -619,6 +619,7 @@ impl Engine {
             input.tool_input(),
             input.cwd.as_deref(),
             reach,
+            input.file_target.as_ref(),
         )
     }
 

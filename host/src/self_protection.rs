@@ -159,17 +159,23 @@ impl SelfProtection {
 
     /// The reason to deny the tool call `tool` with `tool_input`, run in `cwd`, when it
     /// would change a protected place, read a secret or run a hookhost command that
-    /// changes what runs, judged with `reach`; `None` when it may run.
+    /// changes what runs, judged with `reach`; `None` when it may run. `target` is the
+    /// file tool's target as the input already resolved it (not resolved again, unless
+    /// it starts with `~` or `$`, which only self-protection reads as the home).
     pub(crate) fn check(
         &self,
         tool: &str,
         tool_input: &Value,
         cwd: Option<&Path>,
         reach: Reach,
+        target: Option<&file_target::FileTarget>,
     ) -> Option<String> {
         let field = |name: &str| tool_input.get(name).and_then(Value::as_str);
         if let Some((name, access)) = file_target::tool_field(tool) {
-            let path = self.locate(field(name)?, cwd)?;
+            let path = match target {
+                Some(target) if !target.given.starts_with(['~', '$']) => target.resolved.clone(),
+                _ => self.locate(field(name)?, cwd)?,
+            };
             return match access {
                 Access::Writes => self.written(&path, false, reach),
                 Access::Reads => self.read(&path, false),

@@ -74,6 +74,18 @@ pub(crate) fn spawn(env: &TestEnv, settings: &Path, extra: &[&str]) -> Result<Se
     })
 }
 
+/// `serve` on `listen` with the token `s3cret-token-0123456789` in a private file.
+fn spawn_with_token(env: &TestEnv, settings: &Path, listen: &str) -> Served {
+    let token_file = env.write("token", "s3cret-token-0123456789\n");
+    std::fs::set_permissions(
+        &token_file,
+        std::os::unix::fs::PermissionsExt::from_mode(0o600),
+    )
+    .unwrap();
+    let token = token_file.to_str().unwrap();
+    spawn(env, settings, &["--listen", listen, "--token-file", token]).unwrap()
+}
+
 pub(crate) fn client() -> reqwest::Client {
     reqwest::Client::builder()
         .timeout(Duration::from_secs(20))
@@ -204,23 +216,7 @@ async fn off_loopback_needs_a_token_and_a_wrong_token_reaches_no_hook() {
         .err()
         .unwrap();
     assert!(refused.contains("--token-file"), "{refused}");
-    let token_file = env.write("token", "s3cret-token-0123456789\n");
-    std::fs::set_permissions(
-        &token_file,
-        std::os::unix::fs::PermissionsExt::from_mode(0o600),
-    )
-    .unwrap();
-    let served = spawn(
-        &env,
-        &settings,
-        &[
-            "--listen",
-            "0.0.0.0:0",
-            "--token-file",
-            token_file.to_str().unwrap(),
-        ],
-    )
-    .unwrap();
+    let served = spawn_with_token(&env, &settings, "0.0.0.0:0");
     let port = served.base.rsplit(':').next().unwrap().to_string();
     let url = format!("http://127.0.0.1:{port}/v1/fire?event=Stop");
     let http = client();
@@ -265,23 +261,7 @@ async fn a_wrong_token_on_hooks_blocks_a_fail_closed_event_and_runs_no_hook() {
             "Stop": [{"hooks": [allow(false)]}],
         }),
     );
-    let token_file = env.write("token", "s3cret-token-0123456789\n");
-    std::fs::set_permissions(
-        &token_file,
-        std::os::unix::fs::PermissionsExt::from_mode(0o600),
-    )
-    .unwrap();
-    let served = spawn(
-        &env,
-        &settings,
-        &[
-            "--listen",
-            "127.0.0.1:0",
-            "--token-file",
-            token_file.to_str().unwrap(),
-        ],
-    )
-    .unwrap();
+    let served = spawn_with_token(&env, &settings, "127.0.0.1:0");
     let http = client();
     let url = format!("{}/hooks", served.base);
     for token in [None, Some(""), Some("wrong-token-0123456789")] {

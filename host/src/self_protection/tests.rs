@@ -58,6 +58,7 @@ impl Fixture {
             &json!({"command": command}),
             Some(&self.project),
             Reach::Whole,
+            None,
         )
     }
 
@@ -67,12 +68,13 @@ impl Fixture {
             &json!({"command": command}),
             Some(&self.project),
             Reach::Named,
+            None,
         )
     }
 
     fn tool(&self, tool: &str, input: Value) -> Option<String> {
         self.protection
-            .check(tool, &input, Some(&self.project), Reach::Named)
+            .check(tool, &input, Some(&self.project), Reach::Named, None)
     }
 }
 
@@ -224,6 +226,20 @@ fn file_tools_are_judged_on_the_target_past_links() {
     ] {
         let why = f.tool(tool, input.clone());
         assert!(why.is_some(), "allowed: {tool} {input}");
+        // The same through the target the input resolved (what the engine hands over).
+        let target = crate::file_target::of(tool, &input, Some(&f.project));
+        assert!(target.is_some(), "{tool} {input}");
+        let why = f.protection.check(
+            tool,
+            &input,
+            Some(&f.project),
+            Reach::Named,
+            target.as_ref(),
+        );
+        assert!(
+            why.is_some(),
+            "allowed through the resolved target: {tool} {input}"
+        );
     }
 }
 
