@@ -133,7 +133,7 @@ pub const OWN_MANAGED_HOOKS: &str = r"C:\ProgramData\hookhost\hooks.json";
 /// The account's profile folder (what Claude Code's `~/.claude` is under): `%USERPROFILE%`.
 /// Unlike the Unix password database this is a variable the agent's host can set for a
 /// hook process; `hookhost claude install` therefore writes `--home` and the folders into
-/// the command it installs (README, "Threat model", Windows).
+/// the command it installs (SECURITY.md, "Threat model").
 pub fn account_home() -> Option<PathBuf> {
     std::env::var_os("USERPROFILE").map(PathBuf::from)
 }
@@ -313,7 +313,7 @@ impl ReloadSignal {
 }
 
 /// `None`: the process tree is not read on Windows, so a hook's own `hookhost fire` runs
-/// its hooks (see the README's supported systems).
+/// its hooks (see docs/platforms.md).
 pub fn nearest_ancestor_of_this_program() -> Option<Vec<u8>> {
     None
 }
