@@ -1,9 +1,10 @@
-//! Finds the newest WIT package under `../wit/` (folders named `hooks@X.Y.Z`) and writes
+//! Finds the newest WIT package under `wit/` (folders named `hooks@X.Y.Z`; in the
+//! repository a link to the workspace's `wit/`, in a packaged crate a copy) and writes
 //! the path and version the guest bindings use, so the version is spelled only in the
 //! folder name.
 
 fn main() {
-    let wit = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../wit");
+    let wit = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("wit");
     println!("cargo:rerun-if-changed={}", wit.display());
     let (version, path) = newest(&wit);
     let out = std::path::PathBuf::from(std::env::var("OUT_DIR").expect("set by cargo"));
@@ -15,4 +16,4 @@ fn main() {
         .expect("write wit_version.rs");
 }
 
-include!("../wit/newest_package.rs");
+include!("wit/newest_package.rs");

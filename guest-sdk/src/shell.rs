@@ -376,3 +376,59 @@ impl<'s> Command<'s> {
         })
     }
 }
+
+/// One pipeline as `hookhost-guest` 0.1.0 gave it: each simple command's words, quotes
+/// removed, assignments left out.
+#[deprecated(
+    since = "0.2.0",
+    note = "read the host's parse instead: `shell::bash_command()` or `shell::parse(text)`, then `Script::commands()` (it sees `$(…)`, `bash -c`, `eval` and script files, and tells where a command's input comes from)"
+)]
+pub type Pipeline = Vec<Vec<String>>;
+
+/// Every pipeline of `command` — nested ones too (`$(…)`, `bash -c '…'`, `eval`) — each
+/// as its simple commands' words; `None` when the host could not read all of the text.
+///
+/// The function of `hookhost-guest` 0.1.0, kept for a release so that policies written
+/// against it still build. It is now built on the host's parse, so an old policy that
+/// looks for `curl … | sh` in these pipelines also finds it inside a substitution or a
+/// `bash -c` script, which the 0.1.0 splitter did not read. Outside a component (native
+/// tests) there is no host to parse, and it gives `None`.
+#[deprecated(
+    since = "0.2.0",
+    note = "read the host's parse instead: `shell::bash_command()` or `shell::parse(text)`, then `Script::commands()` (it sees `$(…)`, `bash -c`, `eval` and script files, and tells where a command's input comes from)"
+)]
+#[allow(deprecated)]
+pub fn pipelines(command: &str) -> Option<Vec<Pipeline>> {
+    let script = parse(command);
+    if script.partial() {
+        return None;
+    }
+    let pipelines = (0..script.raw().pipelines.len() as u32)
+        .map(|index| {
+            script
+                .members(index)
+                .iter()
+                .map(|node| Command {
+                    script: &script,
+                    index: *node,
+                })
+                .filter(|command| command.kind() == NodeKind::Simple)
+                .map(|command| command.words().map(|w| w.text.to_string()).collect())
+                .filter(|words: &Vec<String>| !words.is_empty())
+                .collect::<Pipeline>()
+        })
+        .filter(|pipeline| !pipeline.is_empty())
+        .collect();
+    Some(pipelines)
+}
+
+/// Every simple command of every pipeline of `command`, flattened (`hookhost-guest`
+/// 0.1.0's `commands`, kept for a release; see [`pipelines`]).
+#[deprecated(
+    since = "0.2.0",
+    note = "use `shell::parse(text).commands()` (or `shell::bash_command()`)"
+)]
+#[allow(deprecated)]
+pub fn commands(command: &str) -> Option<Vec<Vec<String>>> {
+    Some(pipelines(command)?.into_iter().flatten().collect())
+}

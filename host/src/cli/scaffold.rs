@@ -43,40 +43,19 @@ pub enum Lang {
 /// (the files below are that package; `wit_versions_match_the_sdks` checks they agree).
 const WIT: &str = hookhost::WIT_VERSION;
 const WIT_FILES: &[(&str, &str)] = &[
-    (
-        "types.wit",
-        include_str!("../../../wit/hooks@0.5.0/types.wit"),
-    ),
-    (
-        "world.wit",
-        include_str!("../../../wit/hooks@0.5.0/world.wit"),
-    ),
-    (
-        "shell.wit",
-        include_str!("../../../wit/hooks@0.5.0/shell.wit"),
-    ),
-    (
-        "files.wit",
-        include_str!("../../../wit/hooks@0.5.0/files.wit"),
-    ),
+    ("types.wit", include_str!("../../wit/hooks@0.5.0/types.wit")),
+    ("world.wit", include_str!("../../wit/hooks@0.5.0/world.wit")),
+    ("shell.wit", include_str!("../../wit/hooks@0.5.0/shell.wit")),
+    ("files.wit", include_str!("../../wit/hooks@0.5.0/files.wit")),
 ];
 /// The WIT package the TypeScript and Python SDKs target. Their runtimes copy every
 /// string into an object of their own, so 0.4.0's packed shell view gains them nothing
 /// (0.5.0's file targets reach them as the input's `file_target` field).
 const SCRIPT_WIT: &str = "0.3.0";
 const SCRIPT_WIT_FILES: &[(&str, &str)] = &[
-    (
-        "types.wit",
-        include_str!("../../../wit/hooks@0.3.0/types.wit"),
-    ),
-    (
-        "world.wit",
-        include_str!("../../../wit/hooks@0.3.0/world.wit"),
-    ),
-    (
-        "shell.wit",
-        include_str!("../../../wit/hooks@0.3.0/shell.wit"),
-    ),
+    ("types.wit", include_str!("../../wit/hooks@0.3.0/types.wit")),
+    ("world.wit", include_str!("../../wit/hooks@0.3.0/world.wit")),
+    ("shell.wit", include_str!("../../wit/hooks@0.3.0/shell.wit")),
 ];
 
 /// The WIT version a language's SDK targets, and that package's files.
@@ -86,68 +65,59 @@ fn wit_package(lang: Lang) -> (&'static str, &'static [(&'static str, &'static s
         Lang::Ts | Lang::Python => (SCRIPT_WIT, SCRIPT_WIT_FILES),
     }
 }
-const WIT_NEWEST: &str = include_str!("../../../wit/newest_package.rs");
+const WIT_NEWEST: &str = include_str!("../../wit/newest_package.rs");
 
-const WORKSPACE_MANIFEST: &str = include_str!("../../../Cargo.toml");
+const WORKSPACE_MANIFEST: &str = include_str!("scaffold/workspace/Cargo.toml.in");
 /// The workspace's lock file: a new Rust project starts on the dependency versions this
 /// hookhost was tested with (cargo drops the entries it does not use).
-const WORKSPACE_LOCK: &str = include_str!("../../../Cargo.lock");
-const RUST_SDK_MANIFEST: &str = include_str!("../../../guest-sdk/Cargo.toml");
+const WORKSPACE_LOCK: &str = include_str!("scaffold/workspace/Cargo.lock.in");
+const RUST_SDK_MANIFEST: &str = include_str!("scaffold/sdk/rust/Cargo.toml.in");
 const RUST_SDK: &[(&str, &str)] = &[
-    ("build.rs", include_str!("../../../guest-sdk/build.rs")),
-    ("README.md", include_str!("../../../guest-sdk/README.md")),
-    ("src/lib.rs", include_str!("../../../guest-sdk/src/lib.rs")),
+    ("build.rs", include_str!("scaffold/sdk/rust/build.rs")),
+    ("README.md", include_str!("scaffold/sdk/rust/README.md")),
+    ("src/lib.rs", include_str!("scaffold/sdk/rust/src/lib.rs")),
     (
         "src/answer.rs",
-        include_str!("../../../guest-sdk/src/answer.rs"),
+        include_str!("scaffold/sdk/rust/src/answer.rs"),
     ),
     (
         "src/files.rs",
-        include_str!("../../../guest-sdk/src/files.rs"),
+        include_str!("scaffold/sdk/rust/src/files.rs"),
     ),
     (
         "src/input.rs",
-        include_str!("../../../guest-sdk/src/input.rs"),
+        include_str!("scaffold/sdk/rust/src/input.rs"),
     ),
     (
         "src/shell.rs",
-        include_str!("../../../guest-sdk/src/shell.rs"),
+        include_str!("scaffold/sdk/rust/src/shell.rs"),
     ),
 ];
 const JS_SDK: &[(&str, &str)] = &[
-    ("index.js", include_str!("../../../guest-sdk/js/index.js")),
-    (
-        "index.d.ts",
-        include_str!("../../../guest-sdk/js/index.d.ts"),
-    ),
-    (
-        "package.json",
-        include_str!("../../../guest-sdk/js/package.json"),
-    ),
-    ("README.md", include_str!("../../../guest-sdk/js/README.md")),
+    ("index.js", include_str!("scaffold/sdk/js/index.js")),
+    ("index.d.ts", include_str!("scaffold/sdk/js/index.d.ts")),
+    ("package.json", include_str!("scaffold/sdk/js/package.json")),
+    ("README.md", include_str!("scaffold/sdk/js/README.md")),
     (
         "build-errors.mjs",
-        include_str!("../../../guest-sdk/js/build-errors.mjs"),
+        include_str!("scaffold/sdk/js/build-errors.mjs"),
     ),
 ];
 const PYTHON_SDK: &[(&str, &str)] = &[
     (
         "hookhost_guest/__init__.py",
-        include_str!("../../../guest-sdk/python/hookhost_guest/__init__.py"),
+        include_str!("scaffold/sdk/python/hookhost_guest/__init__.py"),
     ),
-    (
-        "README.md",
-        include_str!("../../../guest-sdk/python/README.md"),
-    ),
+    ("README.md", include_str!("scaffold/sdk/python/README.md")),
     (
         "build_errors.py",
-        include_str!("../../../guest-sdk/python/build_errors.py"),
+        include_str!("scaffold/sdk/python/build_errors.py"),
     ),
 ];
 /// The pinned tool versions the repository's own examples build with.
-const JS_TOOLS: &str = include_str!("../../../tests/toolchains/package.json");
-const JS_TOOLS_LOCK: &str = include_str!("../../../tests/toolchains/package-lock.json");
-const PYTHON_TOOLS: &str = include_str!("../../../tests/toolchains/requirements.txt");
+const JS_TOOLS: &str = include_str!("scaffold/toolchains/package.json");
+const JS_TOOLS_LOCK: &str = include_str!("scaffold/toolchains/package-lock.json");
+const PYTHON_TOOLS: &str = include_str!("scaffold/toolchains/requirements.txt");
 
 const README: &str = include_str!("scaffold/README.md.in");
 /// Keeps a component its unchanged inputs made (the componentizers are not reproducible).
@@ -303,11 +273,17 @@ fn project(name: &str, lang: Lang) -> anyhow::Result<Vec<File>> {
         File::new("README.md", fill(README)),
         File::new("tests/hook.json", fill(FIXTURE)),
     ];
+    // The WIT package: inside the Rust SDK (its build script reads `wit/`, as in the
+    // repository and its published crate); beside the script SDKs.
+    let wit_dir = match lang {
+        Lang::Rust => "sdk/rust/wit",
+        Lang::Ts | Lang::Python => "sdk/wit",
+    };
     let (wit, wit_files) = wit_package(lang);
     files.extend(
         wit_files
             .iter()
-            .map(|(file, text)| File::new(format!("sdk/wit/hooks@{wit}/{file}"), *text)),
+            .map(|(file, text)| File::new(format!("{wit_dir}/hooks@{wit}/{file}"), *text)),
     );
     match lang {
         Lang::Rust => {
@@ -334,9 +310,10 @@ fn project(name: &str, lang: Lang) -> anyhow::Result<Vec<File>> {
                     .iter()
                     .map(|(path, text)| File::new(format!("sdk/rust/{path}"), *text)),
             );
-            // The SDK's build script finds the WIT package at `../wit`, as in the
-            // repository.
-            files.push(File::new("sdk/wit/newest_package.rs", WIT_NEWEST));
+            files.push(File::new(
+                format!("{wit_dir}/newest_package.rs"),
+                WIT_NEWEST,
+            ));
         }
         Lang::Ts => {
             files.push(File::new("package.json", ts_manifest(name)?));

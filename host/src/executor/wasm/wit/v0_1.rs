@@ -9,7 +9,7 @@ use super::super::host::HostState;
 use super::v0_2;
 
 wasmtime::component::bindgen!({
-    path: "../wit/hooks@0.1.0",
+    path: "wit/hooks@0.1.0",
     world: "hook",
     exports: { default: async },
 });

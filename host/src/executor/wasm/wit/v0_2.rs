@@ -13,7 +13,7 @@ use crate::output::{self, PermissionDecision};
 use crate::protocol::MAX_LIST_ENTRIES;
 
 wasmtime::component::bindgen!({
-    path: "../wit/hooks@0.2.0",
+    path: "wit/hooks@0.2.0",
     world: "hook",
     // Host functions may trap the guest (the `input` fetch budget).
     imports: { default: trappable },

@@ -12,7 +12,7 @@ use crate::hook_input::field;
 use crate::shell::{self as view, ShellView};
 
 wasmtime::component::bindgen!({
-    path: "../wit/hooks@0.3.0",
+    path: "wit/hooks@0.3.0",
     world: "hook",
     // Host functions may trap the guest (the `input` fetch budget).
     imports: { default: trappable },

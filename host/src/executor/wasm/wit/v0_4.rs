@@ -10,7 +10,7 @@ use super::super::host::HostState;
 use super::v0_2;
 
 wasmtime::component::bindgen!({
-    path: "../wit/hooks@0.4.0",
+    path: "wit/hooks@0.4.0",
     world: "hook",
     // Host functions may trap the guest (the `input` fetch budget).
     imports: { default: trappable },
