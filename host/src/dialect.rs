@@ -366,6 +366,11 @@ pub struct Dialect {
     pub duplicates: Duplicates,
     /// How matchers are written.
     pub matcher: MatcherSyntax,
+    /// Whether a matcher written `Tool(args)` on a tool event, in the dialect's own files,
+    /// is a tool pattern (hookhost's form, with an argument filter) — or, as Claude Code
+    /// reads its files, a regular expression on the tool name that never matches one.
+    /// hookhost's own files and `--settings` files always read the tool-pattern form.
+    pub tool_patterns: bool,
     /// The dialect's events; `None`: the whole catalog under its own names.
     pub events: Option<&'static [EventRule]>,
     /// How the dialect scopes answer fields differently from the catalog.

@@ -15,7 +15,7 @@ pub use session::SessionHook;
 mod revalidate;
 mod schedule;
 mod select;
-mod session;
+pub(crate) mod session;
 mod session_store;
 mod sessions;
 mod stop_guard;
@@ -219,6 +219,55 @@ pub struct Engine {
 }
 
 impl Engine {
+    /// Answers one request: parses and bounds the input, fills the common fields a host
+    /// may leave out (`session_id`, `transcript_path`, `cwd`, `permission_mode`), runs the
+    /// event's hooks (a panic inside the engine is caught) and returns the outcome; any
+    /// failure goes through [`Engine::refuse`]. The front door of every entry point.
+    pub async fn answer(
+        &self,
+        request: crate::front_door::Request<'_>,
+    ) -> crate::front_door::Answer {
+        crate::front_door::answer(self, request).await
+    }
+
+    /// The answer to a request that failed before or around its hooks: a block naming
+    /// `failure` when a `failClosed` hook guards the event (named, or sniffed from `body`;
+    /// when it cannot be told, any `failClosed` hook counts), else the failure itself.
+    pub fn refuse(
+        &self,
+        event: Option<&str>,
+        body: &[u8],
+        failure: crate::front_door::Failure,
+    ) -> crate::front_door::Answer {
+        crate::front_door::refuse(self, event, body, failure)
+    }
+
+    /// For every configured hook (and every hook left out at load), whether it runs for
+    /// `event` with `input` and why not. Matching reads the input as the hooks would see
+    /// it; `once` hooks are reported as runnable (whether this session already ran one is
+    /// not consulted).
+    pub fn explain(&self, event: &str, input: Value) -> Vec<HookVerdict> {
+        explain::explain(self, event, input)
+    }
+
+    /// Registers a session hook; it fires after the configuration hooks of its event. An
+    /// entry a settings file could not hold, or a hook that cannot load (a component that
+    /// does not compile or imports what hooks are never granted), is refused with the
+    /// reason.
+    pub fn add_session_hook(&self, hook: SessionHook) -> Result<SessionHookId, EngineError> {
+        session::add(self, hook)
+    }
+
+    /// Removes a session hook; `false` when no hook has that id.
+    pub fn remove_session_hook(&self, id: SessionHookId) -> bool {
+        session::remove(self, id)
+    }
+
+    /// Removes every session hook.
+    pub fn clear_session_hooks(&self) {
+        session::clear(self)
+    }
+
     /// Loads configuration from `load` and builds an engine.
     pub fn load(load: &LoadOptions, options: EngineOptions) -> Result<Engine, EngineError> {
         Self::from_config(config::load(load), options)
@@ -797,7 +846,7 @@ mod tests {
     use crate::config::{Handler, PromptHandler, WasmHandler};
 
     fn timeout_of(event: &str, handler: Handler) -> Duration {
-        let spec = HookSpec::session(event, None, handler).unwrap();
+        let spec = session::test_spec(event, None, handler).unwrap();
         let shared = Shared::new(
             Default::default(),
             Default::default(),

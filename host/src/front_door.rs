@@ -129,130 +129,137 @@ pub enum Answer {
     Failed(Failure),
 }
 
-impl Engine {
-    /// Answers one request: parses and bounds the input, fills the common fields a host
-    /// may leave out (`session_id`, `transcript_path`, `cwd`, `permission_mode`), runs the
-    /// event's hooks (a panic inside the engine is caught) and returns the outcome; any
-    /// failure goes through [`Engine::refuse`].
-    pub async fn answer(&self, request: Request<'_>) -> Answer {
-        let limits = request.limits;
-        if request.body.len() > limits.max_body {
-            let head = &request.body[..limits.max_body];
-            return self.refuse(
-                request.event,
-                head,
-                Failure::Oversize {
-                    limit: limits.max_body,
-                },
-            );
-        }
-        let mut input = match crate::input::parse(request.body) {
-            Ok(input) => input,
-            Err(err) => {
-                return self.refuse(
-                    request.event,
-                    request.body,
-                    Failure::Unreadable(err.to_string()),
-                );
-            }
-        };
-        let Some(map) = input.as_object_mut() else {
-            return self.refuse(
-                request.event,
-                request.body,
-                Failure::Unreadable("not a JSON object".into()),
-            );
-        };
-        let field = self.dialect().event_field;
-        let event = match request.event.or(map.get(field).and_then(Value::as_str)) {
-            Some(event) => event.to_string(),
-            None => return self.refuse(None, request.body, Failure::NoEvent(field)),
-        };
-        if limits.same_project
-            && let Some(failure) = self.foreign_project(map)
-        {
-            return self.refuse(Some(&event), request.body, failure);
-        }
-        self.fill_common(map, request.session_id);
-        let task = {
-            let (engine, event) = (self.clone(), event.clone());
-            tokio::spawn(async move { engine.execute(&event, input).await })
-        };
-        match task.await {
-            Ok(outcome) => Answer::Outcome(Box::new(outcome)),
-            Err(err) => self.refuse(
-                Some(&event),
-                request.body,
-                Failure::Internal(err.to_string()),
-            ),
-        }
-    }
-
-    /// The answer to a request that failed before or around its hooks: a block naming
-    /// `failure` when a `failClosed` hook guards the event (named, or sniffed from `body`;
-    /// when it cannot be told, any `failClosed` hook counts), else the failure itself.
-    pub fn refuse(&self, event: Option<&str>, body: &[u8], failure: Failure) -> Answer {
-        let event = event
-            .map(str::to_string)
-            .or_else(|| crate::input::sniff_event(body));
-        let guarded = match &event {
-            Some(event) => self.has_fail_closed(event),
-            None => self.has_any_fail_closed(),
-        };
-        if !guarded {
-            return Answer::Failed(failure);
-        }
-        let event = event.unwrap_or_else(|| "PreToolUse".into());
-        let reason = format!(
-            "hookhost could not run the {event} hooks ({failure}); blocking because a failClosed hook guards this event"
+/// Answers one request: parses and bounds the input, fills the common fields a host
+/// may leave out (`session_id`, `transcript_path`, `cwd`, `permission_mode`), runs the
+/// event's hooks (a panic inside the engine is caught) and returns the outcome; any
+/// failure goes through [`Engine::refuse`].
+pub(crate) async fn answer(engine: &Engine, request: Request<'_>) -> Answer {
+    let limits = request.limits;
+    if request.body.len() > limits.max_body {
+        let head = &request.body[..limits.max_body];
+        return refuse(
+            engine,
+            request.event,
+            head,
+            Failure::Oversize {
+                limit: limits.max_body,
+            },
         );
-        tracing::warn!("{reason}");
-        Answer::Outcome(Box::new(crate::merge::failed_closed(&event, &reason)))
     }
+    let mut input = match crate::input::parse(request.body) {
+        Ok(input) => input,
+        Err(err) => {
+            return refuse(
+                engine,
+                request.event,
+                request.body,
+                Failure::Unreadable(err.to_string()),
+            );
+        }
+    };
+    let Some(map) = input.as_object_mut() else {
+        return refuse(
+            engine,
+            request.event,
+            request.body,
+            Failure::Unreadable("not a JSON object".into()),
+        );
+    };
+    let field = engine.dialect().event_field;
+    let event = match request.event.or(map.get(field).and_then(Value::as_str)) {
+        Some(event) => event.to_string(),
+        None => return refuse(engine, None, request.body, Failure::NoEvent(field)),
+    };
+    if limits.same_project
+        && let Some(failure) = foreign_project(engine, map)
+    {
+        return refuse(engine, Some(&event), request.body, failure);
+    }
+    fill_common(engine, map, request.session_id);
+    let task = {
+        let (engine, event) = (engine.clone(), event.clone());
+        tokio::spawn(async move { engine.execute(&event, input).await })
+    };
+    match task.await {
+        Ok(outcome) => Answer::Outcome(Box::new(outcome)),
+        Err(err) => refuse(
+            engine,
+            Some(&event),
+            request.body,
+            Failure::Internal(err.to_string()),
+        ),
+    }
+}
 
-    /// The common fields a host may leave out, as the dialect shapes its input: the
-    /// session id, the working directory (the host's `cwd` under the dialect's name, else
-    /// the project directory, else hookhost's own), and the dialect's defaults.
-    fn fill_common(&self, map: &mut Map<String, Value>, session: &str) {
-        let shape = &self.dialect().input;
-        map.entry("session_id").or_insert(json!(session));
-        if !map.contains_key(shape.cwd) {
-            let cwd = map
-                .get("cwd")
-                .and_then(Value::as_str)
-                .map(str::to_string)
-                .or_else(|| self.project_dir().map(|dir| dir.display().to_string()))
-                .or_else(|| {
-                    std::env::current_dir()
-                        .ok()
-                        .map(|dir| dir.display().to_string())
-                });
-            if let Some(cwd) = cwd {
-                map.insert(shape.cwd.into(), json!(cwd));
-            }
-        }
-        for (field, value) in shape.defaults {
-            map.entry(*field).or_insert(json!(value));
-        }
+/// The answer to a request that failed before or around its hooks: a block naming
+/// `failure` when a `failClosed` hook guards the event (named, or sniffed from `body`;
+/// when it cannot be told, any `failClosed` hook counts), else the failure itself.
+pub(crate) fn refuse(
+    engine: &Engine,
+    event: Option<&str>,
+    body: &[u8],
+    failure: Failure,
+) -> Answer {
+    let event = event
+        .map(str::to_string)
+        .or_else(|| crate::input::sniff_event(body));
+    let guarded = match &event {
+        Some(event) => engine.has_fail_closed(event),
+        None => engine.has_any_fail_closed(),
+    };
+    if !guarded {
+        return Answer::Failed(failure);
     }
+    let event = event.unwrap_or_else(|| "PreToolUse".into());
+    let reason = format!(
+        "hookhost could not run the {event} hooks ({failure}); blocking because a failClosed hook guards this event"
+    );
+    tracing::warn!("{reason}");
+    Answer::Outcome(Box::new(crate::merge::failed_closed(&event, &reason)))
+}
 
-    /// A failure when the input's `cwd` is not the project directory or below it.
-    fn foreign_project(&self, map: &Map<String, Value>) -> Option<Failure> {
-        let project = self.project_dir()?;
-        // The working directory under either name: the dialect's (hygge `pwd`) or Claude
-        // Code's — a request cannot slip past under the other one.
-        let field = self.dialect().input.cwd;
-        for name in [field, "cwd"] {
-            if let Some(failure) = map
-                .get(name)
-                .and_then(Value::as_str)
-                .and_then(|cwd| outside(cwd, project))
-            {
-                return Some(failure);
-            }
+/// The common fields a host may leave out, as the dialect shapes its input: the
+/// session id, the working directory (the host's `cwd` under the dialect's name, else
+/// the project directory, else hookhost's own), and the dialect's defaults.
+fn fill_common(engine: &Engine, map: &mut Map<String, Value>, session: &str) {
+    let shape = &engine.dialect().input;
+    map.entry("session_id").or_insert(json!(session));
+    if !map.contains_key(shape.cwd) {
+        let cwd = map
+            .get("cwd")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .or_else(|| engine.project_dir().map(|dir| dir.display().to_string()))
+            .or_else(|| {
+                std::env::current_dir()
+                    .ok()
+                    .map(|dir| dir.display().to_string())
+            });
+        if let Some(cwd) = cwd {
+            map.insert(shape.cwd.into(), json!(cwd));
         }
-        None
     }
+    for (field, value) in shape.defaults {
+        map.entry(*field).or_insert(json!(value));
+    }
+}
+
+/// A failure when the input's `cwd` is not the project directory or below it.
+fn foreign_project(engine: &Engine, map: &Map<String, Value>) -> Option<Failure> {
+    let project = engine.project_dir()?;
+    // The working directory under either name: the dialect's (hygge `pwd`) or Claude
+    // Code's — a request cannot slip past under the other one.
+    let field = engine.dialect().input.cwd;
+    for name in [field, "cwd"] {
+        if let Some(failure) = map
+            .get(name)
+            .and_then(Value::as_str)
+            .and_then(|cwd| outside(cwd, project))
+        {
+            return Some(failure);
+        }
+    }
+    None
 }
 
 /// The failure of a working directory `cwd` outside `project`.

@@ -201,8 +201,19 @@ fn is_tool_pattern(text: &str) -> bool {
 }
 
 impl Matcher {
-    /// Compiles `text` for the event `spec`.
+    /// Compiles `text` for the event `spec` (`Tool(args)` is a tool pattern).
     pub fn compile(text: Option<&str>, spec: &EventSpec) -> Result<Matcher, MatcherError> {
+        Matcher::compile_in(text, spec, true)
+    }
+
+    /// Compiles `text` for the event `spec`; with `tool_patterns` false, `Tool(args)` is
+    /// what the host reads there: a regular expression on the value (see
+    /// `Dialect::tool_patterns`).
+    pub fn compile_in(
+        text: Option<&str>,
+        spec: &EventSpec,
+        tool_patterns: bool,
+    ) -> Result<Matcher, MatcherError> {
         let text = text.unwrap_or("").trim();
         if text.is_empty() || text == "*" {
             return Ok(Matcher::Any);
@@ -231,7 +242,7 @@ impl Matcher {
                 .collect();
             return Ok(Matcher::Exact(names));
         }
-        if spec.tool_event && is_tool_pattern(text) {
+        if tool_patterns && spec.tool_event && is_tool_pattern(text) {
             return Rule::parse(text)
                 .map(Matcher::Tool)
                 .map_err(|err| MatcherError {

@@ -9,6 +9,7 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 
+use hookhost_tests::serve::Served;
 use hookhost_tests::{TESTS_DIR, TestEnv, guests, hooks, wasm};
 use serde_json::{Value, json};
 
@@ -49,16 +50,16 @@ fn claude_binary() -> PathBuf {
     path
 }
 
-/// Starts `hookhost serve` (its command line given) and returns it, the address it
-/// listens on and the token it generated in the test's home.
-fn start_serve(serve: Command, test: &TestEnv) -> (Killed, String, String) {
-    let (child, listening) = start(serve);
-    let addr = listening
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("serve did not start: {listening}"))
-        .to_string();
+/// Starts `hookhost serve ARGS --home HOME` in the test's project and returns it, the
+/// address it listens on and the token it generated in the test's home.
+fn start_serve(test: &TestEnv, args: &[&str]) -> (Served, String, String) {
+    let mut args = args.to_vec();
+    args.extend(["--home", test.home.to_str().unwrap()]);
+    let served = Served::start(CLI, &test.project, &args, &[])
+        .unwrap_or_else(|why| panic!("serve did not start: {why}"));
+    let addr = served.host_port().to_string();
     let token = std::fs::read_to_string(test.home.join(".config/hookhost/serve-token")).unwrap();
-    (child, addr, token)
+    (served, addr, token)
 }
 
 /// The Messages API mock, asking for one Bash `command`.
@@ -182,21 +183,19 @@ fn claude_code_sends_the_token_and_a_serve_deny_stops_the_tool() {
                         "command": "cat >/dev/null; echo 'hookhost guard: no rm' >&2; exit 2"})],
         ),
     );
-    let mut serve = Command::new(CLI);
-    serve
-        .args([
-            "serve",
+    let managed = test.managed_path();
+    let (_serve, addr, token) = start_serve(
+        &test,
+        &[
             "--no-discover",
             "--listen",
             "127.0.0.1:0",
             "--settings",
-        ])
-        .arg(&guard)
-        .arg("--managed-settings")
-        .arg(test.managed_path())
-        .arg("--home")
-        .arg(&test.home);
-    let (_serve, addr, token) = start_serve(serve, &test);
+            guard.to_str().unwrap(),
+            "--managed-settings",
+            managed.to_str().unwrap(),
+        ],
+    );
     let mock = Mock::start(&test, "rm -rf victim");
     // The README's drop-in, in Claude Code's own user settings.
     std::fs::create_dir_all(test.home.join(".claude")).unwrap();
@@ -306,19 +305,10 @@ fn claude_install_runs_wasm_hooks_from_hookhost_files_and_claude_codes_own_hooks
 fn claude_install_serve_wiring_reaches_a_serve_that_reads_hookhost_files() {
     let test = TestEnv::new();
     let ran = guarded_project(&test, &test.home.join(".config/hookhost/hooks.json"));
-    let mut serve = Command::new(CLI);
-    serve
-        .args([
-            "serve",
-            "--own-files",
-            "--all-projects",
-            "--listen",
-            "127.0.0.1:0",
-        ])
-        .arg("--home")
-        .arg(&test.home)
-        .current_dir(&test.project);
-    let (_serve, addr, token) = start_serve(serve, &test);
+    let (_serve, addr, token) = start_serve(
+        &test,
+        &["--own-files", "--all-projects", "--listen", "127.0.0.1:0"],
+    );
     hookhost(
         &test,
         &["claude", "install", "--serve", &format!("http://{addr}")],

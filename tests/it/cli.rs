@@ -183,6 +183,39 @@ fn check_reports_errors_and_warnings_and_list_shows_sources() {
     );
 }
 
+/// Issue 44: in a file Claude Code reads, `Bash(git commit*)` is a regular expression on
+/// the tool name and never fires; `check` says so with the `if` suggestion. The same
+/// matcher in a `--settings` file (hookhost's to read) is a tool pattern and gets no
+/// warning.
+#[test]
+fn check_says_a_tool_pattern_matcher_never_fires_in_claude_codes_files() {
+    let env = TestEnv::new();
+    let group =
+        json!({"PreToolUse": [{"matcher": "Bash(git commit*)", "hooks": [command("true")]}]});
+    std::fs::create_dir_all(env.project.join(".claude")).unwrap();
+    std::fs::write(
+        env.project.join(".claude/settings.json"),
+        json!({ "hooks": group }).to_string(),
+    )
+    .unwrap();
+    let (_, output, stderr) = hookhost(&env, &["check"], "");
+    let text = format!("{}{stderr}", output.as_str().unwrap_or_default());
+    assert!(
+        text.contains("never fires") && text.contains(r#""if": "Bash(git commit*)""#),
+        "{text}"
+    );
+    std::fs::remove_file(env.project.join(".claude/settings.json")).unwrap();
+    let settings = env.settings("hookhost.json", group);
+    let (code, output, stderr) = hookhost(
+        &env,
+        &["check", "--settings", &settings.display().to_string()],
+        "",
+    );
+    let text = format!("{}{stderr}", output.as_str().unwrap_or_default());
+    assert_eq!(code, 0, "{text}");
+    assert!(!text.contains("never fires"), "{text}");
+}
+
 #[test]
 fn fire_takes_the_event_from_the_input_when_not_named() {
     let env = TestEnv::new();

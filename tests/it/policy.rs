@@ -59,6 +59,15 @@ async fn a_guard_whose_if_rule_matches_only_the_rewrite_runs_on_it() {
     let engine = env.engine(two_groups(guard, rewrite_to("rm -rf /tmp/x")));
     let outcome = engine.execute("PreToolUse", env.bash("ls")).await;
     assert!(outcome.should_block, "{outcome:#?}");
+    // It blocked the rewrite (round 1), not `ls` (round 0), which its `if` does not
+    // match: were `if` ignored, the guard would have blocked `ls` at once.
+    let blocking: Vec<u32> = outcome
+        .hooks
+        .iter()
+        .filter(|h| h.status == hookhost::HookStatus::Blocking)
+        .map(|h| h.round)
+        .collect();
+    assert_eq!(blocking, [1], "{outcome:#?}");
     engine.close().await;
 }
 

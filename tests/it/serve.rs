@@ -4,7 +4,7 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use hookhost::Engine;
@@ -13,65 +13,38 @@ use serde_json::{Value, json};
 
 const CLI: &str = env!("CARGO_BIN_EXE_hookhost");
 
-/// A running `hookhost serve`, killed when dropped.
-pub(crate) struct Served {
-    child: Child,
-    pub(crate) base: String,
+pub(crate) use hookhost_tests::serve::Served;
+
+/// `GET /v1/diagnostics` of `served`, as JSON.
+pub(crate) async fn diagnostics(served: &Served, client: &reqwest::Client) -> Value {
+    client
+        .get(served.url("/v1/diagnostics"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
 }
 
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Served {
-    /// `GET /v1/diagnostics`, as JSON.
-    pub(crate) async fn diagnostics(&self, client: &reqwest::Client) -> Value {
-        client
-            .get(format!("{}/v1/diagnostics", self.base))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap()
-    }
-}
-
+/// `serve` over `settings` only (no discovery, the test's managed file), with `extra`;
+/// on loopback TCP without a token file it runs `--no-auth` (the token and Host checks
+/// have tests of their own).
 pub(crate) fn spawn(env: &TestEnv, settings: &Path, extra: &[&str]) -> Result<Served, String> {
-    let mut child = Command::new(CLI)
-        .arg("serve")
-        .arg("--no-discover")
-        .arg("--settings")
-        .arg(settings)
-        .arg("--managed-settings")
-        .arg(env.managed_path())
-        .args(extra)
-        // TCP without a token file: loopback, unauthenticated on purpose (the token and
-        // Host checks have tests of their own).
-        .args(
-            (extra.iter().any(|a| a.starts_with("127.0.0.1")) && !extra.contains(&"--token-file"))
-                .then_some("--no-auth"),
-        )
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run hookhost serve");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let Some(addr) = line.trim().strip_prefix("listening on ") else {
-        let _ = child.kill();
-        let out = child.wait_with_output().unwrap();
-        return Err(format!("{line}{}", String::from_utf8_lossy(&out.stderr)));
-    };
-    Ok(Served {
-        base: format!("http://{addr}"),
-        child,
-    })
+    let settings = settings.to_str().unwrap();
+    let managed = env.managed_path();
+    let mut args = vec![
+        "--no-discover",
+        "--settings",
+        settings,
+        "--managed-settings",
+        managed.to_str().unwrap(),
+    ];
+    args.extend(extra);
+    if extra.iter().any(|a| a.starts_with("127.0.0.1")) && !extra.contains(&"--token-file") {
+        args.push("--no-auth");
+    }
+    Served::start(CLI, &std::env::current_dir().unwrap(), &args, &[])
 }
 
 /// `serve` on `listen` with the token `s3cret-token-0123456789` in a private file.
@@ -116,7 +89,7 @@ async fn serve_answers_claude_code_http_hooks_and_outcomes() {
     let http = client();
     // POST /hooks: the Claude Code HTTP-hook answer.
     let answer: Value = http
-        .post(format!("{}/hooks", served.base))
+        .post(format!("{}/hooks", served.addr))
         .json(&rm("rm -rf /"))
         .send()
         .await
@@ -130,7 +103,7 @@ async fn serve_answers_claude_code_http_hooks_and_outcomes() {
     );
     // POST /v1/fire: the outcome, event from the query.
     let outcome: Value = http
-        .post(format!("{}/v1/fire?event=PreToolUse", served.base))
+        .post(format!("{}/v1/fire?event=PreToolUse", served.addr))
         .json(&json!({"tool_name": "Bash", "tool_input": {"command": "ls"}}))
         .send()
         .await
@@ -142,20 +115,20 @@ async fn serve_answers_claude_code_http_hooks_and_outcomes() {
     assert_eq!(outcome["hooks"][0]["status"], "success");
     // Bad bodies are a 400 naming the problem, never a hook call.
     let bad = http
-        .post(format!("{}/v1/fire", served.base))
+        .post(format!("{}/v1/fire", served.addr))
         .body("[1, 2]")
         .send()
         .await
         .unwrap();
     assert_eq!(bad.status(), 400);
     let health = http
-        .get(format!("{}/healthz", served.base))
+        .get(format!("{}/healthz", served.addr))
         .send()
         .await
         .unwrap();
     assert_eq!(health.text().await.unwrap(), "ok");
     let metrics = http
-        .get(format!("{}/metrics", served.base))
+        .get(format!("{}/metrics", served.addr))
         .send()
         .await
         .unwrap()
@@ -171,7 +144,7 @@ async fn serve_answers_claude_code_http_hooks_and_outcomes() {
     ] {
         assert!(metrics.contains(line), "{line} missing:\n{metrics}");
     }
-    let diagnostics = served.diagnostics(&http).await;
+    let diagnostics = diagnostics(&served, &http).await;
     assert_eq!(diagnostics["dialect"], "claude");
 }
 
@@ -184,7 +157,7 @@ async fn a_claude_code_http_hook_pointing_at_serve_is_a_drop_in() {
     let engine: Engine = host.engine(hooks(
         "PreToolUse",
         Some("Bash"),
-        vec![json!({"type": "http", "url": format!("{}/hooks", served.base)})],
+        vec![json!({"type": "http", "url": format!("{}/hooks", served.addr)})],
     ));
     let outcome = engine.execute("PreToolUse", rm("rm -rf /")).await;
     assert!(outcome.should_block, "{outcome:?}");
@@ -217,7 +190,7 @@ async fn off_loopback_needs_a_token_and_a_wrong_token_reaches_no_hook() {
         .unwrap();
     assert!(refused.contains("--token-file"), "{refused}");
     let served = spawn_with_token(&env, &settings, "0.0.0.0:0");
-    let port = served.base.rsplit(':').next().unwrap().to_string();
+    let port = served.addr.rsplit(':').next().unwrap().to_string();
     let url = format!("http://127.0.0.1:{port}/v1/fire?event=Stop");
     let http = client();
     for token in [None, Some("wrong"), Some("s3cret-token-012345678")] {
@@ -263,7 +236,7 @@ async fn a_wrong_token_on_hooks_blocks_a_fail_closed_event_and_runs_no_hook() {
     );
     let served = spawn_with_token(&env, &settings, "127.0.0.1:0");
     let http = client();
-    let url = format!("{}/hooks", served.base);
+    let url = format!("{}/hooks", served.addr);
     for token in [None, Some(""), Some("wrong-token-0123456789")] {
         let mut request = http.post(&url).json(&rm("ls"));
         if let Some(token) = token {
@@ -290,7 +263,7 @@ async fn a_wrong_token_on_hooks_blocks_a_fail_closed_event_and_runs_no_hook() {
     }
     // /v1/fire is not Claude Code's door: a plain 401.
     let fire = http
-        .post(format!("{}/v1/fire", served.base))
+        .post(format!("{}/v1/fire", served.addr))
         .json(&rm("ls"))
         .send()
         .await
@@ -339,7 +312,7 @@ async fn overload_is_a_503_with_retry_after_never_a_dropped_connection() {
     )
     .unwrap();
     let http = client();
-    let url = format!("{}/v1/fire?event=Stop", served.base);
+    let url = format!("{}/v1/fire?event=Stop", served.addr);
     let slow = tokio::spawn({
         let (http, url) = (http.clone(), url.clone());
         async move {
@@ -378,7 +351,7 @@ async fn reload_under_load_fails_no_request_and_a_broken_config_keeps_the_old_en
     let settings = env.write("reload.json", &context_settings("one"));
     let served = spawn(&env, &settings, &["--listen", "127.0.0.1:0"]).unwrap();
     let http = client();
-    let url = format!("{}/v1/fire?event=Stop", served.base);
+    let url = format!("{}/v1/fire?event=Stop", served.addr);
     let message = |outcome: &Value| outcome["system_message"].as_str().unwrap_or("").to_string();
     // Load: four clients firing without pause while the configuration changes.
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -429,7 +402,7 @@ async fn reload_under_load_fails_no_request_and_a_broken_config_keeps_the_old_en
     std::fs::write(&settings, "{ not json").unwrap();
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
-        let diagnostics = served.diagnostics(&http).await;
+        let diagnostics = diagnostics(&served, &http).await;
         if diagnostics["refused_reload"]
             .as_array()
             .is_some_and(|a| !a.is_empty())
@@ -459,7 +432,7 @@ async fn reload_under_load_fails_no_request_and_a_broken_config_keeps_the_old_en
         .unwrap();
     assert_eq!(message(&outcome), "two", "the old engine must stay");
     let metrics = http
-        .get(format!("{}/metrics", served.base))
+        .get(format!("{}/metrics", served.addr))
         .send()
         .await
         .unwrap()
@@ -487,7 +460,7 @@ async fn sigterm_lets_calls_in_flight_finish_and_exits_zero() {
     );
     let mut served = spawn(&env, &settings, &["--listen", "127.0.0.1:0"]).unwrap();
     let http = client();
-    let url = format!("{}/v1/fire?event=Stop", served.base);
+    let url = format!("{}/v1/fire?event=Stop", served.addr);
     let in_flight = tokio::spawn({
         let http = http.clone();
         async move {

@@ -106,103 +106,39 @@ fn blocked(run: &Run) -> bool {
 
 // ---- serve, started as a process ----
 
-/// A running `hookhost serve`, killed when dropped.
-struct Serve {
-    child: std::process::Child,
-    /// `http://ADDR` (TCP) or `unix:PATH`.
-    addr: String,
-    stderr: std::sync::Arc<std::sync::Mutex<String>>,
+use hookhost_tests::serve::Served as Serve;
+
+/// `serve` with `args` in the test's project, with the test's home unless `args` names
+/// one.
+fn serve_with(test: &TestEnv, args: &[&str], env: &[(&str, &str)]) -> Result<Serve, String> {
+    let home = test.home.to_str().unwrap();
+    let mut args = args.to_vec();
+    if !args.contains(&"--home") {
+        args.extend(["--home", home]);
+    }
+    Serve::start(CLI, &test.project, &args, env)
 }
 
-impl Drop for Serve {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// `serve` over the owner's `settings` only (no discovery, the test's managed file).
+fn serve_owner(test: &TestEnv, settings: &str, extra: &[&str]) -> Result<Serve, String> {
+    let managed = managed_flag(test);
+    let mut args = vec![
+        "--no-discover",
+        "--settings",
+        settings,
+        "--managed-settings",
+        &managed,
+    ];
+    args.extend(extra);
+    serve_with(test, &args, &[])
 }
 
-impl Serve {
-    fn start(test: &TestEnv, args: &[&str], env: &[(&str, &str)]) -> Result<Serve, String> {
-        use std::io::{BufRead, BufReader, Read};
-        let mut child = Command::new(CLI)
-            .arg("serve")
-            .args(args)
-            .args(
-                (!args.contains(&"--home"))
-                    .then_some(["--home", test.home.to_str().unwrap()])
-                    .into_iter()
-                    .flatten(),
-            )
-            .current_dir(&test.project)
-            .envs(env.iter().copied())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("run hookhost serve");
-        let stderr = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
-        let mut pipe = child.stderr.take().unwrap();
-        let sink = stderr.clone();
-        std::thread::spawn(move || {
-            let mut buf = [0u8; 4096];
-            while let Ok(n) = pipe.read(&mut buf) {
-                if n == 0 {
-                    break;
-                }
-                sink.lock()
-                    .unwrap()
-                    .push_str(&String::from_utf8_lossy(&buf[..n]));
-            }
-        });
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let Some(addr) = line.trim().strip_prefix("listening on ") else {
-            let _ = child.wait();
-            std::thread::sleep(std::time::Duration::from_millis(100));
-            return Err(format!("{line}{}", stderr.lock().unwrap()));
-        };
-        let addr = if addr.starts_with("unix:") {
-            addr.to_string()
-        } else {
-            format!("http://{addr}")
-        };
-        Ok(Serve {
-            child,
-            addr,
-            stderr,
-        })
-    }
-
-    /// `serve` over the owner's `settings` only (no discovery, the test's managed file).
-    fn owner(test: &TestEnv, settings: &str, extra: &[&str]) -> Result<Serve, String> {
-        let managed = managed_flag(test);
-        let mut args = vec![
-            "--no-discover",
-            "--settings",
-            settings,
-            "--managed-settings",
-            &managed,
-        ];
-        args.extend(extra);
-        Serve::start(test, &args, &[])
-    }
-
-    /// `serve` discovering the test's home and project (and its managed file).
-    fn discovering(test: &TestEnv, extra: &[&str]) -> Result<Serve, String> {
-        let flags = config_flags(test);
-        let mut args: Vec<&str> = flags.iter().map(String::as_str).collect();
-        args.extend(extra);
-        Serve::start(test, &args, &[])
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("{}{path}", self.addr)
-    }
-
-    fn stderr(&self) -> String {
-        self.stderr.lock().unwrap().clone()
-    }
+/// `serve` discovering the test's home and project (and its managed file).
+fn serve_discovering(test: &TestEnv, extra: &[&str]) -> Result<Serve, String> {
+    let flags = config_flags(test);
+    let mut args: Vec<&str> = flags.iter().map(String::as_str).collect();
+    args.extend(extra);
+    serve_with(test, &args, &[])
 }
 
 fn client() -> reqwest::Client {

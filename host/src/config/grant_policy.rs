@@ -173,7 +173,8 @@ mod tests {
         let mut handler = WasmHandler::new("x.wasm");
         handler.allowed_paths = grants;
         handler.env = env.into_iter().map(str::to_string).collect();
-        let mut spec = HookSpec::session("PreToolUse", None, Handler::Wasm(handler)).unwrap();
+        let mut spec =
+            crate::engine::session::test_spec("PreToolUse", None, Handler::Wasm(handler)).unwrap();
         spec.layer = layer;
         spec
     }

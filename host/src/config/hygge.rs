@@ -167,6 +167,7 @@ mod tests {
             env: Vec::new(),
             trusted: true,
             dialect: DialectId::Hygge.dialect(),
+            tool_patterns: true,
         }
     }
 

@@ -28,7 +28,7 @@ use super::plugin::read_plugin_in;
 use super::settings::{FileContext, read_hooks};
 use super::source::{Source, file_error, read_source};
 use super::trust::trust_root;
-use super::{Diagnostic, DroppedHook, HttpPolicy, Layer, LoadedConfig};
+use super::{Diagnostic, DroppedHook, FileSet, HttpPolicy, Layer, LoadedConfig};
 use crate::dialect::{Dialect, Duplicates, Layering};
 
 fn gather(options: &LoadOptions, dialect: &Dialect, diags: &mut Vec<Diagnostic>) -> Vec<Source> {
@@ -139,6 +139,11 @@ pub fn load(options: &LoadOptions) -> LoadedConfig {
             env: Vec::new(),
             trusted,
             dialect,
+            // The host reads its own files' matchers its way; hookhost's own files and
+            // `--settings` files are hookhost's.
+            tool_patterns: dialect.tool_patterns
+                || options.files == FileSet::Own
+                || source.layer == Layer::Settings,
         };
         if source.toml {
             read_hooks_toml(value, &ctx, &mut hooks, &mut diags);

@@ -122,6 +122,8 @@ pub fn read_plugin_in(
         // Named by the caller (`--plugin`): trusted; its Wasm grants are still bounded.
         trusted: true,
         dialect,
+        // A plugin's hooks file is the host's to read (Claude Code's plugins).
+        tool_patterns: dialect.tool_patterns,
     };
 
     let mut hook_files: Vec<PathBuf> = Vec::new();

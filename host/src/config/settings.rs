@@ -41,6 +41,8 @@ pub struct FileContext {
     pub trusted: bool,
     /// The dialect the file is written in.
     pub dialect: &'static Dialect,
+    /// Whether its `Tool(args)` matchers are tool patterns (see `Dialect::tool_patterns`).
+    pub tool_patterns: bool,
 }
 
 impl FileContext {
@@ -234,7 +236,7 @@ fn read_group(
             return;
         }
     };
-    let matcher = match Matcher::compile(matcher_text.as_deref(), spec) {
+    let matcher = match Matcher::compile_in(matcher_text.as_deref(), spec, ctx.tool_patterns) {
         Ok(matcher) => matcher,
         Err(err) => {
             diags.push(error(format!("{err}; group skipped")));
@@ -660,6 +662,7 @@ fn test_ctx() -> FileContext {
         env: vec![],
         trusted: true,
         dialect: Dialect::claude(),
+        tool_patterns: true,
     }
 }
 

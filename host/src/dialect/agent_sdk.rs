@@ -36,5 +36,6 @@ pub const AGENT_SDK: Dialect = Dialect {
     stop: StopRule::ContinueTrue,
     matcher: MatcherSyntax::Glob,
     events: Some(AGENT_SDK_EVENTS),
+    tool_patterns: true,
     ..CLAUDE
 };

@@ -32,6 +32,8 @@ pub const CLAUDE: Dialect = Dialect {
     listing: Listing::ConfigOrder,
     duplicates: Duplicates::RunOnce,
     matcher: MatcherSyntax::Claude,
+    // Claude Code reads `Bash(git commit*)` as a regular expression on the tool name.
+    tool_patterns: false,
     events: None,
     scope: CATALOG_SCOPE,
     input: InputShape {

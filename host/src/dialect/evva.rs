@@ -41,5 +41,6 @@ pub const EVVA: Dialect = Dialect {
     stop: StopRule::Once,
     matcher: MatcherSyntax::Glob,
     events: Some(EVVA_EVENTS),
+    tool_patterns: true,
     ..CLAUDE
 };

@@ -36,15 +36,21 @@ pub const GEN: Dialect = Dialect {
     // "ShouldBlock | any event", "BlockReason | any event", "AdditionalContext | any
     // event", "PermissionDecision | PreToolUse". A block means something where the
     // caller waits: on the Sync column's events (custom events block as everywhere).
+    // The decision column also carries PermissionRequest's `behavior`, which the same
+    // spec lets those hooks return "to decide on behalf of the user".
     scope: FieldScope {
         everywhere: Fields::ADDITIONAL_CONTEXT,
         also_on: &[(Fields::BLOCK, SYNC_EVENTS)],
-        only_on: &[(Fields::PERMISSION_DECISION, &["PreToolUse"])],
+        only_on: &[(
+            Fields::PERMISSION_DECISION,
+            &["PreToolUse", "PermissionRequest"],
+        )],
     },
     order: Order::InOrder(Chain {
         feed_forward: false,
         stop_on_block: true,
         stop_on_continue_false: false,
     }),
+    tool_patterns: true,
     ..CLAUDE
 };

@@ -66,5 +66,6 @@ pub const HYGGE: Dialect = Dialect {
     },
     duplicates: Duplicates::RunEach,
     events: Some(HYGGE_EVENTS),
+    tool_patterns: true,
     ..CLAUDE
 };

@@ -31,92 +31,85 @@ pub struct HookVerdict {
     pub why: Option<String>,
 }
 
-impl Engine {
-    /// For every configured hook (and every hook left out at load), whether it runs for
-    /// `event` with `input` and why not. Matching reads the input as the hooks would see
-    /// it; `once` hooks are reported as runnable (whether this session already ran one is
-    /// not consulted).
-    pub fn explain(&self, event: &str, input: Value) -> Vec<HookVerdict> {
-        let event = self.dialect().event(event);
-        let input = HookInput::new(event.clone(), normalise_input(&event, input));
-        let context = MatchInput::new(&input, self.inner.home.as_deref());
-        let mut verdicts = Vec::new();
-        for hook in &self.inner.hooks {
-            let spec = &hook.spec;
-            let mut runs = false;
-            let why = if spec.event != event {
-                Some(format!("event: configured for `{}`", spec.event))
-            } else if let Some(error) = hook.executor.load_error() {
-                Some(format!(
-                    "refused: {error} (every call fails; a block when failClosed)"
-                ))
-            } else if !spec.trusted && spec.handler.executor_kind() != ExecutorKind::Wasm {
-                Some(crate::admission::UNTRUSTED.to_string())
-            } else {
-                let value = context.value().map(|v| format!("`{v}`"));
-                let field = event.matcher_field.unwrap_or("value");
-                let matcher = spec.matcher_text.as_deref().unwrap_or("*");
-                let condition = spec.condition.as_ref().map(|c| c.as_str().to_string());
-                match context.check(spec) {
-                    Check::MatcherMiss if matches!(spec.matcher, Matcher::Tool(_)) => Some(
-                        format!("matcher: the tool rule `{matcher}` does not match this tool call"),
-                    ),
-                    Check::MatcherMiss => Some(format!(
-                        "matcher: `{matcher}` does not match {field} {}",
-                        value.unwrap_or_else(|| "(absent)".into())
-                    )),
-                    Check::IfOnToolEventsOnly => Some(format!(
-                        "if: `{}` applies to tool events only; on `{event}` the hook never fires",
-                        condition.unwrap_or_default()
-                    )),
-                    Check::IfMiss => Some(format!(
-                        "if: `{}` does not match this tool call",
-                        condition.unwrap_or_default()
-                    )),
-                    Check::Fires => {
-                        runs = true;
-                        let mut notes = Vec::new();
-                        if event.known
-                            && event.matcher_field.is_none()
-                            && spec.matcher_text.is_some()
-                        {
-                            notes.push(format!(
-                                "matcher `{matcher}` ignored: `{event}` has no matcher"
-                            ));
-                        } else if let Some(value) = value.filter(|_| spec.matcher_text.is_some()) {
-                            notes.push(format!("matcher `{matcher}` matches {field} {value}"));
-                        }
-                        if let Some(condition) = condition {
-                            notes.push(format!("if `{condition}` matches"));
-                        }
-                        if spec.once {
-                            notes.push("once: only the first time per session".into());
-                        }
-                        (!notes.is_empty()).then(|| notes.join("; "))
+/// [`Engine::explain`]: for every configured hook, and every hook left out at load,
+/// whether it runs for `event` with `input`, and why not.
+pub(super) fn explain(engine: &Engine, event: &str, input: Value) -> Vec<HookVerdict> {
+    let event = engine.dialect().event(event);
+    let input = HookInput::new(event.clone(), normalise_input(&event, input));
+    let context = MatchInput::new(&input, engine.inner.home.as_deref());
+    let mut verdicts = Vec::new();
+    for hook in &engine.inner.hooks {
+        let spec = &hook.spec;
+        let mut runs = false;
+        let why = if spec.event != event {
+            Some(format!("event: configured for `{}`", spec.event))
+        } else if let Some(error) = hook.executor.load_error() {
+            Some(format!(
+                "refused: {error} (every call fails; a block when failClosed)"
+            ))
+        } else if !spec.trusted && spec.handler.executor_kind() != ExecutorKind::Wasm {
+            Some(crate::admission::UNTRUSTED.to_string())
+        } else {
+            let value = context.value().map(|v| format!("`{v}`"));
+            let field = event.matcher_field.unwrap_or("value");
+            let matcher = spec.matcher_text.as_deref().unwrap_or("*");
+            let condition = spec.condition.as_ref().map(|c| c.as_str().to_string());
+            match context.check(spec) {
+                Check::MatcherMiss if matches!(spec.matcher, Matcher::Tool(_)) => Some(format!(
+                    "matcher: the tool rule `{matcher}` does not match this tool call"
+                )),
+                Check::MatcherMiss => Some(format!(
+                    "matcher: `{matcher}` does not match {field} {}",
+                    value.unwrap_or_else(|| "(absent)".into())
+                )),
+                Check::IfOnToolEventsOnly => Some(format!(
+                    "if: `{}` applies to tool events only; on `{event}` the hook never fires",
+                    condition.unwrap_or_default()
+                )),
+                Check::IfMiss => Some(format!(
+                    "if: `{}` does not match this tool call",
+                    condition.unwrap_or_default()
+                )),
+                Check::Fires => {
+                    runs = true;
+                    let mut notes = Vec::new();
+                    if event.known && event.matcher_field.is_none() && spec.matcher_text.is_some() {
+                        notes.push(format!(
+                            "matcher `{matcher}` ignored: `{event}` has no matcher"
+                        ));
+                    } else if let Some(value) = value.filter(|_| spec.matcher_text.is_some()) {
+                        notes.push(format!("matcher `{matcher}` matches {field} {value}"));
                     }
+                    if let Some(condition) = condition {
+                        notes.push(format!("if `{condition}` matches"));
+                    }
+                    if spec.once {
+                        notes.push("once: only the first time per session".into());
+                    }
+                    (!notes.is_empty()).then(|| notes.join("; "))
                 }
-            };
-            verdicts.push(HookVerdict {
-                name: hook.name.to_string(),
-                event: spec.event.to_string(),
-                file: spec.file.clone(),
-                location: spec.location.clone(),
-                executor: Some(spec.handler.executor_kind()),
-                runs,
-                why,
-            });
-        }
-        for dropped in &self.inner.dropped {
-            verdicts.push(HookVerdict {
-                name: dropped.name.clone(),
-                event: dropped.event.clone(),
-                file: dropped.file.clone(),
-                location: dropped.location.clone(),
-                executor: None,
-                runs: false,
-                why: Some(dropped.why.clone()),
-            });
-        }
-        verdicts
+            }
+        };
+        verdicts.push(HookVerdict {
+            name: hook.name.to_string(),
+            event: spec.event.to_string(),
+            file: spec.file.clone(),
+            location: spec.location.clone(),
+            executor: Some(spec.handler.executor_kind()),
+            runs,
+            why,
+        });
     }
+    for dropped in &engine.inner.dropped {
+        verdicts.push(HookVerdict {
+            name: dropped.name.clone(),
+            event: dropped.event.clone(),
+            file: dropped.file.clone(),
+            location: dropped.location.clone(),
+            executor: None,
+            runs: false,
+            why: Some(dropped.why.clone()),
+        });
+    }
+    verdicts
 }

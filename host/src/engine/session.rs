@@ -12,142 +12,138 @@ use crate::executor::{Executor, registry};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct SessionHookId(pub u64);
 
-impl HookSpec {
-    /// A session hook for `event`, firing when `matcher` accepts the event's matcher
-    /// field.
-    #[cfg(test)]
-    pub(crate) fn session(
-        event: &str,
-        matcher: Option<&str>,
-        handler: Handler,
-    ) -> Result<HookSpec, EngineError> {
-        let event = crate::dialect::Event::new(event);
-        let compiled = crate::matcher::Matcher::compile(matcher, &event).map_err(|source| {
-            EngineError::SessionHook {
-                event: event.to_string(),
-                source,
-            }
-        })?;
-        Ok(HookSpec {
-            event,
-            matcher: compiled,
-            matcher_text: matcher.map(str::to_string),
-            condition: None,
-            handler,
-            timeout: None,
-            group_timeout: None,
-            mode: crate::config::RunMode::Sync,
-            status_message: None,
-            once: false,
-            sequential: false,
-            group: String::new(),
-            location: "session".into(),
-            layer: Layer::Session,
-            file: "session".into(),
-            base_dir: None,
-            env: Vec::new(),
-            name: None,
-            fail_closed: false,
-            trusted: true,
-        })
-    }
+/// A session hook for `event`, firing when `matcher` accepts the event's matcher field
+/// (tests).
+#[cfg(test)]
+pub(crate) fn test_spec(
+    event: &str,
+    matcher: Option<&str>,
+    handler: Handler,
+) -> Result<HookSpec, EngineError> {
+    let event = crate::dialect::Event::new(event);
+    let compiled = crate::matcher::Matcher::compile(matcher, &event).map_err(|source| {
+        EngineError::SessionHook {
+            event: event.to_string(),
+            source,
+        }
+    })?;
+    Ok(HookSpec {
+        event,
+        matcher: compiled,
+        matcher_text: matcher.map(str::to_string),
+        condition: None,
+        handler,
+        timeout: None,
+        group_timeout: None,
+        mode: crate::config::RunMode::Sync,
+        status_message: None,
+        once: false,
+        sequential: false,
+        group: String::new(),
+        location: "session".into(),
+        layer: Layer::Session,
+        file: "session".into(),
+        base_dir: None,
+        env: Vec::new(),
+        name: None,
+        fail_closed: false,
+        trusted: true,
+    })
 }
 
-impl Engine {
-    /// Registers a session hook; it fires after the configuration hooks of its event. An
-    /// entry a settings file could not hold, or a hook that cannot load (a component that
-    /// does not compile or imports what hooks are never granted), is refused with the
-    /// reason.
-    pub fn add_session_hook(&self, hook: SessionHook) -> Result<SessionHookId, EngineError> {
-        let event = self.inner.dialect.event(&hook.event);
-        let mut group = serde_json::json!({"hooks": [hook.entry]});
-        if let Some(matcher) = &hook.matcher {
-            group["matcher"] = serde_json::Value::String(matcher.clone());
+/// [`Engine::add_session_hook`]: the entry read as a settings file's, loaded, added.
+pub(super) fn add(engine: &Engine, hook: SessionHook) -> Result<SessionHookId, EngineError> {
+    let event = engine.inner.dialect.event(&hook.event);
+    let mut group = serde_json::json!({"hooks": [hook.entry]});
+    if let Some(matcher) = &hook.matcher {
+        group["matcher"] = serde_json::Value::String(matcher.clone());
+    }
+    let section = serde_json::json!({ event.name(): [group] });
+    let context = crate::config::settings::FileContext {
+        file: "session".into(),
+        layer: Layer::Session,
+        base_dir: engine.inner.project_dir.as_deref().map(Into::into),
+        component_base: None,
+        vars: Vec::new(),
+        env: Vec::new(),
+        trusted: true,
+        dialect: engine.inner.dialect,
+        tool_patterns: true,
+    };
+    let (mut specs, mut diagnostics) = (Vec::new(), Vec::new());
+    crate::config::settings::read_hooks(&section, &context, &mut specs, &mut diagnostics);
+    let refused = |reason: String| EngineError::SessionEntry {
+        event: event.to_string(),
+        reason,
+    };
+    if let Some(error) = diagnostics
+        .iter()
+        .find(|d| d.severity == crate::config::Severity::Error)
+    {
+        return Err(refused(error.message.clone()));
+    }
+    let Some(mut spec) = specs.pop().filter(|_| specs.is_empty()) else {
+        return Err(refused("expected exactly one handler entry".into()));
+    };
+    spec.location = "session".into();
+    let executor = match (&hook.bytes, &spec.handler) {
+        (Some(bytes), Handler::Wasm(handler)) => {
+            let runtime = engine
+                .inner
+                .shared
+                .wasm_runtime()
+                .map_err(EngineError::Wasm)?;
+            runtime.executor_from_bytes(bytes, handler, &spec.display_name())
         }
-        let section = serde_json::json!({ event.name(): [group] });
-        let context = crate::config::settings::FileContext {
-            file: "session".into(),
-            layer: Layer::Session,
-            base_dir: self.inner.project_dir.as_deref().map(Into::into),
-            component_base: None,
-            vars: Vec::new(),
-            env: Vec::new(),
-            trusted: true,
-            dialect: self.inner.dialect,
-        };
-        let (mut specs, mut diagnostics) = (Vec::new(), Vec::new());
-        crate::config::settings::read_hooks(&section, &context, &mut specs, &mut diagnostics);
-        let refused = |reason: String| EngineError::SessionEntry {
-            event: event.to_string(),
+        (Some(_), _) => return Err(refused("component bytes need a `wasm` entry".into())),
+        (None, _) => registry::build(&spec, &engine.inner.shared),
+    };
+    push(engine, spec, executor)
+}
+
+/// Adds a prepared hook; a hook that could not be loaded (a Wasm component that does
+/// not compile, link or pass the import check) is refused with the reason.
+fn push(
+    engine: &Engine,
+    spec: HookSpec,
+    executor: Arc<dyn Executor>,
+) -> Result<SessionHookId, EngineError> {
+    if let Some(reason) = executor.load_error().or_else(|| executor.prepare_now()) {
+        return Err(EngineError::HookLoad {
+            hook: spec.display_name(),
             reason,
-        };
-        if let Some(error) = diagnostics
-            .iter()
-            .find(|d| d.severity == crate::config::Severity::Error)
-        {
-            return Err(refused(error.message.clone()));
-        }
-        let Some(mut spec) = specs.pop().filter(|_| specs.is_empty()) else {
-            return Err(refused("expected exactly one handler entry".into()));
-        };
-        spec.location = "session".into();
-        let executor = match (&hook.bytes, &spec.handler) {
-            (Some(bytes), Handler::Wasm(handler)) => {
-                let runtime = self
-                    .inner
-                    .shared
-                    .wasm_runtime()
-                    .map_err(EngineError::Wasm)?;
-                runtime.executor_from_bytes(bytes, handler, &spec.display_name())
-            }
-            (Some(_), _) => return Err(refused("component bytes need a `wasm` entry".into())),
-            (None, _) => registry::build(&spec, &self.inner.shared),
-        };
-        self.push_session(spec, executor)
+        });
     }
+    let id = engine.inner.next_id.fetch_add(1, Ordering::Relaxed);
+    engine
+        .inner
+        .session_hooks
+        .write()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(Prepared::new(id, spec, executor));
+    Ok(SessionHookId(id))
+}
 
-    /// Adds a prepared hook; a hook that could not be loaded (a Wasm component that does
-    /// not compile, link or pass the import check) is refused with the reason.
-    fn push_session(
-        &self,
-        spec: HookSpec,
-        executor: Arc<dyn Executor>,
-    ) -> Result<SessionHookId, EngineError> {
-        if let Some(reason) = executor.load_error().or_else(|| executor.prepare_now()) {
-            return Err(EngineError::HookLoad {
-                hook: spec.display_name(),
-                reason,
-            });
-        }
-        let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
-        self.inner
-            .session_hooks
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(Prepared::new(id, spec, executor));
-        Ok(SessionHookId(id))
-    }
+/// [`Engine::remove_session_hook`].
+pub(super) fn remove(engine: &Engine, id: SessionHookId) -> bool {
+    let mut hooks = engine
+        .inner
+        .session_hooks
+        .write()
+        .unwrap_or_else(|e| e.into_inner());
+    let before = hooks.len();
+    hooks.retain(|hook| hook.id != id.0);
+    hooks.len() != before
+}
 
-    /// Removes a session hook; `false` when no hook has that id.
-    pub fn remove_session_hook(&self, id: SessionHookId) -> bool {
-        let mut hooks = self
-            .inner
-            .session_hooks
-            .write()
-            .unwrap_or_else(|e| e.into_inner());
-        let before = hooks.len();
-        hooks.retain(|hook| hook.id != id.0);
-        hooks.len() != before
-    }
-
-    /// Removes every session hook.
-    pub fn clear_session_hooks(&self) {
-        self.inner
-            .session_hooks
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .clear();
-    }
+/// [`Engine::clear_session_hooks`].
+pub(super) fn clear(engine: &Engine) {
+    engine
+        .inner
+        .session_hooks
+        .write()
+        .unwrap_or_else(|e| e.into_inner())
+        .clear();
 }
 
 /// A hook registered at run time ([`Engine::add_session_hook`]): one handler entry as a

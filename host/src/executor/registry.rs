@@ -172,6 +172,14 @@ impl Executor for InBackground {
         self.inner.digest()
     }
 
+    fn oci_tag(&self) -> Option<(String, String)> {
+        self.inner.oci_tag()
+    }
+
+    fn provenance(&self) -> Option<String> {
+        self.inner.provenance()
+    }
+
     fn prepare_now(&self) -> Option<String> {
         self.inner.prepare_now()
     }
@@ -207,5 +215,72 @@ impl Executor for Unavailable {
 
     fn load_error(&self) -> Option<String> {
         Some(self.message.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An executor that answers every question the trait asks with something.
+    struct Answers;
+
+    impl Executor for Answers {
+        fn execute<'a>(&'a self, _call: HookCall) -> BoxFuture<'a, HookRun> {
+            Box::pin(async { HookRun::skipped("ran") })
+        }
+
+        fn default_timeout(&self, _event: &crate::event::EventSpec) -> std::time::Duration {
+            std::time::Duration::from_secs(7)
+        }
+
+        fn load_error(&self) -> Option<String> {
+            Some("load error".into())
+        }
+
+        fn load_warning(&self) -> Option<String> {
+            Some("load warning".into())
+        }
+
+        fn prepare(&self) -> BoxFuture<'_, Option<String>> {
+            Box::pin(async { Some("prepared".into()) })
+        }
+
+        fn digest(&self) -> Option<String> {
+            Some("sha256".into())
+        }
+
+        fn oci_tag(&self) -> Option<(String, String)> {
+            Some(("oci://r/p:1".into(), "sha256:d".into()))
+        }
+
+        fn provenance(&self) -> Option<String> {
+            Some("oci://r/p:1 signed by k".into())
+        }
+
+        fn prepare_now(&self) -> Option<String> {
+            Some("prepared now".into())
+        }
+    }
+
+    /// Issue 44: an async Wasm hook lost its OCI tag and provenance because the background
+    /// wrapper forwarded only some of the trait's defaulted methods. It forwards every one.
+    #[tokio::test]
+    async fn the_background_wrapper_forwards_everything_but_detachment() {
+        let wrapped = InBackground {
+            inner: Arc::new(Answers),
+            rewake: true,
+        };
+        let inner = Answers;
+        let event = crate::dialect::Dialect::claude().lookup("Stop").unwrap();
+        assert_eq!(wrapped.default_timeout(event), inner.default_timeout(event));
+        assert_eq!(wrapped.load_error(), inner.load_error());
+        assert_eq!(wrapped.load_warning(), inner.load_warning());
+        assert_eq!(wrapped.prepare().await, inner.prepare().await);
+        assert_eq!(wrapped.digest(), inner.digest());
+        assert_eq!(wrapped.oci_tag(), inner.oci_tag());
+        assert_eq!(wrapped.provenance(), inner.provenance());
+        assert_eq!(wrapped.prepare_now(), inner.prepare_now());
+        assert!(wrapped.detached().is_some_and(|d| d.rewake));
     }
 }

@@ -19,7 +19,18 @@ fn deny_all_settings(env: &TestEnv) -> std::path::PathBuf {
 #[test]
 fn unreadable_input_with_a_fail_closed_hook_is_a_block() {
     let env = TestEnv::new();
-    let settings = deny_all_settings(&env);
+    // A failClosed guard that allows everything: only the front door's refusal can deny
+    // (a denying guard would deny with the defence removed too).
+    let settings = env.settings(
+        "settings.json",
+        hooks(
+            "PreToolUse",
+            None,
+            vec![
+                json!({"type": "command", "command": "cat >/dev/null; exit 0", "failClosed": true}),
+            ],
+        ),
+    );
     let nested = format!(
         "{{\"hook_event_name\": \"PreToolUse\", \"x\": {}1{}}}",
         "[".repeat(5000),
@@ -45,6 +56,8 @@ fn unreadable_input_with_a_fail_closed_hook_is_a_block() {
             "{name}: code {} stdout {} stderr {}",
             run.code, run.stdout, run.stderr
         );
+        let reason = answer["hookSpecificOutput"]["permissionDecisionReason"].to_string();
+        assert!(reason.contains("cannot be read"), "{name}: {reason}");
     }
 }
 

@@ -82,6 +82,13 @@ fn an_untrusted_repositorys_hooks_toml_does_not_switch_the_dialect() {
                 run.stdout,
                 run.stderr
             );
+            // The guard itself, not the block a switched dialect gives a lost guard.
+            assert!(
+                answer["hookSpecificOutput"]["permissionDecisionReason"]
+                    .to_string()
+                    .contains("guard: no"),
+                "{file} / {owner}: {answer}"
+            );
             assert_eq!(run.code, 0);
         }
     }
