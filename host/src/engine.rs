@@ -310,7 +310,8 @@ impl Engine {
             }
         }
         let audit_path = options.audit_log.clone().or(config.audit_log.clone());
-        let self_protection = protection(&config, &options, audit_path.as_deref());
+        let self_protection =
+            crate::self_protection::for_engine(&config, &options, audit_path.as_deref());
         options.wasm.signing = std::sync::Arc::new(config.signing.clone());
         if let Some(mb) = config.wasm_cache_max_mb {
             options.wasm.cache_max_bytes = mb.saturating_mul(1 << 20);
@@ -732,71 +733,6 @@ impl Drop for Inner {
 
 /// WorktreeCreate's contract (reference 1.2): the hooks replace `git worktree`, so unless
 /// one of them gives the path the creation fails; a relative path is resolved against the
-/// The self-protection of an engine loaded from `config` with `options` (`None` when an
-/// owner turned it off): hookhost's folders, the audit log, the project's `.hookhost/`,
-/// every hook settings file, and the owners' additions, less what they allow.
-fn protection(
-    config: &LoadedConfig,
-    options: &EngineOptions,
-    audit: Option<&Path>,
-) -> Option<SelfProtection> {
-    let settings = &config.self_protection;
-    if !settings.enabled {
-        return None;
-    }
-    let mut places: Vec<(std::path::PathBuf, String)> = Vec::new();
-    let mut add = |path: Option<&Path>, what: &str| {
-        if let Some(path) = path {
-            places.push((path.to_path_buf(), what.to_string()));
-        }
-    };
-    let wasm = &options.wasm;
-    add(
-        wasm.config_dir.as_deref(),
-        "hookhost's configuration folder",
-    );
-    add(wasm.cache_dir.as_deref(), "hookhost's artifact cache");
-    add(wasm.oci_dir.as_deref(), "hookhost's component store");
-    add(
-        options.session_state_dir.as_deref(),
-        "hookhost's state folder",
-    );
-    add(audit, "hookhost's audit log");
-    let project_own = config.project_dir.as_ref().map(|dir| dir.join(".hookhost"));
-    add(project_own.as_deref(), "the project's .hookhost folder");
-    for file in &config.guard_files {
-        add(Some(file), "a hook settings file");
-    }
-    for path in &settings.paths {
-        add(Some(path), "a place the owner protects");
-    }
-    let secrets = wasm
-        .config_dir
-        .iter()
-        .flat_map(|dir| {
-            [
-                (dir.join("serve-token"), "the serve token".to_string()),
-                (dir.join("cache.key"), "the artifact key".to_string()),
-            ]
-        })
-        .collect();
-    places.retain(|(path, _)| {
-        !settings
-            .allow
-            .iter()
-            .any(|allowed| path.starts_with(allowed))
-    });
-    Some(SelfProtection::new(
-        places,
-        secrets,
-        config.home.clone(),
-        config.project_dir.clone(),
-        wasm.views.clone(),
-    ))
-}
-
-/// WorktreeCreate's contract (reference 1.2): the hooks replace `git worktree`, so unless
-/// one of them gives the path the creation fails; a relative path is resolved against the
 /// input's `cwd`; an absolute path with `.` or `..` segments is refused.
 fn require_worktree_path(outcome: &mut EventOutcome, cwd: Option<&Path>) {
     if outcome.should_block || outcome.hooks.iter().all(|h| h.detached) {
@@ -841,71 +777,4 @@ fn hook_error(spec: &HookSpec, name: &str, error: &str) -> Diagnostic {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::config::{Handler, PromptHandler, WasmHandler};
-
-    fn timeout_of(event: &str, handler: Handler) -> Duration {
-        let spec = session::test_spec(event, None, handler).unwrap();
-        let shared = Shared::new(
-            Default::default(),
-            Default::default(),
-            None,
-            LlmOptions::default(),
-            WasmOptions::default(),
-        );
-        let executor = registry::build(&spec, &shared);
-        Prepared::new(1, spec, executor).timeout
-    }
-
-    #[test]
-    fn each_executor_gives_its_default_timeout() {
-        let wasm = || Handler::Wasm(WasmHandler::new("x.wasm"));
-        let prompt = || {
-            Handler::Prompt(PromptHandler {
-                prompt: "p".into(),
-                model: None,
-                continue_on_block: false,
-            })
-        };
-        assert_eq!(timeout_of("PreToolUse", wasm()), Duration::from_secs(5));
-        assert_eq!(timeout_of("MessageDisplay", wasm()), Duration::from_secs(5));
-        assert_eq!(timeout_of("Stop", prompt()), Duration::from_secs(30));
-        assert_eq!(
-            timeout_of("UserPromptSubmit", prompt()),
-            Duration::from_secs(30)
-        );
-    }
-
-    #[test]
-    fn an_events_future_stays_below_the_large_request_size() {
-        // Hosts move this future whole and box or spawn it (`serve` per request,
-        // `execute_detached`); the stages below it box their own large parts.
-        let dir = tempfile::tempdir().unwrap();
-        let load = LoadOptions {
-            project_dir: Some(dir.path().to_path_buf()),
-            managed_path: Some(dir.path().join("none.json")),
-            ..Default::default()
-        };
-        let engine = Engine::load(&load, EngineOptions::default()).unwrap();
-        let event = engine.execute("PreToolUse", serde_json::json!({}));
-        let size = std::mem::size_of_val(&event);
-        assert!(
-            size <= crate::executor::SMALL_REQUEST,
-            "Engine::execute's future is {size} bytes"
-        );
-        let input = HookInput::new(engine.inner.dialect.event("PreToolUse"), Value::Null);
-        let run = EventRun {
-            event: input.event.clone(),
-            project_dir: None,
-            background: engine.inner.background.clone(),
-            calls: engine.inner.calls.clone(),
-        };
-        let round = run.run_all(&[], input);
-        let size = std::mem::size_of_val(&round);
-        assert!(
-            size <= crate::executor::SMALL_REQUEST,
-            "a round's future is {size} bytes"
-        );
-    }
-}
+mod tests;

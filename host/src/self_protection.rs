@@ -508,6 +508,69 @@ impl SelfProtection {
     }
 }
 
+/// The self-protection of an engine loaded from `config` with `options` (`None` when an
+/// owner turned it off): hookhost's folders, the audit log, the project's `.hookhost/`,
+/// every hook settings file, and the owners' additions, less what they allow.
+pub(crate) fn for_engine(
+    config: &crate::config::LoadedConfig,
+    options: &crate::engine::EngineOptions,
+    audit: Option<&Path>,
+) -> Option<SelfProtection> {
+    let settings = &config.self_protection;
+    if !settings.enabled {
+        return None;
+    }
+    let mut places: Vec<(std::path::PathBuf, String)> = Vec::new();
+    let mut add = |path: Option<&Path>, what: &str| {
+        if let Some(path) = path {
+            places.push((path.to_path_buf(), what.to_string()));
+        }
+    };
+    let wasm = &options.wasm;
+    add(
+        wasm.config_dir.as_deref(),
+        "hookhost's configuration folder",
+    );
+    add(wasm.cache_dir.as_deref(), "hookhost's artifact cache");
+    add(wasm.oci_dir.as_deref(), "hookhost's component store");
+    add(
+        options.session_state_dir.as_deref(),
+        "hookhost's state folder",
+    );
+    add(audit, "hookhost's audit log");
+    let project_own = config.project_dir.as_ref().map(|dir| dir.join(".hookhost"));
+    add(project_own.as_deref(), "the project's .hookhost folder");
+    for file in &config.guard_files {
+        add(Some(file), "a hook settings file");
+    }
+    for path in &settings.paths {
+        add(Some(path), "a place the owner protects");
+    }
+    let secrets = wasm
+        .config_dir
+        .iter()
+        .flat_map(|dir| {
+            [
+                (dir.join("serve-token"), "the serve token".to_string()),
+                (dir.join("cache.key"), "the artifact key".to_string()),
+            ]
+        })
+        .collect();
+    places.retain(|(path, _)| {
+        !settings
+            .allow
+            .iter()
+            .any(|allowed| path.starts_with(allowed))
+    });
+    Some(SelfProtection::new(
+        places,
+        secrets,
+        config.home.clone(),
+        config.project_dir.clone(),
+        wasm.views.clone(),
+    ))
+}
+
 /// The reason to refuse `hookhost ARGS`, when it changes what guards run.
 fn hookhost_command(args: &[&str]) -> Option<String> {
     let words: Vec<&str> = args
