@@ -2,6 +2,8 @@
 //!
 //! * `pipeline/100_hooks_none_matching`: matching overhead with 100 configured hooks.
 //! * `pipeline/one_trivial_command_hook`: one matching `true` command hook.
+//! * `policy/wasm_bash_guard_no_self_protection`: the same with the owner's
+//!   `selfProtection: false` (the difference is self-protection's cost per call).
 //! * `policy/wasm_bash_guard` vs `policy/command_bash_guard`: one PreToolUse through the
 //!   bash-guard component (all limits on, fresh instance per call, prepared ahead: the
 //!   untimed wait for a prepared instance is left out) against the same kind of policy
@@ -126,6 +128,34 @@ fn benches(c: &mut Criterion) {
     // host firing hooks at an agent's pace gets.
     group.bench_function("wasm_bash_guard", |b| {
         b.iter_custom(|iters| prepared_calls(&wasm_engine, iters))
+    });
+    // The same with self-protection switched off by the owner (`selfProtection: false`):
+    // the difference is what self-protection costs a call — its check before the hooks
+    // and its last word after them, both on the memoised shell view.
+    let unprotected_engine = {
+        let file = support::settings(
+            &dir,
+            "unprotected.json",
+            json!({"PreToolUse": [{"matcher": "Bash", "hooks": [wasm_hook.clone()]}]}),
+        );
+        let mut load = hookhost::LoadOptions::default();
+        load.project_dir = Some(dir.to_path_buf());
+        load.managed_path = Some(dir.join("none.json"));
+        load.settings = vec![
+            file.display().to_string(),
+            json!({"selfProtection": false}).to_string(),
+        ];
+        let mut options = hookhost::EngineOptions::default();
+        options.wasm.cache_dir = Some(cache_beside(&dir));
+        let engine = Engine::load(&load, options).expect("engine");
+        assert!(!engine.self_protection_on());
+        engine
+    };
+    let check = rt.block_on(unprotected_engine.execute("PreToolUse", input(&dir)));
+    assert_eq!(check.counts.success, 1, "{:?}", check.hooks);
+    assert!(wasm_engine.self_protection_on());
+    group.bench_function("wasm_bash_guard_no_self_protection", |b| {
+        b.iter_custom(|iters| prepared_calls(&unprotected_engine, iters))
     });
     // The floor under any policy: the same call path into a prepared instance of a guest
     // that answers at once (the test guest, `allow`), so the policy's own share is the

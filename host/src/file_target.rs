@@ -132,7 +132,7 @@ fn resolve_noting_links(path: &Path) -> (PathBuf, bool) {
 
 /// `path` with `.` and `..` taken away by its words (as `path.resolve` in Node does
 /// before the file is opened).
-fn without_dots(path: &Path) -> PathBuf {
+pub(crate) fn without_dots(path: &Path) -> PathBuf {
     let mut clean = PathBuf::new();
     for part in path.components() {
         match part {
@@ -144,6 +144,35 @@ fn without_dots(path: &Path) -> PathBuf {
         }
     }
     clean
+}
+
+/// Where a path a shell command names lands when a program opens it: the deepest part
+/// that exists, resolved as the kernel resolves it (a `..` after a link climbs from the
+/// link's target, not from the link), then the rest, which does not exist and so holds no
+/// link, with its `.` and `..` taken by their words. A dangling link on the way is
+/// followed as [`resolve`] follows it.
+pub(crate) fn resolve_as_opened(path: &Path) -> PathBuf {
+    let parts: Vec<Component> = path.components().collect();
+    for cut in (1..=parts.len()).rev() {
+        let prefix: PathBuf = parts[..cut].iter().collect();
+        match std::fs::canonicalize(&prefix) {
+            Ok(mut out) => {
+                for part in &parts[cut..] {
+                    match part {
+                        Component::CurDir => {}
+                        Component::ParentDir => {
+                            out.pop();
+                        }
+                        other => out.push(other),
+                    }
+                }
+                return out;
+            }
+            Err(_) if std::fs::symlink_metadata(&prefix).is_ok() => return resolve(path),
+            Err(_) => {}
+        }
+    }
+    resolve(path)
 }
 
 fn resolve_within(path: &Path, links_left: u32) -> PathBuf {

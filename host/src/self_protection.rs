@@ -171,6 +171,11 @@ impl SelfProtection {
         target: Option<&file_target::FileTarget>,
     ) -> Option<String> {
         let field = |name: &str| tool_input.get(name).and_then(Value::as_str);
+        // The last word adds only whole-tree commands' broad targets: a file tool's
+        // target was judged in full before the hooks.
+        if reach == Reach::Whole && tool != "Bash" {
+            return None;
+        }
         if let Some((name, access)) = file_target::tool_field(tool) {
             let path = match target {
                 Some(target) if !target.given.starts_with(['~', '$']) => target.resolved.clone(),
@@ -191,6 +196,12 @@ impl SelfProtection {
     /// The path a tool or a command names, resolved against `cwd`, with `~` and `$HOME`
     /// read as the owner's home; `None` for a path that holds another expansion.
     fn locate(&self, text: &str, cwd: Option<&Path>) -> Option<PathBuf> {
+        self.lexical(text, cwd)
+            .map(|path| file_target::resolve_as_opened(&path))
+    }
+
+    /// [`SelfProtection::locate`] before links are followed: absolute, not resolved.
+    fn lexical(&self, text: &str, cwd: Option<&Path>) -> Option<PathBuf> {
         let home = self.home.as_deref();
         let rest = ["~/", "$HOME/", "${HOME}/"]
             .iter()
@@ -203,12 +214,11 @@ impl SelfProtection {
         if path.to_str().is_some_and(|p| p.contains(['$', '`'])) || text.is_empty() {
             return None;
         }
-        let path = if path.is_absolute() {
+        Some(if path.is_absolute() {
             path
         } else {
             cwd?.join(path)
-        };
-        Some(resolve(&path))
+        })
     }
 
     /// The reason to refuse a write of `path` (and, for a command that takes a whole
@@ -248,7 +258,7 @@ impl SelfProtection {
     /// The reason to refuse the Bash `script`, from its shell view.
     fn command(&self, script: &str, cwd: Option<&Path>, reach: Reach) -> Option<String> {
         let view = self.views.view_in(script, cwd);
-        if view.partial && self.names_a_protected_place(script) {
+        if reach == Reach::Named && view.partial && self.names_a_protected_place(script) {
             return Some(
                 "hookhost self-protection: the command names one of hookhost's guard files, and hookhost cannot read all of it; not run".into(),
             );
@@ -268,7 +278,13 @@ impl SelfProtection {
 
     fn view(&self, view: &ShellView, cwd: Option<&Path>, reach: Reach) -> Option<String> {
         for node in &view.nodes {
-            for redirect in &node.redirects {
+            // A redirection writes one file: judged in full before the hooks.
+            let redirects = if reach == Reach::Named {
+                node.redirects.as_slice()
+            } else {
+                &[]
+            };
+            for redirect in redirects {
                 let writes = matches!(
                     redirect.op.as_str(),
                     ">" | ">>" | ">|" | "<>" | "&>" | "&>>"
@@ -312,14 +328,36 @@ impl SelfProtection {
             .unwrap_or(program)
             .trim_end_matches(".exe");
         let args: Vec<&str> = words[1..].iter().map(|w| w.text.as_str()).collect();
-        // Any argument naming a secret reads it (`cat`, `cp`, `base64`, …).
+        let copying = COPYING_COMMANDS.contains(&name);
+        let recursive = matches!(name, "cp" | "rsync")
+            && args.iter().any(|a| {
+                RECURSIVE_FLAGS.contains(a)
+                    || (a.starts_with('-') && !a.starts_with("--") && a.contains(['r', 'R', 'a']))
+            });
+        // The last word adds only the broad targets of whole-tree commands; everything
+        // else was judged in full before the hooks.
+        let whole_tree = (TREE_COMMANDS.contains(&name) && name != "find") || recursive;
+        if reach == Reach::Whole && !whole_tree {
+            return None;
+        }
+        // Any argument naming a secret reads it (`cat`, `cp`, `base64`, …): by its words,
+        // or where it lands as the kernel opens it. A path with nothing at it reads
+        // nothing and costs one `lstat` (which follows every link but the last).
         for arg in &args {
             let value = arg.split_once('=').map_or(*arg, |(_, v)| v);
             for text in [*arg, value] {
-                if let Some(path) = self.locate(text, cwd)
-                    && let Some(why) = self.read(&path, false)
-                {
-                    return Some(why);
+                let Some(path) = self.lexical(text, cwd) else {
+                    continue;
+                };
+                let why = self
+                    .read(&file_target::without_dots(&path), false)
+                    .or_else(|| {
+                        std::fs::symlink_metadata(&path).ok()?;
+                        let real = std::fs::canonicalize(&path).ok()?;
+                        self.read(&real, false)
+                    });
+                if why.is_some() {
+                    return why;
                 }
             }
         }
@@ -344,12 +382,6 @@ impl SelfProtection {
             return None;
         }
         let reach = if name == "find" { Reach::Named } else { reach };
-        let copying = COPYING_COMMANDS.contains(&name);
-        let recursive = matches!(name, "cp" | "rsync")
-            && args.iter().any(|a| {
-                RECURSIVE_FLAGS.contains(a)
-                    || (a.starts_with('-') && !a.starts_with("--") && a.contains(['r', 'R', 'a']))
-            });
         let tree = TREE_COMMANDS.contains(&name) || recursive;
         let operands: Vec<&str> = args
             .iter()

@@ -340,3 +340,31 @@ fn a_whole_home_or_project_move_is_refused_after_the_configured_hooks() {
         );
     }
 }
+
+/// A `..` after a link climbs from the link's target when a program opens the path, not
+/// from the link: `l/../hooks.json` with `l` → a folder inside hookhost's configuration
+/// folder is the guard file, though by its words it is `./hooks.json`.
+#[test]
+#[cfg(unix)]
+fn a_dot_dot_after_a_planted_link_is_judged_where_the_kernel_lands() {
+    let f = fixture();
+    let config = f.home.join(".config/hookhost");
+    std::fs::create_dir_all(config.join("sub")).unwrap();
+    std::fs::write(config.join("serve-token"), "secret").unwrap();
+    std::os::unix::fs::symlink(config.join("sub"), f.project.join("l")).unwrap();
+    for command in [
+        "echo '{}' > l/../hooks.json",
+        "rm l/../hooks.json",
+        "cat l/../serve-token",
+        "cp l/../serve-token /tmp/x",
+    ] {
+        let why = f.bash(command);
+        assert!(
+            why.as_deref()
+                .is_some_and(|why| why.contains("hookhost self-protection")),
+            "allowed: {command}"
+        );
+    }
+    // By its words alone, the same text names the project's own files.
+    assert_eq!(f.bash("echo '{}' > sub/../hooks.json"), None);
+}
