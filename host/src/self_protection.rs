@@ -32,7 +32,8 @@ pub(crate) enum Reach {
     Named,
     /// After them, when they let the call run: a move, removal or mode change of the
     /// home, the project or `/` too (`mv ~ /tmp/x`, `chmod 000 ~`), which takes every
-    /// guard away at once. `find`, which mostly reads, keeps the named reach.
+    /// guard away at once. `find`, which mostly reads, keeps the named reach unless it
+    /// deletes or runs a command on what it finds (`find ~ -name hooks.json -delete`).
     Whole,
 }
 
@@ -78,6 +79,13 @@ const TREE_COMMANDS: &[&str] = &[
 /// `r`, `R` or `a`): a recursive copy onto a folder above a protected place replaces what
 /// is below it.
 const RECURSIVE_FLAGS: &[&str] = &["--recursive", "--archive"];
+
+/// `find` actions that change what it finds (deleting it, or running a command on it).
+const FIND_ACTIONS: &[&str] = &["-delete", "-exec", "-execdir", "-ok", "-okdir"];
+
+/// How many entries below the protected folders a `find` with an action has its `-name`
+/// patterns tried against before it is taken to reach them.
+const FIND_WALK_LIMIT: usize = 4096;
 
 /// Commands that copy or move their sources into a destination folder.
 const INTO_FOLDER_COMMANDS: &[&str] = &["cp", "mv", "ln", "install", "rsync"];
@@ -336,8 +344,11 @@ impl SelfProtection {
             });
         // The last word adds only the broad targets of whole-tree commands; everything
         // else was judged in full before the hooks.
-        let whole_tree = (TREE_COMMANDS.contains(&name) && name != "find") || recursive;
-        if reach == Reach::Whole && !whole_tree {
+        // `find` reads, unless it deletes or runs a command on what it finds.
+        let find_acts = name == "find" && args.iter().any(|a| FIND_ACTIONS.contains(a));
+        let whole_tree =
+            (TREE_COMMANDS.contains(&name) && (name != "find" || find_acts)) || recursive;
+        if reach == Reach::Whole && (!whole_tree || (find_acts && !self.find_may_reach(&args))) {
             return None;
         }
         // Any argument naming a secret reads it (`cat`, `cp`, `base64`, …): by its words,
@@ -381,7 +392,11 @@ impl SelfProtection {
         if !(WRITING_COMMANDS.contains(&name) || in_place) {
             return None;
         }
-        let reach = if name == "find" { Reach::Named } else { reach };
+        let reach = if name == "find" && !find_acts {
+            Reach::Named
+        } else {
+            reach
+        };
         let tree = TREE_COMMANDS.contains(&name) || recursive;
         let operands: Vec<&str> = args
             .iter()
@@ -454,6 +469,63 @@ impl SelfProtection {
                     .iter()
                     .find_map(|operand| self.glob_written(operand, cwd, tree, reach))
             })
+    }
+
+    /// Whether a `find` with `args` may act on a protected place: unless its `-name` /
+    /// `-iname` patterns match no name on a protected place's path nor below a protected
+    /// folder (read up to [`FIND_WALK_LIMIT`] entries; past it, it may), it may — so
+    /// `find . -name '*.o' -delete` runs, and `find ~ -name hooks.json -delete` is
+    /// refused.
+    fn find_may_reach(&self, args: &[&str]) -> bool {
+        let patterns: Vec<globset::GlobMatcher> = args
+            .windows(2)
+            .filter(|pair| matches!(pair[0], "-name" | "-iname"))
+            .filter_map(|pair| {
+                globset::GlobBuilder::new(pair[1])
+                    .case_insensitive(pair[0] == "-iname")
+                    .build()
+                    .ok()
+                    .map(|glob| glob.compile_matcher())
+            })
+            .collect();
+        let names = args
+            .iter()
+            .filter(|a| matches!(**a, "-name" | "-iname"))
+            .count();
+        if patterns.is_empty() || patterns.len() != names {
+            return true;
+        }
+        let matches = |name: &std::ffi::OsStr| patterns.iter().any(|glob| glob.is_match(name));
+        let mut budget = FIND_WALK_LIMIT;
+        self.places.iter().chain(&self.secrets).any(|place| {
+            if place
+                .path
+                .components()
+                .any(|part| matches(part.as_os_str()))
+            {
+                return true;
+            }
+            // Every name below a protected folder, breadth first, within the budget.
+            let mut folders = vec![place.path.clone()];
+            while let Some(folder) = folders.pop() {
+                let Ok(entries) = std::fs::read_dir(&folder) else {
+                    continue;
+                };
+                for entry in entries.flatten() {
+                    if budget == 0 {
+                        return true;
+                    }
+                    budget -= 1;
+                    if matches(&entry.file_name()) {
+                        return true;
+                    }
+                    if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                        folders.push(entry.path());
+                    }
+                }
+            }
+            false
+        })
     }
 
     /// The reason to refuse a write through the glob `pattern` (bash expands it before

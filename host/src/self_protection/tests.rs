@@ -301,6 +301,10 @@ fn a_whole_home_or_project_move_is_refused_after_the_configured_hooks() {
         "cp -r /tmp/evil/. ~".into(),
         "rsync -a --delete /tmp/empty/ ~/".into(),
         "cp -a /tmp/evil/.config ~".into(),
+        // `find` that deletes or runs a command on what it finds, from the home down.
+        "find ~ -name hooks.json -delete".into(),
+        "find ~ -name '*.json' -exec rm {} +".into(),
+        format!("find {home} -execdir truncate -s0 {{}} ;"),
     ] {
         let why = f.bash_whole(&command);
         assert!(
@@ -332,6 +336,8 @@ fn a_whole_home_or_project_move_is_refused_after_the_configured_hooks() {
         "ls -la ~",
         "rsync -a ./ /tmp/backup",
         "ln -sr target ~/link",
+        "find . -name '*.o' -delete",
+        "find ~ -iname '*.PYC' -exec rm {} +",
     ] {
         assert_eq!(
             f.bash_whole(command),
