@@ -25,6 +25,7 @@ mod host {
 }
 
 /// The record from the input's `file_target` field (as command hooks receive it).
+#[cfg(not(target_arch = "wasm32"))]
 pub(crate) fn from_json(value: &serde_json::Value) -> Option<FileTarget> {
     let access = match value.get("access").and_then(|a| a.as_str()) {
         Some("read") => Access::Reads,

@@ -122,9 +122,11 @@ impl Executor for CommandExecutor {
 fn powershell() -> &'static str {
     static FOUND: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
     FOUND.get_or_init(|| {
+        // `pwsh.exe` on Windows: a file on `PATH` is looked for by its whole name.
         let on_path = |name: &str| {
+            let file = format!("{name}{}", std::env::consts::EXE_SUFFIX);
             std::env::var_os("PATH").is_some_and(|path| {
-                std::env::split_paths(&path).any(|dir| dir.join(name).is_file())
+                std::env::split_paths(&path).any(|dir| dir.join(&file).is_file())
             })
         };
         if on_path("pwsh") {

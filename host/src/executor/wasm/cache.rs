@@ -433,6 +433,17 @@ fn deserialize_own_bytes(engine: &Engine, bytes: &[u8]) -> Result<Component, Str
     unsafe { Component::deserialize(engine, bytes) }.map_err(|err| format!("{err:#}"))
 }
 
+#[expect(
+    unsafe_code,
+    reason = "bytes of an artifact of the private cache folder, in this process's memory, whose MAC was verified on these very bytes"
+)]
+fn deserialize_verified_bytes(engine: &Engine, bytes: &[u8]) -> Result<Component, String> {
+    // SAFETY: the MAC over exactly these bytes verified with the key only this hookhost
+    // holds (see the module doc): they are what this hookhost compiled and stored, and
+    // nothing can change them in this process's memory.
+    unsafe { Component::deserialize(engine, bytes) }.map_err(|err| format!("{err:#}"))
+}
+
 /// True when `path` still names the file `id` of `len` bytes: nothing was renamed over
 /// it (how every writer of the cache replaces a file). Its times may have changed: other
 /// processes stamp an artifact they use ([`lru::touch`]), and must not fail this load.
@@ -488,7 +499,17 @@ impl DiskCache {
         self.verify(name, &file, meta.len())?;
         // SAFETY (of the load below): the file just verified is mapped by name; it is
         // used only when the name still holds that file.
-        let component = map_own_artifact(engine, &path)?;
+        let component = match map_own_artifact(engine, &path) {
+            Ok(component) => component,
+            // A system that refuses wasmtime's copy-on-write map of a file (Wine 8:
+            // "failed change pages to `PAGE_READONLY`") still loads the artifact without
+            // a compile: read through the open file into this process's memory.
+            Err(mapped) => {
+                tracing::debug!("artifact {name}: the map was refused ({mapped}); reading it");
+                self.read_into_memory(engine, name, &file, meta.len())
+                    .map_err(|read| format!("{mapped}; read into memory: {read}"))?
+            }
+        };
         if !still_names(&path, id, meta.len()) {
             return Err("replaced while it was loaded".into());
         }
@@ -510,6 +531,35 @@ impl DiskCache {
             return Err("MAC does not verify (not written by this hookhost)".to_string());
         }
         Ok(())
+    }
+
+    /// The open artifact `file` of `len` bytes read whole into memory, its MAC checked on
+    /// exactly the bytes read, then deserialised from them (no map of the file).
+    fn read_into_memory(
+        &self,
+        engine: &Engine,
+        name: &str,
+        file: &std::fs::File,
+        len: u64,
+    ) -> Result<Component, String> {
+        let mut bytes = Vec::with_capacity(usize::try_from(len).map_err(|e| e.to_string())?);
+        let mut reader = file;
+        std::io::Seek::rewind(&mut reader).map_err(|e| e.to_string())?;
+        reader
+            .take(len)
+            .read_to_end(&mut bytes)
+            .map_err(|e| e.to_string())?;
+        if bytes.len() as u64 != len {
+            return Err("changed size while it was read".into());
+        }
+        let (body, trailer) = bytes.split_at(bytes.len() - MAC_BYTES);
+        let mut mac = self.mac_start(name);
+        feed(&mut mac, body);
+        let tag: [u8; MAC_BYTES] = trailer.try_into().map_err(|_| "truncated".to_string())?;
+        if mac.finalize() != blake3::Hash::from_bytes(tag) {
+            return Err("MAC does not verify (not written by this hookhost)".to_string());
+        }
+        deserialize_verified_bytes(engine, body)
     }
 
     fn write(&self, name: &str, artifact: &[u8]) -> Result<(), String> {
@@ -718,6 +768,39 @@ mod tests {
         std::fs::write(&other, b"artifact").unwrap();
         std::fs::rename(&other, &path).unwrap();
         assert!(!still_names(&path, id, 8));
+    }
+
+    #[test]
+    fn an_artifact_read_into_memory_loads_and_its_mac_still_decides() {
+        // The empty component: magic, component version, component layer.
+        const EMPTY_COMPONENT: &[u8] = b"\0asm\x0d\x00\x01\x00";
+        let dir = tempfile::tempdir().unwrap();
+        let engine = Engine::new(&wasmtime::Config::new()).unwrap();
+        let disk = DiskCache::open(
+            dir.path().join("cache"),
+            &dir.path().join("config"),
+            u64::MAX,
+        )
+        .unwrap();
+        let artifact = engine.precompile_component(EMPTY_COMPONENT).unwrap();
+        disk.write("digest-key", &artifact).unwrap();
+        let path = dir.path().join("cache").join("digest-key.cwasm");
+        let len = std::fs::metadata(&path).unwrap().len();
+        let open = || open_private_file(&path).unwrap().unwrap();
+        disk.read_into_memory(&engine, "digest-key", &open(), len)
+            .unwrap();
+        // The MAC binds the name and every byte, on this path as on the mapped one.
+        let err = disk
+            .read_into_memory(&engine, "other-key", &open(), len)
+            .unwrap_err();
+        assert!(err.contains("MAC does not verify"), "{err}");
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes[artifact.len() / 2] ^= 1;
+        std::fs::write(&path, &bytes).unwrap();
+        let err = disk
+            .read_into_memory(&engine, "digest-key", &open(), len)
+            .unwrap_err();
+        assert!(err.contains("MAC does not verify"), "{err}");
     }
 
     #[test]
