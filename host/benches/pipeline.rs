@@ -251,7 +251,9 @@ fn benches(c: &mut Criterion) {
                             let input = input(&dir);
                             tasks.spawn(async move { engine.execute("PreToolUse", input).await });
                         }
-                        while tasks.join_next().await.is_some() {}
+                        while let Some(done) = tasks.join_next().await {
+                            assert_eq!(done.unwrap().counts.success, 1, "a failed call");
+                        }
                     })
                     .await
                     .unwrap()
@@ -320,7 +322,9 @@ async fn sustained(engine: Arc<Engine>, dir: PathBuf, total: u64, in_flight: usi
         spawn(&mut tasks);
         started += 1;
     }
-    while tasks.join_next().await.is_some() {
+    while let Some(done) = tasks.join_next().await {
+        // Throughput counts calls that succeeded: a failed one fails the bench.
+        assert_eq!(done.unwrap().counts.success, 1, "a failed call");
         if started < total {
             spawn(&mut tasks);
             started += 1;

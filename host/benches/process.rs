@@ -77,6 +77,80 @@ fn fire(dir: &Path, settings: &Path, runs: usize) -> Vec<Duration> {
     times
 }
 
+/// One `fire` whose outcome is read: `hooks` hooks ran and succeeded, or the row would
+/// time something else (a hook that failed to load, a component that did not compile).
+fn check_fire(dir: &Path, settings: &Path, hooks: usize, name: &str) {
+    let input = request_body(dir);
+    let mut child = cli(dir, settings, &["fire"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run hookhost fire");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let outcome: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+    assert_eq!(
+        outcome["counts"]["success"].as_u64(),
+        Some(hooks as u64),
+        "{name}: {outcome} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The stored artifacts of the bench's cache, by name and file identity: a compile
+/// stores a new file under the name.
+fn artifacts(dir: &Path) -> Vec<(std::ffi::OsString, u64)> {
+    let mut found: Vec<_> = std::fs::read_dir(dir.join("cache"))
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .filter(|e| e.path().extension().is_some_and(|x| x == "cwasm"))
+                .map(|e| {
+                    let id = std::os::unix::fs::MetadataExt::ino(&e.metadata().unwrap());
+                    (e.file_name(), id)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    found.sort();
+    found
+}
+
+/// One request through `curl` before a load: the answer is a 200 whose one hook
+/// succeeded (the load generators count statuses, not what the answers say).
+fn check_served(served: &Served, dir: &Path, token: &str, name: &str) {
+    let mut command = Command::new("curl");
+    command.args([
+        "-s",
+        "-w",
+        "\n%{http_code}",
+        "-H",
+        "content-type: application/json",
+    ]);
+    command.args(["-H", &format!("authorization: Bearer {token}")]);
+    command.args(["-d", &request_body(dir)]);
+    match served.address.strip_prefix("unix:") {
+        Some(path) => command.args(["--unix-socket", path, "http://localhost/v1/fire"]),
+        None => command.arg(format!("http://{}/v1/fire", served.address)),
+    };
+    let out = command.output().expect("run curl");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let (body, code) = text.rsplit_once('\n').unwrap_or((&text, ""));
+    let answer: serde_json::Value = serde_json::from_str(body).unwrap_or_default();
+    let outcome = answer.get("outcome").unwrap_or(&answer);
+    assert!(
+        code == "200" && outcome["counts"]["success"].as_u64() == Some(1),
+        "{name} via {}: {code} {body}",
+        served.address
+    );
+}
+
 /// A running `hookhost serve` (killed when dropped).
 struct Served {
     child: std::process::Child,
@@ -265,6 +339,8 @@ fn serve_load(dir: &Path, settings: &[(&str, std::path::PathBuf)]) {
         let tcp = start_serve(dir, file, "127.0.0.1:0", &["--token-file", &token_arg]);
         let socket = dir.join(format!("{}.sock", name.replace('/', "-")));
         let unix = start_serve(dir, file, &format!("unix:{}", socket.display()), &[]);
+        check_served(&tcp, dir, token, name);
+        check_served(&unix, dir, token, name);
         let client_counts: &[usize] = if name.contains("bash") {
             &[1, 4, 16]
         } else {
@@ -360,6 +436,10 @@ fn stdio_load(dir: &Path, name: &str, settings: &Path, gap: Option<Duration>) {
 /// engine timed it, without the request's way in and out.
 fn hook_duration(answer: &str) -> Duration {
     let answer: serde_json::Value = serde_json::from_str(answer).expect("an answer line");
+    assert_eq!(
+        answer["outcome"]["hooks"][0]["status"], "success",
+        "a failed call is no measurement: {answer}"
+    );
     let ms = answer["outcome"]["hooks"][0]["duration_ms"]
         .as_f64()
         .expect("the hook's duration_ms");
@@ -434,7 +514,15 @@ fn main() {
         println!("| fire | median | p90 |");
         println!("| --- | --- | --- |");
         for (name, file) in &runs {
+            let hooks = usize::from(*name != "fire/no_hooks");
+            check_fire(dir.path(), file, hooks, name);
+            let stored = artifacts(dir.path());
             let times = fire(dir.path(), file, 60);
+            assert_eq!(
+                artifacts(dir.path()),
+                stored,
+                "{name}: a timed run compiled a component (not a cached hook)"
+            );
             println!(
                 "| {name} | {:.2} ms | {:.2} ms |",
                 percentile(&times, 0.5).as_secs_f64() * 1e3,

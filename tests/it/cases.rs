@@ -12,12 +12,10 @@ use std::process::Command;
 
 use hookhost_tests::{TESTS_DIR, TestEnv, guests};
 
-/// `hookhost test tests/<suite>`: panics with the runner's report unless every case
-/// passes.
-fn run(suite: &str) {
+/// `hookhost test tests/<suite>`: its report and whether it exited with success.
+fn run_suite(suite: &str, bless: bool) -> (String, bool) {
     let test = TestEnv::new();
     let path = PathBuf::from(TESTS_DIR).join(suite);
-    let bless = std::env::var_os("HOOKHOST_BLESS").is_some_and(|v| v == "1");
     let mut command = Command::new(env!("CARGO_BIN_EXE_hookhost"));
     command
         .arg("test")
@@ -38,39 +36,85 @@ fn run(suite: &str) {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(out.status.success(), "{}:\n{report}", path.display());
+    (report, out.status.success())
+}
+
+/// Runs the suite and panics with the runner's report unless exactly `cases` cases ran
+/// and every one passed (a case folder that stopped being found is a failure, not a
+/// smaller green run). `HOOKHOST_BLESS=1` rewrites the `expect`s instead, never under CI.
+fn run(suite: &str, cases: usize) {
+    let bless = std::env::var_os("HOOKHOST_BLESS").is_some_and(|v| v == "1");
     assert!(
-        report.contains(" 0 failed") && !report.starts_with("0 "),
-        "{report}"
+        !(bless && std::env::var_os("HOOKHOST_CI").is_some()),
+        "HOOKHOST_BLESS under CI: blessing rewrites the expectations a CI run must check"
+    );
+    let (report, success) = run_suite(suite, bless);
+    assert!(success, "{suite}:\n{report}");
+    let verb = if bless { "blessed" } else { "passed" };
+    let last = report.lines().last().unwrap_or_default();
+    assert_eq!(
+        last,
+        format!("{cases} {verb}, 0 failed"),
+        "{suite}:\n{report}"
     );
 }
 
 #[test]
 fn scenarios() {
-    run("scenarios");
+    run("scenarios", 6);
 }
 
 #[test]
 fn dialect_claude() {
-    run("dialects/claude");
+    run("dialects/claude", 9);
 }
 
 #[test]
 fn dialect_gen() {
-    run("dialects/gen");
+    run("dialects/gen", 6);
 }
 
 #[test]
 fn dialect_hygge() {
-    run("dialects/hygge");
+    run("dialects/hygge", 10);
 }
 
 #[test]
 fn dialect_evva() {
-    run("dialects/evva");
+    run("dialects/evva", 7);
 }
 
 #[test]
 fn dialect_agent_sdk() {
-    run("dialects/agent-sdk");
+    run("dialects/agent-sdk", 5);
+}
+
+/// Each kind of check the runner makes fails when its case is wrong: the outcome, a
+/// file that must be absent, a file's text, and `hookhost list`'s lines.
+#[test]
+fn every_check_kind_can_fail() {
+    let (report, success) = run_suite("cases-that-fail", false);
+    assert!(!success, "{report}");
+    assert_eq!(
+        report.lines().last(),
+        Some("0 passed, 4 failed"),
+        "{report}"
+    );
+    for (case, problem) in [
+        (
+            "an outcome that differs",
+            r#"outcome.permission_decision: expected "allow", found "deny""#,
+        ),
+        ("a file that must be absent", "made.txt exists"),
+        ("a file without its text", r#"note.txt lacks "two""#),
+        (
+            "a list without its line",
+            r#"`hookhost list` lacks "no such hook""#,
+        ),
+    ] {
+        assert!(
+            report.contains(&format!("FAIL {case}: ")) && report.contains(problem),
+            "{case}: {report}"
+        );
+    }
 }

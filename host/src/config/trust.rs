@@ -191,7 +191,12 @@ pub fn lookup(project: &Path, home: Option<&Path>, config_dir: Option<&Path>) ->
     if let Some(dir) = config_dir
         && !crate::paths::inside(dir, &project)
         && let Ok(list) = TrustStore::in_dir(dir).list()
-        && let Some(entry) = list.into_iter().find(|entry| project.starts_with(entry))
+        // The outermost trusted folder the project lies in: trust covers a folder and
+        // everything below it, so a `hooks.toml` between it and the project is covered.
+        && let Some(entry) = list
+            .into_iter()
+            .filter(|entry| project.starts_with(entry))
+            .min_by_key(|entry| entry.components().count())
     {
         return Some(TrustedBy::Store(entry));
     }
@@ -200,13 +205,14 @@ pub fn lookup(project: &Path, home: Option<&Path>, config_dir: Option<&Path>) ->
     let projects = value.get("projects")?.as_object()?;
     project
         .ancestors()
-        .find(|dir| {
+        .filter(|dir| {
             projects
                 .get(&*dir.to_string_lossy())
                 .and_then(|p| p.get("hasTrustDialogAccepted"))
                 .and_then(Value::as_bool)
                 == Some(true)
         })
+        .last()
         .map(|dir| TrustedBy::ClaudeCode(dir.to_path_buf()))
 }
 
@@ -241,6 +247,31 @@ mod tests {
         assert!(store.remove(&work).unwrap());
         assert!(!store.remove(&work).unwrap());
         assert_eq!(lookup(&repo, None, Some(&config)), None);
+    }
+
+    #[test]
+    fn the_outermost_trusted_folder_is_the_root_whatever_the_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join("config");
+        let outer = dir.path().join("x");
+        let repo = outer.join("team").join("repo");
+        std::fs::create_dir_all(&repo).unwrap();
+        let store = TrustStore::in_dir(&config);
+        store.add(&repo, None, false).unwrap();
+        let outer = store.add(&outer, None, false).unwrap();
+        assert!(
+            matches!(lookup(&repo, None, Some(&config)), Some(TrustedBy::Store(p)) if p == outer)
+        );
+        let repo = std::fs::canonicalize(&repo).unwrap();
+        let claude = json!({"projects": {
+            repo.display().to_string(): {"hasTrustDialogAccepted": true},
+            outer.display().to_string(): {"hasTrustDialogAccepted": true},
+        }});
+        std::fs::write(dir.path().join(".claude.json"), claude.to_string()).unwrap();
+        assert!(matches!(
+            lookup(&repo, Some(dir.path()), None),
+            Some(TrustedBy::ClaudeCode(p)) if p == outer
+        ));
     }
 
     #[test]

@@ -211,6 +211,35 @@ fn trusting_a_project_does_not_trust_a_hooks_toml_above_it() {
         !marker.exists(),
         "a hooks.toml above the trusted folder ran"
     );
+    // Control: the same file runs once its own folder is trusted.
+    let above = test.root.join("x").display().to_string();
+    let trusted = hookhost(
+        &test,
+        &test.root,
+        &["trust", &above, "--home", &home],
+        "",
+        &[],
+    );
+    assert_eq!(trusted.code, 0, "{}", trusted.stderr);
+    let args = [
+        "fire",
+        "--home",
+        &home,
+        "--project-dir",
+        &proj,
+        "--managed-settings",
+        &managed,
+        "--dialect",
+        "hygge",
+    ];
+    let run = hookhost(&test, &project, &args, &input.to_string(), &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        marker.exists(),
+        "control: the trusted hooks.toml did not run: {}{}",
+        run.stdout,
+        run.stderr
+    );
 }
 
 // ---- 16 and policy: the trust store ----

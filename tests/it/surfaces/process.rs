@@ -80,6 +80,20 @@ fn a_relative_xdg_config_home_cannot_make_a_repository_trust_itself() {
     );
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(!marker.exists(), "the repository trusted itself");
+    // Control: the same store in the owner's configuration folder trusts the project.
+    let owner_store = test.write("home/.config/hookhost/trusted.json", &store);
+    std::fs::set_permissions(
+        &owner_store,
+        std::os::unix::fs::PermissionsExt::from_mode(0o600),
+    )
+    .unwrap();
+    let home = test.home.display().to_string();
+    let run = fire_from_env(&test, &["--home", &home], &rm_input(&test), &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        marker.exists(),
+        "control: the trusted project's hook did not run"
+    );
 }
 
 #[test]
@@ -100,6 +114,18 @@ fn a_relative_evva_home_cannot_make_a_repository_the_user_layer() {
     );
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(!marker.exists(), "the repository's file ran as the user's");
+    // Control: the same file in the owner's evva folder runs as the user's.
+    let settings = std::fs::read_to_string(test.project.join("evva-user/settings.json")).unwrap();
+    test.write("home/.evva/settings.json", &settings);
+    let home = test.home.display().to_string();
+    let run = fire_from_env(
+        &test,
+        &["--dialect", "evva", "--home", &home],
+        &rm_input(&test),
+        &[],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(marker.exists(), "control: the user's evva file did not run");
 }
 
 // ---- the CLI as a hook command: its own problems never read as a block ----
