@@ -188,4 +188,38 @@ mod tests {
         policy.require = false;
         assert_eq!(policy.check(&component, b"\0asm"), Ok(None));
     }
+
+    /// The verifier itself, with committed fixtures (no `minisign` needed): a valid
+    /// signature by the trusted key, the same file signed by another key, and the
+    /// trusted signature over bytes changed by one bit.
+    #[test]
+    fn valid_foreign_and_tampered_signatures() {
+        const BYTES: &[u8] = include_bytes!("signing/fixtures/guard.wasm");
+        let team = include_str!("signing/fixtures/team.pub");
+        let key = team.lines().nth(1).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let component = dir.path().join("guard.wasm");
+        std::fs::write(&component, BYTES).unwrap();
+        let policy = SigningPolicy {
+            signers: vec![TrustedSigner::new("team", key).unwrap()],
+            require: true,
+        };
+        let valid = include_str!("signing/fixtures/guard.wasm.minisig");
+        std::fs::write(signature_path(&component), valid).unwrap();
+        assert_eq!(policy.check(&component, BYTES), Ok(Some("team".into())));
+        assert_eq!(policy.signed_at(&component, BYTES), Some(1_700_000_000));
+        let mut tampered = BYTES.to_vec();
+        tampered[7] ^= 1;
+        assert!(matches!(
+            policy.check(&component, &tampered),
+            Err(SignatureError::Untrusted { .. })
+        ));
+        assert_eq!(policy.signed_at(&component, &tampered), None);
+        let foreign = include_str!("signing/fixtures/foreign.minisig");
+        std::fs::write(signature_path(&component), foreign).unwrap();
+        assert!(matches!(
+            policy.check(&component, BYTES),
+            Err(SignatureError::Untrusted { .. })
+        ));
+    }
 }
