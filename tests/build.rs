@@ -54,8 +54,12 @@ fn discover(root: &Path) -> Vec<Guest> {
 fn tested_constants(tests: &Path) -> String {
     let mut text = String::new();
     for entry in std::fs::read_dir(tests).expect("list tests/it").flatten() {
-        if entry.path().extension().is_some_and(|e| e == "rs") {
-            text.push_str(&std::fs::read_to_string(entry.path()).unwrap_or_default());
+        let path = entry.path();
+        if path.is_dir() {
+            // Test modules of their own folder (`wasm/wit.rs`).
+            text.push_str(&tested_constants(&path));
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            text.push_str(&std::fs::read_to_string(&path).unwrap_or_default());
         }
     }
     text

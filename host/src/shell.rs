@@ -16,6 +16,7 @@
 //! reading stopped.
 
 mod memo;
+mod programs;
 mod script_files;
 mod walk;
 mod words;

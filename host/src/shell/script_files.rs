@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use super::Word;
-use super::walk::{SHELLS, basename};
+use super::programs::{SHELLS, basename};
 
 /// The largest script file the view reads; a larger one leaves the view partial.
 pub const MAX_SCRIPT_FILE_BYTES: u64 = super::MAX_SCRIPT_BYTES as u64;
