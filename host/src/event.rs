@@ -458,7 +458,7 @@ impl EventSpec {
     /// field on FileChanged). Matching and the Wasm input's `matcher-value` both use it.
     pub fn matcher_value(&self, input: &serde_json::Value) -> Option<String> {
         let text =
-            |name: &str| crate::hook_input::field(input, name).and_then(serde_json::Value::as_str);
+            |name: &str| crate::json_field::field(input, name).and_then(serde_json::Value::as_str);
         match self.matcher_value {
             MatcherValue::None => None,
             MatcherValue::Field(field) => text(field).map(str::to_string),

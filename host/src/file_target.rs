@@ -63,7 +63,7 @@ pub(crate) fn tool_field(tool: &str) -> Option<(&'static str, Access)> {
 /// `cwd`; none for another tool, a missing path, or a relative one with no `cwd`.
 pub(crate) fn of(tool: &str, tool_input: &Value, cwd: Option<&Path>) -> Option<FileTarget> {
     let (field, access) = tool_field(tool)?;
-    let given = crate::hook_input::field(tool_input, field)?.as_str()?;
+    let given = crate::json_field::field(tool_input, field)?.as_str()?;
     if given.is_empty() {
         return None;
     }

@@ -94,6 +94,35 @@ pub fn create_private_dir(dir: &Path) -> io::Result<()> {
     platform::private_dir(std::fs::DirBuilder::new().recursive(true)).create(dir)
 }
 
+/// Creates `dir` (0700) if missing; refuses one that is a symlink, not a directory, not
+/// owned by this user, or writable by group or others. Never changes its permissions.
+pub(crate) fn ensure_private_dir(dir: &Path) -> Result<(), String> {
+    if std::fs::symlink_metadata(dir).is_err() {
+        platform::private_dir(std::fs::DirBuilder::new().recursive(true))
+            .create(dir)
+            .map_err(|err| format!("cannot create {}: {err}", dir.display()))?;
+    }
+    let meta = std::fs::symlink_metadata(dir)
+        .map_err(|err| format!("cannot read {}: {err}", dir.display()))?;
+    if !meta.is_dir() {
+        return Err(format!(
+            "{} is not a directory (or is a symlink)",
+            dir.display()
+        ));
+    }
+    if !platform::owned_by_me(&meta) {
+        return Err(format!("{} is not owned by this user", dir.display()));
+    }
+    if platform::others_may_write(&meta) {
+        return Err(format!(
+            "{} is writable by group or others ({}); refusing to use it",
+            dir.display(),
+            platform::mode_text(&meta)
+        ));
+    }
+    Ok(())
+}
+
 #[cfg(all(test, unix))]
 mod tests {
     use std::os::unix::fs::PermissionsExt;

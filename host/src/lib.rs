@@ -56,6 +56,7 @@ mod files;
 mod front_door;
 mod hook_input;
 mod input;
+mod json_field;
 mod matcher;
 mod merge;
 pub mod oci;

@@ -37,8 +37,8 @@ pub const WASM_CONFIG: &str = "application/vnd.wasm.config.v0+json";
 pub const SIGNATURE_LAYER: &str = "application/vnd.hookhost.minisign.signature.v1";
 /// Media type of a signature artifact's config.
 pub const SIGNATURE_CONFIG: &str = "application/vnd.hookhost.signature.config.v1+json";
-/// Largest signature file accepted.
-pub const MAX_SIGNATURE_BYTES: usize = 64 << 10;
+/// Largest signature file accepted (defined beside the verifier).
+pub use crate::signing::MAX_SIGNATURE_BYTES;
 
 /// Why a component could not be fetched or published.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -232,8 +232,7 @@ pub struct Store {
 impl Store {
     /// The default store: `oci` in hookhost's cache folder.
     pub fn default_dir() -> Option<PathBuf> {
-        crate::executor::wasm::cache::default_dir()
-            .and_then(|dir| dir.parent().map(|p| p.join("oci")))
+        crate::paths::cache_dir().and_then(|dir| dir.parent().map(|p| p.join("oci")))
     }
 
     /// The store at `root`: its folders are created private (0700), and like the
@@ -242,11 +241,9 @@ impl Store {
     /// recorded digest together).
     pub fn open(root: &Path) -> Result<Self, OciError> {
         for dir in [root.to_path_buf(), root.join("blobs"), root.join("refs")] {
-            crate::executor::wasm::cache::ensure_private_dir(&dir).map_err(|message| {
-                OciError::Store {
-                    path: dir.clone(),
-                    message,
-                }
+            crate::files::ensure_private_dir(&dir).map_err(|message| OciError::Store {
+                path: dir.clone(),
+                message,
             })?;
         }
         Ok(Self {

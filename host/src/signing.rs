@@ -11,6 +11,9 @@ use std::path::{Path, PathBuf};
 
 use minisign_verify::{PublicKey, Signature};
 
+/// Largest signature file accepted (a minisign signature is a few hundred bytes).
+pub const MAX_SIGNATURE_BYTES: usize = 64 << 10;
+
 /// One trusted signer.
 #[derive(Clone)]
 pub struct TrustedSigner {
@@ -141,9 +144,9 @@ impl SigningPolicy {
     }
 }
 
-/// The signature file at `path`: a regular file within [`crate::oci::MAX_SIGNATURE_BYTES`].
+/// The signature file at `path`: a regular file within [`MAX_SIGNATURE_BYTES`].
 fn read_signature(path: &Path) -> Option<String> {
-    let bytes = crate::files::read_regular(path, crate::oci::MAX_SIGNATURE_BYTES as u64).ok()?;
+    let bytes = crate::files::read_regular(path, MAX_SIGNATURE_BYTES as u64).ok()?;
     String::from_utf8(bytes).ok()
 }
 

@@ -47,6 +47,7 @@ use wasmtime::Engine;
 use wasmtime::component::Component;
 
 use super::LoadError;
+use crate::files::ensure_private_dir;
 use crate::platform;
 
 /// Largest artifact read back from disk (a bigger file is ignored and recompiled).
@@ -624,35 +625,6 @@ fn create_exclusive(dir: &Path, name: &str) -> Result<(PathBuf, std::fs::File), 
         }
     }
     Err("cannot find a free temporary file name".into())
-}
-
-/// Creates `dir` (0700) if missing; refuses one that is a symlink, not a directory, not
-/// owned by this user, or writable by group or others. Never changes its permissions.
-pub fn ensure_private_dir(dir: &Path) -> Result<(), String> {
-    if std::fs::symlink_metadata(dir).is_err() {
-        platform::private_dir(std::fs::DirBuilder::new().recursive(true))
-            .create(dir)
-            .map_err(|err| format!("cannot create {}: {err}", dir.display()))?;
-    }
-    let meta = std::fs::symlink_metadata(dir)
-        .map_err(|err| format!("cannot read {}: {err}", dir.display()))?;
-    if !meta.is_dir() {
-        return Err(format!(
-            "{} is not a directory (or is a symlink)",
-            dir.display()
-        ));
-    }
-    if !platform::owned_by_me(&meta) {
-        return Err(format!("{} is not owned by this user", dir.display()));
-    }
-    if platform::others_may_write(&meta) {
-        return Err(format!(
-            "{} is writable by group or others ({}); refusing to use it",
-            dir.display(),
-            platform::mode_text(&meta)
-        ));
-    }
-    Ok(())
 }
 
 fn load_or_create_key(path: &Path) -> Result<[u8; 32], String> {

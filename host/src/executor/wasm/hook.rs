@@ -16,7 +16,7 @@ use super::host::{HookShared, HostState, InputFetchLimit, LazyWasi};
 use super::limits::{self, HookLimits, Limiter};
 use super::load::{Ready, Source, check_component_file};
 use super::load_error::LoadError;
-use super::prepared::{Instance, Parts, Shelf};
+use super::prepared::{Instance, Parts, Preparable, Shelf};
 use super::runtime::WasmRuntime;
 use super::wit::{CallInput, Pre, v0_1, v0_2};
 use crate::config::WasmHandler;
@@ -43,7 +43,7 @@ pub(super) struct WasmHook {
     /// Instances of this hook prepared ahead of its calls.
     pub(super) shelf: Shelf,
     /// This hook, for the preparer (which must not keep it alive).
-    pub(super) this: Weak<WasmHook>,
+    pub(super) this: Weak<dyn Preparable>,
 }
 
 impl WasmRuntime {
@@ -127,7 +127,7 @@ impl WasmRuntime {
                 views: self.views.clone(),
             }),
             shelf: Shelf::default(),
-            this,
+            this: this as Weak<dyn Preparable>,
         }
     }
 }
@@ -453,66 +453,6 @@ impl WasmHook {
         store
     }
 
-    /// Pool slots one call of this hook takes, once it is loaded.
-    pub(super) fn weight(&self) -> Option<u32> {
-        match self.ready.get() {
-            Some(Ok(ready)) => Some(ready.weight),
-            _ => None,
-        }
-    }
-
-    /// Instantiates this hook's component ahead of a call (on the preparer thread), in a
-    /// store of its own holding `slot`. Returns it and the bytes it holds, or why this
-    /// hook is not prepared ahead.
-    pub(super) fn prepare_instance(
-        &self,
-        rt: &tokio::runtime::Runtime,
-        slot: tokio::sync::OwnedSemaphorePermit,
-    ) -> Result<(Parts, usize), String> {
-        let Some(Ok(ready)) = self.ready.get() else {
-            return Err("not loaded".into());
-        };
-        let grants = self
-            .setup
-            .as_ref()
-            .map(|(_, preopens)| !preopens.is_empty())
-            .unwrap_or(false);
-        let mut store = self.new_store(&ready.engine);
-        store
-            .set_fuel(self.limits.fuel)
-            .map_err(|e| format!("{e:#}"))?;
-        store.set_epoch_deadline(limits::deadline_ticks(limits::DEFAULT_TIMEOUT));
-        let instance = rt
-            .block_on(async {
-                tokio::time::timeout(
-                    limits::DEFAULT_TIMEOUT,
-                    Instance::new(&ready.pre, &mut store),
-                )
-                .await
-            })
-            .map_err(|_| "instantiation timed out".to_string())?
-            .map_err(|err| format!("instantiation failed: {}", root_cause(&err)))?;
-        // Grants are opened per call; a guest that reached for WASI while it was being
-        // instantiated might keep what it got, so such a hook is instantiated per call.
-        if grants && store.data().ctx.is_some() {
-            return Err("its instantiation used WASI and the hook has grants".into());
-        }
-        let fuel_spent = self
-            .limits
-            .fuel
-            .saturating_sub(store.get_fuel().map_err(|e| format!("{e:#}"))?);
-        let bytes = store.data().limiter.used();
-        Ok((
-            Parts {
-                store,
-                instance,
-                slot,
-                fuel_spent,
-            },
-            bytes,
-        ))
-    }
-
     fn trap_failure(
         &self,
         store: &Store<HostState>,
@@ -591,6 +531,80 @@ fn log_stdio(hook: &str, stdio: &MemoryOutputPipe) {
     if !contents.is_empty() {
         let text = String::from_utf8_lossy(&contents);
         tracing::info!(hook = %hook, "guest output: {}", truncate(&text, 4096));
+    }
+}
+
+impl Preparable for WasmHook {
+    fn shelf(&self) -> &Shelf {
+        &self.shelf
+    }
+
+    fn name(&self) -> &str {
+        &self.shared.name
+    }
+
+    fn slots(&self) -> &Arc<tokio::sync::Semaphore> {
+        &self.runtime.slots
+    }
+
+    /// Pool slots one call of this hook takes, once it is loaded.
+    fn weight(&self) -> Option<u32> {
+        match self.ready.get() {
+            Some(Ok(ready)) => Some(ready.weight),
+            _ => None,
+        }
+    }
+
+    /// Instantiates this hook's component ahead of a call (on the preparer thread), in a
+    /// store of its own holding `slot`. Returns it and the bytes it holds, or why this
+    /// hook is not prepared ahead.
+    fn prepare_instance(
+        &self,
+        rt: &tokio::runtime::Runtime,
+        slot: tokio::sync::OwnedSemaphorePermit,
+    ) -> Result<(Parts, usize), String> {
+        let Some(Ok(ready)) = self.ready.get() else {
+            return Err("not loaded".into());
+        };
+        let grants = self
+            .setup
+            .as_ref()
+            .map(|(_, preopens)| !preopens.is_empty())
+            .unwrap_or(false);
+        let mut store = self.new_store(&ready.engine);
+        store
+            .set_fuel(self.limits.fuel)
+            .map_err(|e| format!("{e:#}"))?;
+        store.set_epoch_deadline(limits::deadline_ticks(limits::DEFAULT_TIMEOUT));
+        let instance = rt
+            .block_on(async {
+                tokio::time::timeout(
+                    limits::DEFAULT_TIMEOUT,
+                    Instance::new(&ready.pre, &mut store),
+                )
+                .await
+            })
+            .map_err(|_| "instantiation timed out".to_string())?
+            .map_err(|err| format!("instantiation failed: {}", root_cause(&err)))?;
+        // Grants are opened per call; a guest that reached for WASI while it was being
+        // instantiated might keep what it got, so such a hook is instantiated per call.
+        if grants && store.data().ctx.is_some() {
+            return Err("its instantiation used WASI and the hook has grants".into());
+        }
+        let fuel_spent = self
+            .limits
+            .fuel
+            .saturating_sub(store.get_fuel().map_err(|e| format!("{e:#}"))?);
+        let bytes = store.data().limiter.used();
+        Ok((
+            Parts {
+                store,
+                instance,
+                slot,
+                fuel_spent,
+            },
+            bytes,
+        ))
     }
 }
 

@@ -89,7 +89,7 @@ impl HostState {
     }
 
     pub(super) fn config(&self, key: &str) -> Option<String> {
-        crate::hook_input::field(&self.hook.config, key).map(Value::to_string)
+        crate::json_field::field(&self.hook.config, key).map(Value::to_string)
     }
 
     /// Charges `text` to the fetch budget and hands it over.

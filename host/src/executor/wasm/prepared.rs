@@ -39,7 +39,6 @@ use std::time::{Duration, Instant};
 use tokio::sync::OwnedSemaphorePermit;
 use wasmtime::Store;
 
-use super::hook::WasmHook;
 use super::host::HostState;
 use super::wit::{Pre, v0_1, v0_2, v0_3, v0_4, v0_5};
 
@@ -198,10 +197,30 @@ impl Shelf {
     }
 }
 
+/// What the preparer needs of a hook; the hook implements it, so the preparer never
+/// names the hook's type (the dependency runs one way: the hook uses the preparer).
+pub(super) trait Preparable: Send + Sync {
+    /// Its shelf of instances made ahead.
+    fn shelf(&self) -> &Shelf;
+    /// Its name, for logs.
+    fn name(&self) -> &str;
+    /// Pool slots one call of it takes, once its component is loaded.
+    fn weight(&self) -> Option<u32>;
+    /// The pool's slots, of which an instance made ahead holds its share.
+    fn slots(&self) -> &Arc<tokio::sync::Semaphore>;
+    /// A new instance in a store of its own holding `slot`, and the bytes it holds; or
+    /// why this hook is not prepared ahead.
+    fn prepare_instance(
+        &self,
+        rt: &tokio::runtime::Runtime,
+        slot: OwnedSemaphorePermit,
+    ) -> Result<(Parts, usize), String>;
+}
+
 /// A finished call's store and slot to drop, and a hook whose shelf wants refilling.
 struct Job {
     retire: Option<(Store<HostState>, OwnedSemaphorePermit)>,
-    refill: Option<Weak<WasmHook>>,
+    refill: Option<Weak<dyn Preparable>>,
 }
 
 /// The runtime's side of the preparer: settings, counters and the channel to its thread.
@@ -311,7 +330,7 @@ impl Preparer {
     /// system call on the call's path).
     pub(super) fn finish(
         &self,
-        hook: &Weak<WasmHook>,
+        hook: &Weak<dyn Preparable>,
         shelf: &Shelf,
         mut store: Store<HostState>,
         slot: OwnedSemaphorePermit,
@@ -525,7 +544,7 @@ impl Worker {
         let sweep_every =
             (self.options.idle / 4).clamp(Duration::from_millis(10), Duration::from_secs(5));
         let mut next_sweep = Instant::now() + sweep_every;
-        let mut hooks: Vec<Weak<WasmHook>> = Vec::new();
+        let mut hooks: Vec<Weak<dyn Preparable>> = Vec::new();
         loop {
             let wait = next_sweep.saturating_duration_since(Instant::now());
             let Some(jobs) = self.queue.take(wait, linger) else {
@@ -546,13 +565,13 @@ impl Worker {
                     if !hooks.iter().any(|known| known.ptr_eq(&weak)) {
                         hooks.push(weak);
                     }
-                    self.refill(&rt, &hook);
+                    self.refill(&rt, hook.as_ref());
                 }
             }
             if Instant::now() >= next_sweep {
                 hooks.retain(|weak| match weak.upgrade() {
                     Some(hook) => {
-                        self.release_if_idle(&hook);
+                        self.release_if_idle(hook.as_ref());
                         true
                     }
                     None => false,
@@ -563,8 +582,8 @@ impl Worker {
     }
 
     /// Prepares instances of `hook` up to its share.
-    fn refill(&self, rt: &tokio::runtime::Runtime, hook: &WasmHook) {
-        let shelf = &hook.shelf;
+    fn refill(&self, rt: &tokio::runtime::Runtime, hook: &dyn Preparable) {
+        let shelf = hook.shelf();
         shelf.queued.store(false, Ordering::Release);
         while !shelf.disabled.load(Ordering::Relaxed)
             && shelf.lock().len() < self.options.per_hook
@@ -577,12 +596,7 @@ impl Worker {
                 return;
             }
             // Never wait for a slot: calls come first.
-            let Ok(slot) = hook
-                .runtime
-                .slots
-                .clone()
-                .try_acquire_many_owned(weight as u32)
-            else {
+            let Ok(slot) = hook.slots().clone().try_acquire_many_owned(weight as u32) else {
                 self.counts.slots.fetch_sub(weight, Ordering::AcqRel);
                 return;
             };
@@ -604,7 +618,7 @@ impl Worker {
                 }
                 Err(reason) => {
                     self.counts.slots.fetch_sub(weight, Ordering::AcqRel);
-                    tracing::debug!(hook = %hook.shared.name, "not prepared ahead: {reason}");
+                    tracing::debug!(hook = %hook.name(), "not prepared ahead: {reason}");
                     shelf.disabled.store(true, Ordering::Relaxed);
                     return;
                 }
@@ -613,11 +627,11 @@ impl Worker {
     }
 
     /// Lets the prepared instances of a hook not called for the idle time go.
-    fn release_if_idle(&self, hook: &WasmHook) {
+    fn release_if_idle(&self, hook: &dyn Preparable) {
         let now = self.origin.elapsed().as_millis() as u64;
-        let last = hook.shelf.last_call_ms.load(Ordering::Relaxed);
+        let last = hook.shelf().last_call_ms.load(Ordering::Relaxed);
         if now.saturating_sub(last) >= self.options.idle.as_millis() as u64 {
-            let idle: Vec<Prepared> = std::mem::take(&mut *hook.shelf.lock());
+            let idle: Vec<Prepared> = std::mem::take(&mut *hook.shelf().lock());
             drop(idle);
         }
     }

@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::super::host::HostState;
 use crate::dialect::Event;
 use crate::event::{EventSpec, Fields};
-use crate::hook_input::field;
+use crate::json_field::field;
 use crate::output::{self, PermissionDecision};
 use crate::protocol::MAX_LIST_ENTRIES;
 

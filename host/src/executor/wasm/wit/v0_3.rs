@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::super::host::HostState;
 use super::v0_2;
-use crate::hook_input::field;
+use crate::json_field::field;
 use crate::shell::{self as view, ShellView};
 
 wasmtime::component::bindgen!({
