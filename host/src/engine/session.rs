@@ -93,7 +93,12 @@ pub(super) fn add(engine: &Engine, hook: SessionHook) -> Result<SessionHookId, E
                 .shared
                 .wasm_runtime()
                 .map_err(EngineError::Wasm)?;
-            runtime.executor_from_bytes(bytes, handler, &spec.display_name())
+            crate::executor::wasm::executor_from_bytes(
+                &runtime,
+                bytes,
+                handler,
+                &spec.display_name(),
+            )
         }
         (Some(_), _) => return Err(refused("component bytes need a `wasm` entry".into())),
         (None, _) => registry::build(&spec, &engine.inner.shared),

@@ -100,7 +100,7 @@ fn build_sync(spec: &HookSpec, shared: &Shared) -> Arc<dyn Executor> {
             Arc::new(CommandExecutor::new(command.clone(), spec.env.clone()))
         }
         Handler::Wasm(handler) => match shared.wasm_runtime() {
-            Ok(runtime) => runtime.executor(handler, &spec.display_name()),
+            Ok(runtime) => super::wasm::executor(&runtime, handler, &spec.display_name()),
             Err(err) => Arc::new(Unavailable {
                 message: format!("cannot create the Wasm runtime: {err}"),
                 fail_closed: handler.fail_closed,

@@ -24,6 +24,7 @@ mod wit;
 use std::path::PathBuf;
 use std::time::Duration;
 
+pub(crate) use self::hook::{executor, executor_from_bytes};
 pub use self::load_error::LoadError;
 pub use self::prepared::{PrepareOptions, PreparedStats};
 pub use self::runtime::{DEFAULT_COPY_RESET_FROM, WasmRuntime, compile_worker_main};

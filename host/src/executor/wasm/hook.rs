@@ -14,11 +14,11 @@ use super::INPUT_FETCH_FACTOR;
 use super::grants::{self, Preopen};
 use super::host::{HookShared, HostState, InputFetchLimit, LazyWasi};
 use super::limits::{self, HookLimits, Limiter};
-use super::load::{Ready, Source, check_component_file};
+use super::load::{self, Ready, Source, check_component_file};
 use super::load_error::LoadError;
-use super::prepared::{Instance, Parts, Preparable, Shelf};
+use super::prepared::{Parts, Preparable, Shelf};
 use super::runtime::WasmRuntime;
-use super::wit::{CallInput, Pre, v0_1, v0_2};
+use super::wit::{CallInput, Instance, Pre, v0_2};
 use crate::config::WasmHandler;
 use crate::event::EventSpec;
 use crate::executor::{BoxFuture, Executor, HookCall};
@@ -46,111 +46,91 @@ pub(super) struct WasmHook {
     pub(super) this: Weak<dyn Preparable>,
 }
 
-impl WasmRuntime {
-    /// An executor for a configured hook. Only cheap checks run now (the file is a
-    /// regular file within the size cap, the grants are acceptable); the component is
-    /// read and compiled on first use, or by [`Executor::prepare`].
-    pub fn executor(self: &Arc<Self>, handler: &WasmHandler, name: &str) -> Arc<dyn Executor> {
-        let text = handler.component.to_string_lossy();
-        let source = if crate::oci::OciRef::is_oci(&text) {
-            crate::oci::OciRef::parse(&text)
-                .map(Source::Oci)
-                .map_err(LoadError::Oci)
-        } else {
-            check_component_file(&handler.component, self.max_component_bytes)
-                .map(|()| Source::File(handler.component.clone()))
-        };
-        Arc::new_cyclic(|this| self.hook(source, handler, name, this.clone()))
-    }
-
-    /// An executor for component bytes (session hooks).
-    pub fn executor_from_bytes(
-        self: &Arc<Self>,
-        bytes: &[u8],
-        handler: &WasmHandler,
-        name: &str,
-    ) -> Arc<dyn Executor> {
-        let source = if bytes.len() as u64 > self.max_component_bytes {
-            Err(LoadError::TooLarge {
-                what: "given as bytes".into(),
-                size: bytes.len() as u64,
-                limit: self.max_component_bytes,
-            })
-        } else {
-            Ok(Source::Bytes(bytes.into()))
-        };
-        Arc::new_cyclic(|this| self.hook(source, handler, name, this.clone()))
-    }
-
-    pub(super) fn hook(
-        self: &Arc<Self>,
-        source: Result<Source, LoadError>,
-        handler: &WasmHandler,
-        name: &str,
-        this: Weak<WasmHook>,
-    ) -> WasmHook {
-        let setup = source.and_then(|source| {
-            grants::resolve(&handler.allowed_paths, &self.protected)
-                .map(|preopens| (source, preopens))
-                .map_err(LoadError::Grant)
-        });
-        let env = handler
-            .env
-            .iter()
-            .filter_map(|name| std::env::var(name).ok().map(|value| (name.clone(), value)))
-            .collect();
-        let config = match &handler.config {
-            Value::Null => Value::Object(Default::default()),
-            other => other.clone(),
-        };
-        WasmHook {
-            runtime: self.clone(),
-            setup,
-            ready: OnceCell::new(),
-            limits: HookLimits::for_handler(handler),
-            fail_closed: handler.fail_closed,
-            pin: handler.sha256.clone(),
-            env,
-            warning: handler
-                .memory_mb
-                .filter(|mb| *mb > limits::MAX_MEMORY_MB)
-                .map(|mb| {
-                    format!(
-                        "`memoryMb` {mb} is over the limit; capped at {} MiB",
-                        limits::MAX_MEMORY_MB
-                    )
-                }),
-            shared: Arc::new(HookShared {
-                name: name.to_string(),
-                config_json: config.to_string(),
-                config,
-                views: self.views.clone(),
-            }),
-            shelf: Shelf::default(),
-            this: this as Weak<dyn Preparable>,
-        }
-    }
+/// An executor for a configured hook. Only cheap checks run now (the file is a
+/// regular file within the size cap, the grants are acceptable); the component is
+/// read and compiled on first use, or by [`Executor::prepare`].
+pub(crate) fn executor(
+    runtime: &Arc<WasmRuntime>,
+    handler: &WasmHandler,
+    name: &str,
+) -> Arc<dyn Executor> {
+    let text = handler.component.to_string_lossy();
+    let source = if crate::oci::OciRef::is_oci(&text) {
+        crate::oci::OciRef::parse(&text)
+            .map(Source::Oci)
+            .map_err(LoadError::Oci)
+    } else {
+        check_component_file(&handler.component, runtime.max_component_bytes)
+            .map(|()| Source::File(handler.component.clone()))
+    };
+    Arc::new_cyclic(|this| new_hook(runtime, source, handler, name, this.clone()))
 }
 
-/// The input of one call in the component's WIT version, its size for the input limit,
-/// and the length of its JSON text. 0.1.0 carries the whole input in its record; 0.2.0
-/// hands out the raw input on demand (so its text is only counted here), and the limit
-/// and the memory allowance count it either way.
-fn call_input(pre: &Pre, call: &HookCall) -> (CallInput, usize, usize) {
-    let record = v0_2::hook_input(&call.event, &call.input.value);
-    match pre {
-        Pre::V0_1(_) => {
-            let base = v0_2::input_size(&record);
-            let json = call.input.json();
-            let wide = v0_1::hook_input(record, &call.input.value, json);
-            let size = v0_1::input_size(base, &wide);
-            (CallInput::V0_1(wide), size, json.len())
-        }
-        Pre::V0_2(_) | Pre::V0_3(_) | Pre::V0_4(_) | Pre::V0_5(_) => {
-            let json_len = call.input.json_len();
-            let size = v0_2::input_size(&record) + json_len;
-            (CallInput::V0_2(record), size, json_len)
-        }
+/// An executor for component bytes (session hooks).
+pub(crate) fn executor_from_bytes(
+    runtime: &Arc<WasmRuntime>,
+    bytes: &[u8],
+    handler: &WasmHandler,
+    name: &str,
+) -> Arc<dyn Executor> {
+    let source = if bytes.len() as u64 > runtime.max_component_bytes {
+        Err(LoadError::TooLarge {
+            what: "given as bytes".into(),
+            size: bytes.len() as u64,
+            limit: runtime.max_component_bytes,
+        })
+    } else {
+        Ok(Source::Bytes(bytes.into()))
+    };
+    Arc::new_cyclic(|this| new_hook(runtime, source, handler, name, this.clone()))
+}
+
+fn new_hook(
+    runtime: &Arc<WasmRuntime>,
+    source: Result<Source, LoadError>,
+    handler: &WasmHandler,
+    name: &str,
+    this: Weak<WasmHook>,
+) -> WasmHook {
+    let setup = source.and_then(|source| {
+        grants::resolve(&handler.allowed_paths, &runtime.protected)
+            .map(|preopens| (source, preopens))
+            .map_err(LoadError::Grant)
+    });
+    let env = handler
+        .env
+        .iter()
+        .filter_map(|name| std::env::var(name).ok().map(|value| (name.clone(), value)))
+        .collect();
+    let config = match &handler.config {
+        Value::Null => Value::Object(Default::default()),
+        other => other.clone(),
+    };
+    WasmHook {
+        runtime: runtime.clone(),
+        setup,
+        ready: OnceCell::new(),
+        limits: HookLimits::for_handler(handler),
+        fail_closed: handler.fail_closed,
+        pin: handler.sha256.clone(),
+        env,
+        warning: handler
+            .memory_mb
+            .filter(|mb| *mb > limits::MAX_MEMORY_MB)
+            .map(|mb| {
+                format!(
+                    "`memoryMb` {mb} is over the limit; capped at {} MiB",
+                    limits::MAX_MEMORY_MB
+                )
+            }),
+        shared: Arc::new(HookShared {
+            name: name.to_string(),
+            config_json: config.to_string(),
+            config,
+            views: runtime.views.clone(),
+        }),
+        shelf: Shelf::default(),
+        this: this as Weak<dyn Preparable>,
     }
 }
 
@@ -167,17 +147,7 @@ async fn enter(
         Some(instance) => instance,
         None => Box::pin(Instance::new(pre, store)).await?,
     };
-    match (instance, input) {
-        (Instance::V0_1(hook), CallInput::V0_1(input)) => {
-            let answer = hook.call_handle(store, input).await?;
-            Ok(answer.map(v0_1::answer_into_v0_2))
-        }
-        (Instance::V0_2(hook), CallInput::V0_2(input)) => hook.call_handle(store, input).await,
-        (Instance::V0_3(hook), CallInput::V0_2(input)) => hook.call_handle(store, input).await,
-        (Instance::V0_4(hook), CallInput::V0_2(input)) => hook.call_handle(store, input).await,
-        (Instance::V0_5(hook), CallInput::V0_2(input)) => hook.call_handle(store, input).await,
-        _ => Err(wasmtime::Error::msg("input built for another WIT version")),
-    }
+    instance.call(store, input).await
 }
 
 /// How a call failed.
@@ -259,7 +229,7 @@ impl Executor for WasmHook {
         if let Some(ready) = self.ready.get() {
             return ready.as_ref().err().map(ToString::to_string);
         }
-        let ready = self.runtime.prepare(source, self.pin.as_deref());
+        let ready = load::prepare(&self.runtime, source, self.pin.as_deref());
         let error = ready.as_ref().err().map(ToString::to_string);
         let _ = self.ready.set(ready);
         error
@@ -293,16 +263,19 @@ impl WasmHook {
         self.ready
             .get_or_init(|| async {
                 if self.runtime.load_on_caller
-                    && let Some(ready) = self.runtime.prepare_stored(source, self.pin.as_deref())
+                    && let Some(ready) =
+                        load::prepare_stored(&self.runtime, source, self.pin.as_deref())
                 {
                     return ready;
                 }
                 let runtime = self.runtime.clone();
                 let source = source.clone();
                 let pin = self.pin.clone();
-                tokio::task::spawn_blocking(move || runtime.prepare(&source, pin.as_deref()))
-                    .await
-                    .unwrap_or_else(|err| Err(LoadError::Interrupted(err.to_string())))
+                tokio::task::spawn_blocking(move || {
+                    load::prepare(&runtime, &source, pin.as_deref())
+                })
+                .await
+                .unwrap_or_else(|err| Err(LoadError::Interrupted(err.to_string())))
             })
             .await
             .as_ref()
@@ -319,7 +292,7 @@ impl WasmHook {
             .as_ref()
             .map(|(_, preopens)| preopens.as_slice())
             .map_err(|err| Failure::error(err.to_string()))?;
-        let (input, input_bytes, json_len) = call_input(&ready.pre, call);
+        let (input, input_bytes, json_len) = CallInput::new(&ready.pre, &call.event, &call.input);
         if input_bytes > limits::MAX_INPUT_BYTES {
             return Err(Failure::error(format!(
                 "input too large for this hook: {input_bytes} bytes, over the Wasm input limit of {} bytes",
@@ -623,7 +596,7 @@ mod tests {
     #[test]
     fn the_futures_a_call_boxes_stay_below_the_large_request_size() {
         let runtime = Arc::new(WasmRuntime::new(Default::default()).unwrap());
-        let hook = runtime.executor(&WasmHandler::new("x.wasm"), "x");
+        let hook = executor(&runtime, &WasmHandler::new("x.wasm"), "x");
         let event = crate::dialect::Event::new("PreToolUse");
         let call = HookCall {
             name: "x".into(),

@@ -11,7 +11,7 @@ use wasmtime::component::Component;
 
 use super::load_error::LoadError;
 use super::runtime::{WasmRuntime, slot_weight};
-use super::wit::{Pre, WIT_VERSIONS, WitTarget, v0_1, v0_2, v0_3, v0_4, v0_5};
+use super::wit::{Pre, WIT_VERSIONS, WitTarget};
 use super::{cache, limits};
 
 /// Where a hook's component comes from.
@@ -158,19 +158,12 @@ fn check_imports(engine: &Engine, component: &Component) -> Result<WitTarget, Lo
     for (name, _) in component.component_type().imports(engine) {
         if let Some(rest) = name.strip_prefix("hookhost:hooks/") {
             let version = rest.split_once('@').map(|(_, v)| v).unwrap_or("");
-            let this = match version {
-                "0.1.0" => WitTarget::V0_1,
-                "0.2.0" => WitTarget::V0_2,
-                "0.3.0" => WitTarget::V0_3,
-                "0.4.0" => WitTarget::V0_4,
-                "0.5.0" => WitTarget::V0_5,
-                _ => {
-                    return Err(LoadError::WitVersion {
-                        found: version.to_string(),
-                        supported: WIT_VERSIONS.join(", @"),
-                        import: name.to_string(),
-                    });
-                }
+            let Some(this) = WitTarget::parse(version) else {
+                return Err(LoadError::WitVersion {
+                    found: version.to_string(),
+                    supported: WIT_VERSIONS.join(", @"),
+                    import: name.to_string(),
+                });
             };
             if target.is_some_and(|seen| seen != this) {
                 return Err(LoadError::WitVersionMix(name.to_string()));
@@ -187,7 +180,7 @@ fn check_imports(engine: &Engine, component: &Component) -> Result<WitTarget, Lo
     }
     // A component that imports nothing of hookhost's (its export uses no named type)
     // can only be checked against the newest world.
-    Ok(target.unwrap_or(WitTarget::V0_5))
+    Ok(target.unwrap_or(WitTarget::NEWEST))
 }
 
 /// Refuses bytes whose digest is not the hook's `sha256` pin.
@@ -201,204 +194,202 @@ fn check_pin(pin: Option<&str>, digest: &str) -> Result<(), LoadError> {
     }
 }
 
-impl WasmRuntime {
-    /// The component file at `path`, opened and checked, and the digest remembered for
-    /// it while it is unchanged ([`cache::memo`]; `None` when none is), checked against
-    /// the pin.
-    fn open_remembered(
-        &self,
-        path: &Path,
-        pin: Option<&str>,
-    ) -> Result<(std::fs::File, std::fs::Metadata, Option<String>), LoadError> {
-        let (file, meta) = open_component(path, self.max_component_bytes)?;
-        let remembered = cache::memo::Stamp::of(&meta).and_then(|s| self.cache.recall_digest(&s));
-        if let Some(digest) = &remembered {
-            check_pin(pin, digest)?;
-        }
-        Ok((file, meta, remembered))
+/// The component file at `path`, opened and checked, and the digest remembered for
+/// it while it is unchanged ([`cache::memo`]; `None` when none is), checked against
+/// the pin.
+fn open_remembered(
+    rt: &WasmRuntime,
+    path: &Path,
+    pin: Option<&str>,
+) -> Result<(std::fs::File, std::fs::Metadata, Option<String>), LoadError> {
+    let (file, meta) = open_component(path, rt.max_component_bytes)?;
+    let remembered = cache::memo::Stamp::of(&meta).and_then(|s| rt.cache.recall_digest(&s));
+    if let Some(digest) = &remembered {
+        check_pin(pin, digest)?;
     }
+    Ok((file, meta, remembered))
+}
 
-    /// The component of a file and its digest. A file unchanged since its digest was
-    /// remembered ([`cache::memo`]) is read only if its artifact is not stored; otherwise
-    /// it is read whole and hashed (and its digest remembered).
-    fn load_file(&self, path: &Path, pin: Option<&str>) -> Result<(Component, String), LoadError> {
-        let (file, meta, remembered) = self.open_remembered(path, pin)?;
-        if let Some(digest) = remembered {
-            let component = self.cache.load(&digest, || {
-                let bytes = read_component(path, &file, &meta, self.max_component_bytes)?;
-                // Only a write in the very tick the digest was taken could get here.
-                if cache::digest(&bytes) != digest {
-                    return Err(LoadError::ChangedWhileLoading(path.to_path_buf()));
-                }
-                Ok(bytes.into())
+/// The component of a file and its digest. A file unchanged since its digest was
+/// remembered ([`cache::memo`]) is read only if its artifact is not stored; otherwise
+/// it is read whole and hashed (and its digest remembered).
+fn load_file(
+    rt: &WasmRuntime,
+    path: &Path,
+    pin: Option<&str>,
+) -> Result<(Component, String), LoadError> {
+    let (file, meta, remembered) = open_remembered(rt, path, pin)?;
+    if let Some(digest) = remembered {
+        let component = rt.cache.load(&digest, || {
+            let bytes = read_component(path, &file, &meta, rt.max_component_bytes)?;
+            // Only a write in the very tick the digest was taken could get here.
+            if cache::digest(&bytes) != digest {
+                return Err(LoadError::ChangedWhileLoading(path.to_path_buf()));
+            }
+            Ok(bytes.into())
+        })?;
+        return Ok((component, digest));
+    }
+    let bytes = read_component(path, &file, &meta, rt.max_component_bytes)?;
+    let digest = cache::digest(&bytes);
+    check_pin(pin, &digest)?;
+    // Remembered only when the file did not change while it was read.
+    let after = file.metadata().ok();
+    if let Some(stamp) = cache::memo::Stamp::of(&meta)
+        && after.as_ref().and_then(cache::memo::Stamp::of) == Some(stamp)
+    {
+        rt.cache.remember_digest(&stamp, &digest);
+    }
+    let component = rt.cache.load(&digest, || Ok(bytes.as_slice().into()))?;
+    Ok((component, digest))
+}
+
+/// The trusted signer of the component file at `path` whose digest was found to be
+/// `digest`, under the owners' signing policy (nothing is read when no policy
+/// applies). The bytes checked are hashed again: a file swapped after its digest was
+/// taken is refused, not vouched for.
+fn signer(rt: &WasmRuntime, path: &Path, digest: &str) -> Result<Option<String>, LoadError> {
+    if !rt.signing.active() {
+        return Ok(None);
+    }
+    let (file, meta) = open_component(path, rt.max_component_bytes)?;
+    let bytes = read_component(path, &file, &meta, rt.max_component_bytes)?;
+    if cache::digest(&bytes) != digest {
+        return Err(LoadError::ChangedWhileLoading(path.to_path_buf()));
+    }
+    Ok(rt.signing.check(path, &bytes)?)
+}
+
+/// [`prepare`] for a component file already compiled — its digest
+/// remembered and its artifact stored — so that it takes no compile and no network
+/// (what a hook's timeout could not interrupt on the calling thread); `None` for any
+/// other source, or when it would compile.
+pub(super) fn prepare_stored(
+    rt: &WasmRuntime,
+    source: &Source,
+    pin: Option<&str>,
+) -> Option<Result<Ready, LoadError>> {
+    let Source::File(path) = source else {
+        return None;
+    };
+    let digest = match open_remembered(rt, path, pin) {
+        Ok((_, _, remembered)) => remembered?,
+        Err(err) => return Some(Err(err)),
+    };
+    let component = rt.cache.load_if_stored(&digest)?;
+    Some(
+        signer(rt, path, &digest)
+            .and_then(|signer| ready(rt, component, digest, signer, None, None)),
+    )
+}
+
+/// Reads, compiles (or loads from cache), checks and pre-instantiates a component.
+/// Blocking.
+pub(super) fn prepare(
+    rt: &WasmRuntime,
+    source: &Source,
+    pin: Option<&str>,
+) -> Result<Ready, LoadError> {
+    let mut tag = None;
+    let (component, digest, signer, origin) = match source {
+        Source::File(path) => {
+            let (component, digest) = load_file(rt, path, pin)?;
+            let signer = signer(rt, path, &digest)?;
+            (component, digest, signer, None)
+        }
+        Source::Bytes(bytes) => {
+            let digest = cache::digest(bytes);
+            check_pin(pin, &digest)?;
+            if rt.signing.require {
+                return Err(LoadError::Signature(
+                    crate::signing::SignatureError::Missing {
+                        component: "a component given as bytes".into(),
+                        signature: "a signature".into(),
+                    },
+                ));
+            }
+            (
+                rt.cache.load(&digest, || Ok(bytes[..].into()))?,
+                digest,
+                None,
+                None,
+            )
+        }
+        Source::Oci(reference) => {
+            let dir = rt.oci_dir.as_deref().ok_or_else(|| {
+                LoadError::Oci(crate::oci::OciError::Store {
+                    path: PathBuf::new(),
+                    message: "no store folder (no usable cache folder for this user)".into(),
+                })
             })?;
-            return Ok((component, digest));
-        }
-        let bytes = read_component(path, &file, &meta, self.max_component_bytes)?;
-        let digest = cache::digest(&bytes);
-        check_pin(pin, &digest)?;
-        // Remembered only when the file did not change while it was read.
-        let after = file.metadata().ok();
-        if let Some(stamp) = cache::memo::Stamp::of(&meta)
-            && after.as_ref().and_then(cache::memo::Stamp::of) == Some(stamp)
-        {
-            self.cache.remember_digest(&stamp, &digest);
-        }
-        let component = self.cache.load(&digest, || Ok(bytes.as_slice().into()))?;
-        Ok((component, digest))
-    }
-
-    /// The trusted signer of the component file at `path` whose digest was found to be
-    /// `digest`, under the owners' signing policy (nothing is read when no policy
-    /// applies). The bytes checked are hashed again: a file swapped after its digest was
-    /// taken is refused, not vouched for.
-    fn signer(&self, path: &Path, digest: &str) -> Result<Option<String>, LoadError> {
-        if !self.signing.active() {
-            return Ok(None);
-        }
-        let (file, meta) = open_component(path, self.max_component_bytes)?;
-        let bytes = read_component(path, &file, &meta, self.max_component_bytes)?;
-        if cache::digest(&bytes) != digest {
-            return Err(LoadError::ChangedWhileLoading(path.to_path_buf()));
-        }
-        Ok(self.signing.check(path, &bytes)?)
-    }
-
-    /// [`WasmRuntime::prepare`] for a component file already compiled — its digest
-    /// remembered and its artifact stored — so that it takes no compile and no network
-    /// (what a hook's timeout could not interrupt on the calling thread); `None` for any
-    /// other source, or when it would compile.
-    pub(super) fn prepare_stored(
-        &self,
-        source: &Source,
-        pin: Option<&str>,
-    ) -> Option<Result<Ready, LoadError>> {
-        let Source::File(path) = source else {
-            return None;
-        };
-        let digest = match self.open_remembered(path, pin) {
-            Ok((_, _, remembered)) => remembered?,
-            Err(err) => return Some(Err(err)),
-        };
-        let component = self.cache.load_if_stored(&digest)?;
-        Some(
-            self.signer(path, &digest)
-                .and_then(|signer| self.ready(component, digest, signer, None, None)),
-        )
-    }
-
-    /// Reads, compiles (or loads from cache), checks and pre-instantiates a component.
-    /// Blocking.
-    pub(super) fn prepare(&self, source: &Source, pin: Option<&str>) -> Result<Ready, LoadError> {
-        let mut tag = None;
-        let (component, digest, signer, origin) = match source {
-            Source::File(path) => {
-                let (component, digest) = self.load_file(path, pin)?;
-                let signer = self.signer(path, &digest)?;
-                (component, digest, signer, None)
+            let store = crate::oci::Store::open(dir)?;
+            let pulled = crate::oci::pull(&store, reference, rt.max_component_bytes, &rt.signing)?;
+            let hex = pulled
+                .resolved
+                .component
+                .strip_prefix("sha256:")
+                .unwrap_or(&pulled.resolved.component)
+                .to_string();
+            check_pin(pin, &hex)?;
+            let (component, digest) = load_file(rt, &pulled.path, Some(&hex))?;
+            let signer = signer(rt, &pulled.path, &digest)?;
+            if reference.digest().is_none() {
+                tag = Some((
+                    reference.as_str().to_string(),
+                    pulled.resolved.manifest.clone(),
+                ));
             }
-            Source::Bytes(bytes) => {
-                let digest = cache::digest(bytes);
-                check_pin(pin, &digest)?;
-                if self.signing.require {
-                    return Err(LoadError::Signature(
-                        crate::signing::SignatureError::Missing {
-                            component: "a component given as bytes".into(),
-                            signature: "a signature".into(),
-                        },
-                    ));
-                }
-                (
-                    self.cache.load(&digest, || Ok(bytes[..].into()))?,
-                    digest,
-                    None,
-                    None,
-                )
+            let mut origin = format!("{} -> {}", reference.as_str(), pulled.resolved.manifest);
+            if let Some(note) = &pulled.offline {
+                tracing::warn!("{}: {note}", reference.as_str());
+                origin.push_str(" (offline: the last resolution)");
             }
-            Source::Oci(reference) => {
-                let dir = self.oci_dir.as_deref().ok_or_else(|| {
-                    LoadError::Oci(crate::oci::OciError::Store {
-                        path: PathBuf::new(),
-                        message: "no store folder (no usable cache folder for this user)".into(),
-                    })
-                })?;
-                let store = crate::oci::Store::open(dir)?;
-                let pulled =
-                    crate::oci::pull(&store, reference, self.max_component_bytes, &self.signing)?;
-                let hex = pulled
-                    .resolved
-                    .component
-                    .strip_prefix("sha256:")
-                    .unwrap_or(&pulled.resolved.component)
-                    .to_string();
-                check_pin(pin, &hex)?;
-                let (component, digest) = self.load_file(&pulled.path, Some(&hex))?;
-                let signer = self.signer(&pulled.path, &digest)?;
-                if reference.digest().is_none() {
-                    tag = Some((
-                        reference.as_str().to_string(),
-                        pulled.resolved.manifest.clone(),
-                    ));
-                }
-                let mut origin = format!("{} -> {}", reference.as_str(), pulled.resolved.manifest);
-                if let Some(note) = &pulled.offline {
-                    tracing::warn!("{}: {note}", reference.as_str());
-                    origin.push_str(" (offline: the last resolution)");
-                }
-                (component, digest, signer, Some(origin))
-            }
-        };
-        self.ready(component, digest, signer, origin, tag)
-    }
+            (component, digest, signer, Some(origin))
+        }
+    };
+    ready(rt, component, digest, signer, origin, tag)
+}
 
-    /// Checks a loaded component against hookhost's worlds and resources and
-    /// pre-instantiates it.
-    fn ready(
-        &self,
-        component: Component,
-        digest: String,
-        signer: Option<String>,
-        origin: Option<String>,
-        tag: Option<(String, String)>,
-    ) -> Result<Ready, LoadError> {
-        let version = check_imports(&self.engine, &component)?;
-        let (weight, initial_memory) = check_resources(&component)?;
-        // The copy pool is only faster: a component it cannot take runs in the other.
-        let copied = self
-            .copy_pool_for(initial_memory)
-            .and_then(
-                |(engine, linker)| match self.cache.load_into(engine, &digest, &component) {
-                    Ok(copy) => Some((copy, linker)),
-                    Err(err) => {
-                        tracing::warn!("component {digest} stays out of the copy pool: {err}");
-                        None
-                    }
-                },
-            );
-        let (component, linker, copy_pool) = match copied {
-            Some((copy, linker)) => (copy, linker, true),
-            None => (component, &self.linker, false),
-        };
-        let pre = linker
-            .instantiate_pre(&component)
-            .map_err(|err| LoadError::Link(format!("{err:#}")))?;
-        let world = |err: wasmtime::Error| LoadError::World(format!("{err:#}"));
-        let pre = match version {
-            WitTarget::V0_1 => Pre::V0_1(v0_1::HookPre::new(pre).map_err(world)?),
-            WitTarget::V0_2 => Pre::V0_2(v0_2::HookPre::new(pre).map_err(world)?),
-            WitTarget::V0_3 => Pre::V0_3(v0_3::HookPre::new(pre).map_err(world)?),
-            WitTarget::V0_4 => Pre::V0_4(v0_4::HookPre::new(pre).map_err(world)?),
-            WitTarget::V0_5 => Pre::V0_5(v0_5::HookPre::new(pre).map_err(world)?),
-        };
-        Ok(Ready {
-            pre,
-            engine: component.engine().clone(),
-            copy_pool,
-            weight: weight.min(self.slot_count),
-            digest,
-            signer,
-            origin,
-            tag,
-        })
-    }
+/// Checks a loaded component against hookhost's worlds and resources and
+/// pre-instantiates it.
+fn ready(
+    rt: &WasmRuntime,
+    component: Component,
+    digest: String,
+    signer: Option<String>,
+    origin: Option<String>,
+    tag: Option<(String, String)>,
+) -> Result<Ready, LoadError> {
+    let version = check_imports(&rt.engine, &component)?;
+    let (weight, initial_memory) = check_resources(&component)?;
+    // The copy pool is only faster: a component it cannot take runs in the other.
+    let copied = rt
+        .copy_pool_for(initial_memory)
+        .and_then(
+            |(engine, linker)| match rt.cache.load_into(engine, &digest, &component) {
+                Ok(copy) => Some((copy, linker)),
+                Err(err) => {
+                    tracing::warn!("component {digest} stays out of the copy pool: {err}");
+                    None
+                }
+            },
+        );
+    let (component, linker, copy_pool) = match copied {
+        Some((copy, linker)) => (copy, linker, true),
+        None => (component, &rt.linker, false),
+    };
+    let pre = linker
+        .instantiate_pre(&component)
+        .map_err(|err| LoadError::Link(format!("{err:#}")))?;
+    let pre = Pre::new(version, pre).map_err(|err| LoadError::World(format!("{err:#}")))?;
+    Ok(Ready {
+        pre,
+        engine: component.engine().clone(),
+        copy_pool,
+        weight: weight.min(rt.slot_count),
+        digest,
+        signer,
+        origin,
+        tag,
+    })
 }

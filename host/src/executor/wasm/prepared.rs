@@ -40,7 +40,7 @@ use tokio::sync::OwnedSemaphorePermit;
 use wasmtime::Store;
 
 use super::host::HostState;
-use super::wit::{Pre, v0_1, v0_2, v0_3, v0_4, v0_5};
+use super::wit::Instance;
 
 /// Instances kept ready per hot hook, unless [`PrepareOptions`] says otherwise.
 pub const DEFAULT_PER_HOOK: usize = 4;
@@ -117,28 +117,6 @@ struct Counts {
     misses: AtomicU64,
     prepared: AtomicU64,
     released: AtomicU64,
-}
-
-/// A fresh instance of one hook's component in its own store, not yet entered.
-pub(super) enum Instance {
-    V0_1(v0_1::Hook),
-    V0_2(v0_2::Hook),
-    V0_3(v0_3::Hook),
-    V0_4(v0_4::Hook),
-    V0_5(v0_5::Hook),
-}
-
-impl Instance {
-    /// Instantiates `pre` in `store`.
-    pub(super) async fn new(pre: &Pre, store: &mut Store<HostState>) -> wasmtime::Result<Self> {
-        Ok(match pre {
-            Pre::V0_1(pre) => Self::V0_1(pre.instantiate_async(store).await?),
-            Pre::V0_2(pre) => Self::V0_2(pre.instantiate_async(store).await?),
-            Pre::V0_3(pre) => Self::V0_3(pre.instantiate_async(store).await?),
-            Pre::V0_4(pre) => Self::V0_4(pre.instantiate_async(store).await?),
-            Pre::V0_5(pre) => Self::V0_5(pre.instantiate_async(store).await?),
-        })
-    }
 }
 
 /// The parts of a prepared instance a call takes.

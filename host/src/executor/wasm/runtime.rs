@@ -7,7 +7,7 @@ use std::io::Read;
 use std::sync::{Arc, OnceLock};
 
 use tokio::sync::Semaphore;
-use wasmtime::component::{HasSelf, Linker};
+use wasmtime::component::Linker;
 use wasmtime::{Config, Enabled, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
 
 use super::cache::{self, CacheStats, ComponentCache};
@@ -16,7 +16,7 @@ use super::host::HostState;
 use super::limits;
 use super::prepared::{PreparedStats, Preparer};
 use super::ticker::Ticker;
-use super::wit::{v0_1, v0_2, v0_3, v0_4, v0_5};
+use super::wit;
 use super::{DEFAULT_MAX_COMPONENT_BYTES, WasmError, WasmOptions, listing};
 
 /// The shared Wasm runtime of one hookhost engine.
@@ -262,16 +262,7 @@ fn linker(engine: &Engine) -> Result<Linker<HostState>, WasmError> {
     let wasm = |e: wasmtime::Error| WasmError(format!("{e:#}"));
     let mut linker = Linker::new(engine);
     wasmtime_wasi::p2::add_to_linker_async(&mut linker).map_err(wasm)?;
-    v0_1::Hook::add_to_linker::<HostState, HasSelf<HostState>>(&mut linker, |state| state)
-        .map_err(wasm)?;
-    v0_2::Hook::add_to_linker::<HostState, HasSelf<HostState>>(&mut linker, |state| state)
-        .map_err(wasm)?;
-    v0_3::Hook::add_to_linker::<HostState, HasSelf<HostState>>(&mut linker, |state| state)
-        .map_err(wasm)?;
-    v0_4::Hook::add_to_linker::<HostState, HasSelf<HostState>>(&mut linker, |state| state)
-        .map_err(wasm)?;
-    v0_5::Hook::add_to_linker::<HostState, HasSelf<HostState>>(&mut linker, |state| state)
-        .map_err(wasm)?;
+    wit::add_to_linker(&mut linker).map_err(wasm)?;
     listing::install(&mut linker).map_err(wasm)?;
     Ok(linker)
 }

@@ -225,8 +225,12 @@ pub mod v0_4;
 pub mod v0_5;
 
 use serde_json::Value;
+use wasmtime::Store;
+use wasmtime::component::{HasSelf, Linker};
 
 use super::host::HostState;
+use crate::dialect::Event;
+use crate::hook_input::HookInput;
 
 /// Every WIT package version this host runs, oldest first.
 pub const WIT_VERSIONS: &[&str] = &["0.1.0", "0.2.0", "0.3.0", "0.4.0", "0.5.0"];
@@ -257,6 +261,117 @@ pub(super) enum WitTarget {
     V0_3,
     V0_4,
     V0_5,
+}
+
+impl WitTarget {
+    /// The version of a `hookhost:hooks` package named `version` (`"0.2.0"`), if this
+    /// host runs it.
+    pub(super) fn parse(version: &str) -> Option<WitTarget> {
+        Some(match version {
+            "0.1.0" => WitTarget::V0_1,
+            "0.2.0" => WitTarget::V0_2,
+            "0.3.0" => WitTarget::V0_3,
+            "0.4.0" => WitTarget::V0_4,
+            "0.5.0" => WitTarget::V0_5,
+            _ => return None,
+        })
+    }
+
+    /// The newest version: what a component importing nothing of hookhost's is checked
+    /// against.
+    pub(super) const NEWEST: WitTarget = WitTarget::V0_5;
+}
+
+impl Pre {
+    /// `pre` checked against the world of `version` (its export must be that world's).
+    pub(super) fn new(
+        version: WitTarget,
+        pre: wasmtime::component::InstancePre<HostState>,
+    ) -> wasmtime::Result<Pre> {
+        Ok(match version {
+            WitTarget::V0_1 => Pre::V0_1(v0_1::HookPre::new(pre)?),
+            WitTarget::V0_2 => Pre::V0_2(v0_2::HookPre::new(pre)?),
+            WitTarget::V0_3 => Pre::V0_3(v0_3::HookPre::new(pre)?),
+            WitTarget::V0_4 => Pre::V0_4(v0_4::HookPre::new(pre)?),
+            WitTarget::V0_5 => Pre::V0_5(v0_5::HookPre::new(pre)?),
+        })
+    }
+}
+
+/// Adds every version of the hookhost host API to `linker`.
+pub(super) fn add_to_linker(linker: &mut Linker<HostState>) -> wasmtime::Result<()> {
+    v0_1::Hook::add_to_linker::<HostState, HasSelf<HostState>>(linker, |state| state)?;
+    v0_2::Hook::add_to_linker::<HostState, HasSelf<HostState>>(linker, |state| state)?;
+    v0_3::Hook::add_to_linker::<HostState, HasSelf<HostState>>(linker, |state| state)?;
+    v0_4::Hook::add_to_linker::<HostState, HasSelf<HostState>>(linker, |state| state)?;
+    v0_5::Hook::add_to_linker::<HostState, HasSelf<HostState>>(linker, |state| state)?;
+    Ok(())
+}
+
+/// A fresh instance of one hook's component in its own store, not yet entered.
+pub(super) enum Instance {
+    V0_1(v0_1::Hook),
+    V0_2(v0_2::Hook),
+    V0_3(v0_3::Hook),
+    V0_4(v0_4::Hook),
+    V0_5(v0_5::Hook),
+}
+
+impl Instance {
+    /// Instantiates `pre` in `store`.
+    pub(super) async fn new(pre: &Pre, store: &mut Store<HostState>) -> wasmtime::Result<Self> {
+        Ok(match pre {
+            Pre::V0_1(pre) => Self::V0_1(pre.instantiate_async(store).await?),
+            Pre::V0_2(pre) => Self::V0_2(pre.instantiate_async(store).await?),
+            Pre::V0_3(pre) => Self::V0_3(pre.instantiate_async(store).await?),
+            Pre::V0_4(pre) => Self::V0_4(pre.instantiate_async(store).await?),
+            Pre::V0_5(pre) => Self::V0_5(pre.instantiate_async(store).await?),
+        })
+    }
+
+    /// Calls the guest's `handle` with `input` (built for this instance's version); its
+    /// answer in the 0.2.0 form every later version shares.
+    pub(super) async fn call(
+        self,
+        store: &mut Store<HostState>,
+        input: &CallInput,
+    ) -> wasmtime::Result<Result<v0_2::HookAnswer, String>> {
+        match (self, input) {
+            (Instance::V0_1(hook), CallInput::V0_1(input)) => {
+                let answer = hook.call_handle(store, input).await?;
+                Ok(answer.map(v0_1::answer_into_v0_2))
+            }
+            (Instance::V0_2(hook), CallInput::V0_2(input)) => hook.call_handle(store, input).await,
+            (Instance::V0_3(hook), CallInput::V0_2(input)) => hook.call_handle(store, input).await,
+            (Instance::V0_4(hook), CallInput::V0_2(input)) => hook.call_handle(store, input).await,
+            (Instance::V0_5(hook), CallInput::V0_2(input)) => hook.call_handle(store, input).await,
+            _ => Err(wasmtime::Error::msg("input built for another WIT version")),
+        }
+    }
+}
+
+impl CallInput {
+    /// The input of one call in the version of `pre`, its size for the input limit, and
+    /// the length of its JSON text. 0.1.0 carries the whole input in its record; 0.2.0
+    /// hands out the raw input on demand (so its text is only counted here), and the
+    /// limit and the memory allowance count it either way.
+    pub(super) fn new(pre: &Pre, event: &Event, input: &HookInput) -> (CallInput, usize, usize) {
+        let record = v0_2::hook_input(event, &input.value);
+        match pre {
+            Pre::V0_1(_) => {
+                let base = v0_2::input_size(&record);
+                let json = input.json();
+                let wide = v0_1::hook_input(record, &input.value, json);
+                let size = v0_1::input_size(base, &wide);
+                (CallInput::V0_1(wide), size, json.len())
+            }
+            Pre::V0_2(_) | Pre::V0_3(_) | Pre::V0_4(_) | Pre::V0_5(_) => {
+                let json_len = input.json_len();
+                let size = v0_2::input_size(&record) + json_len;
+                (CallInput::V0_2(record), size, json_len)
+            }
+        }
+    }
 }
 
 /// Bytes the WIT input record for `input` on `event` carries into a guest (what the
