@@ -16,13 +16,22 @@ use crate::config::{Handler, HookSpec, HttpPolicy, WasmGrantPolicy};
 /// What a hook may do.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Admission {
-    /// It runs.
-    Run,
+    /// It runs, with what admission already parsed and checked for it.
+    Run(Permit),
     /// It never runs; every call reports `skipped` with this reason.
     Skip(String),
     /// The owners' policy refuses it: a load error, and every call fails (a block when
     /// `failClosed`) with this reason.
     Refuse(String),
+}
+
+/// What admission hands the executor of a hook it lets run, parsed once.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Permit {
+    /// Nothing beyond the hook's own entry.
+    Entry,
+    /// An HTTP hook's URL, parsed and allowed by `allowedHttpHookUrls`.
+    Url(reqwest::Url),
 }
 
 /// The owners' policy, as admission reads it.
@@ -58,12 +67,17 @@ pub(crate) fn admit(spec: &HookSpec, policy: &AdmissionPolicy) -> Admission {
             ))
         }
         Handler::Wasm(_) => policy.grants.refusal(spec, policy.project.as_deref()),
-        Handler::Http(http) => policy.http.checked_url(&http.url).err(),
+        Handler::Http(http) => {
+            return match policy.http.checked_url(&http.url) {
+                Ok(url) => Admission::Run(Permit::Url(url)),
+                Err(reason) => Admission::Refuse(reason),
+            };
+        }
         _ => None,
     };
     match refusal {
         Some(reason) => Admission::Refuse(reason),
-        None => Admission::Run,
+        None => Admission::Run(Permit::Entry),
     }
 }
 
@@ -89,7 +103,7 @@ mod tests {
         ));
         assert!(matches!(
             admit(&spec(wasm, Layer::Project, true), &policy),
-            Admission::Run
+            Admission::Run(Permit::Entry)
         ));
     }
 
@@ -109,12 +123,14 @@ mod tests {
         );
         assert_eq!(
             admit(&spec(command, Layer::Project, true), &policy),
-            Admission::Run
+            Admission::Run(Permit::Entry)
         );
         let allowed = serde_json::json!({"type": "http", "url": "https://policy.internal/check"});
         assert_eq!(
             admit(&spec(allowed, Layer::User, true), &policy),
-            Admission::Run
+            Admission::Run(Permit::Url(
+                reqwest::Url::parse("https://policy.internal/check").unwrap()
+            ))
         );
         let other = serde_json::json!({"type": "http", "url": "https://elsewhere.example/x"});
         assert!(matches!(

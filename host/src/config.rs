@@ -210,8 +210,6 @@ pub struct WasmHandler {
     pub fuel: Option<u64>,
     /// Memory cap per call, MiB.
     pub memory_mb: Option<u64>,
-    /// Any failure blocks.
-    pub fail_closed: bool,
     /// Preopened directories.
     pub allowed_paths: Vec<AllowedPath>,
     /// Environment variables passed through (names).
@@ -231,7 +229,6 @@ impl WasmHandler {
             component: component.into(),
             fuel: None,
             memory_mb: None,
-            fail_closed: false,
             allowed_paths: Vec::new(),
             env: Vec::new(),
             config: Value::Null,
@@ -431,9 +428,10 @@ impl HookSpec {
         }
     }
 
-    /// Whether a failure of this hook blocks the event (`failClosed`).
+    /// Whether a failure of this hook blocks the event (`failClosed`): read once, from
+    /// the entry, for every executor.
     pub fn fail_closed(&self) -> bool {
-        self.fail_closed || matches!(&self.handler, Handler::Wasm(wasm) if wasm.fail_closed)
+        self.fail_closed
     }
 }
 

@@ -21,8 +21,8 @@ use super::discover::{detect, dialect_files};
 use super::hygge::read_hooks_toml;
 pub use super::options::LoadOptions;
 use super::owners::{
-    apply_policy, dedup, grant_policy, keep_only_hooks_of_untrusted, lost_guards, merge_list,
-    owner_flag, owner_values, workspace_trust,
+    apply_policy, dedup, grant_policy, keep_only_hooks_of_untrusted, merge_list, owner_flag,
+    owner_values, workspace_trust,
 };
 use super::plugin::read_plugin_in;
 use super::settings::{FileContext, read_hooks};
@@ -210,7 +210,11 @@ pub fn load(options: &LoadOptions) -> LoadedConfig {
     let audit_log = owner_values(&sources, "hookAuditLog", false)
         .into_iter()
         .find_map(|(_, value)| value.as_str().map(PathBuf::from));
-    let lost_guards = lost_guards(&sources, dialect);
+    let lost_guards = diags
+        .iter()
+        .filter(|diag| super::settings::is_lost_guard(diag))
+        .map(|diag| format!("{}: {}", diag.file, diag.message))
+        .collect();
     let repository_files = sources
         .iter()
         .filter(|s| !s.layer.is_owner())

@@ -10,7 +10,6 @@ use super::options::{LoadOptions, config_dir};
 use super::source::Source;
 use super::trust::{self, Trust, TrustedBy};
 use super::{Diagnostic, DroppedHook, HookSpec, Layer, Severity};
-use crate::dialect::Dialect;
 
 /// The effective boolean of `key`, by precedence: managed > `--settings` > local >
 /// project > user. Returns the value and the layer it came from.
@@ -58,39 +57,6 @@ pub(super) fn merge_list<'a>(
         }
     }
     merged
-}
-
-/// The owners' `failClosed` hooks on events `dialect` does not have (reported as load
-/// errors by the reader): one line each, naming file and event.
-pub(super) fn lost_guards(sources: &[Source], dialect: &'static Dialect) -> Vec<String> {
-    let mut lost = Vec::new();
-    if dialect.events.is_none() {
-        return lost;
-    }
-    for source in sources.iter().filter(|s| s.layer.is_owner() && !s.toml) {
-        let Some(Value::Object(events)) = source.value.as_ref().and_then(|v| v.get("hooks")) else {
-            continue;
-        };
-        for (event, groups) in events {
-            if dialect.lookup(event).is_some() {
-                continue;
-            }
-            let fail_closed = groups
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|group| group.get("hooks")?.as_array())
-                .flatten()
-                .any(|entry| entry.get("failClosed") == Some(&Value::Bool(true)));
-            if fail_closed {
-                lost.push(format!(
-                    "{}: a failClosed hook for `{event}` cannot run: the engine reads the {} dialect, which has no such event",
-                    source.label, dialect.name
-                ));
-            }
-        }
-    }
-    lost
 }
 
 /// In an untrusted workspace the project and local files contribute their `hooks` only

@@ -113,8 +113,10 @@ struct RawWasm {
     component: String,
     fuel: Option<u64>,
     memory_mb: Option<u64>,
-    #[serde(default)]
-    fail_closed: bool,
+    /// Read with the entry's common fields ([`RawCommon`]); named here only so the strict
+    /// reader accepts it.
+    #[serde(rename = "failClosed", default)]
+    _fail_closed: serde::de::IgnoredAny,
     #[serde(default)]
     allowed_paths: Vec<RawAllowedPath>,
     #[serde(default)]
@@ -157,6 +159,26 @@ fn from_value<T: for<'de> Deserialize<'de>>(value: &Value) -> Result<T, String> 
     T::deserialize(value).map_err(|err| err.to_string())
 }
 
+/// How the reader's error for an owner's `failClosed` hook on an event the dialect lacks
+/// ends (see [`is_lost_guard`]).
+const LOST_GUARD: &str = "the owner's failClosed hook for it cannot run";
+
+/// Whether `diag` reports an owner's `failClosed` hook that cannot run: a guard lost.
+pub(crate) fn is_lost_guard(diag: &Diagnostic) -> bool {
+    diag.severity == Severity::Error && diag.message.ends_with(LOST_GUARD)
+}
+
+/// Whether any handler entry of an event's matcher `groups` is `failClosed`.
+fn any_fail_closed(groups: &Value) -> bool {
+    groups
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|group| group.get("hooks")?.as_array())
+        .flatten()
+        .any(|entry| entry.get("failClosed") == Some(&Value::Bool(true)))
+}
+
 /// Reads `hooks` (the object mapping event names to matcher groups) into `out`.
 pub fn read_hooks(
     hooks: &Value,
@@ -177,17 +199,20 @@ pub fn read_hooks(
             Some(spec) => spec,
             None if ctx.dialect.events.is_some() => {
                 // An owner's hook is never dropped quietly: the dialect was chosen from
-                // other files, and the guard would simply be gone.
+                // other files, and the guard would simply be gone. A failClosed one is a
+                // lost guard: the front door blocks every event until it is fixed.
                 let (severity, what) = if ctx.layer.is_owner() {
                     (Severity::Error, "the owner's hooks for it cannot run")
                 } else {
                     (Severity::Warning, "skipped")
                 };
-                diags.push(ctx.diag(
-                    severity,
-                    format!("hooks.{event}"),
-                    format!("`{event}` is not a {} event; {what}", ctx.dialect.name),
-                ));
+                let what = if ctx.layer.is_owner() && any_fail_closed(groups) {
+                    LOST_GUARD
+                } else {
+                    what
+                };
+                let message = format!("`{event}` is not a {} event; {what}", ctx.dialect.name);
+                diags.push(ctx.diag(severity, format!("hooks.{event}"), message));
                 continue;
             }
             None => {
@@ -607,7 +632,6 @@ fn read_wasm(raw: &Value, ctx: &FileContext) -> Result<WasmHandler, String> {
         component: resolve(&wasm.component),
         fuel: wasm.fuel,
         memory_mb: wasm.memory_mb,
-        fail_closed: wasm.fail_closed,
         allowed_paths: wasm
             .allowed_paths
             .iter()

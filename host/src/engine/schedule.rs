@@ -266,8 +266,14 @@ impl EventRun {
         );
         match result.error.clone() {
             // `failClosed`: any failure of the hook blocks, naming it.
+            // The one place a failClosed hook's failure becomes a block (the front door
+            // blocks before any hook when hookhost itself cannot run them).
             Some(error) if failed && hook.spec.fail_closed() => HookRun::failed_closed(
-                format!("failClosed hook {} failed: {error}", hook.name),
+                format!(
+                    "{} hook {} failed closed: {error}",
+                    hook.spec.handler.executor_kind().as_str(),
+                    hook.name
+                ),
                 error,
             ),
             // Events a hook that did not finish blocks (PreModelSwitch).

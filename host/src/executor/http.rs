@@ -46,36 +46,32 @@ pub struct HttpExecutor {
     handler: HttpHandler,
     client: Client,
     policy: Arc<HttpPolicy>,
-    /// The URL, parsed and checked against the allow list once, at load.
-    url: Result<Url, String>,
+    /// The URL, parsed and allowed by admission (a refused one never gets here).
+    url: Url,
+    /// The request method, parsed once (the settings reader validated it).
+    method: reqwest::Method,
 }
 
 impl HttpExecutor {
-    /// An executor for one configured endpoint; a malformed or refused URL is a load
-    /// error (reported by `hookhost check` with the hook's location) and is never
-    /// requested.
-    pub fn new(handler: HttpHandler, client: Client, policy: Arc<HttpPolicy>) -> Self {
-        let url = policy.checked_url(&handler.url);
+    /// An executor for one configured endpoint at `url`, which admission parsed and
+    /// checked against the allow list; `policy` checks each redirect.
+    pub fn new(handler: HttpHandler, url: Url, client: Client, policy: Arc<HttpPolicy>) -> Self {
+        let method =
+            reqwest::Method::from_bytes(handler.method.as_bytes()).unwrap_or(reqwest::Method::POST);
         Self {
             handler,
             client,
             policy,
             url,
+            method,
         }
     }
 }
 
 impl Executor for HttpExecutor {
-    fn load_error(&self) -> Option<String> {
-        self.url.as_ref().err().cloned()
-    }
-
     fn execute<'a>(&'a self, call: HookCall) -> BoxFuture<'a, HookRun> {
         Box::pin(async move {
-            let url = match &self.url {
-                Ok(url) => url.clone(),
-                Err(message) => return HookRun::non_blocking(message.clone()),
-            };
+            let url = self.url.clone();
             match tokio::time::timeout(call.timeout, self.post(url, &call)).await {
                 Ok(result) => result,
                 Err(_) => HookRun::timed_out(call.timeout, "request abandoned"),
@@ -114,9 +110,7 @@ impl HttpExecutor {
 
     async fn post(&self, url: Url, call: &HookCall) -> HookRun {
         let allowed = self.allowed_vars();
-        // Validated when the configuration was read.
-        let method = reqwest::Method::from_bytes(self.handler.method.as_bytes())
-            .unwrap_or(reqwest::Method::POST);
+        let method = &self.method;
         let body = call.input.json().to_string();
         let mut url = url;
         let mut hops = 0;

@@ -9,7 +9,7 @@ use super::http::HttpExecutor;
 use super::prompt::{LlmOptions, PromptExecutor};
 use super::wasm::{WasmError, WasmOptions, WasmRuntime};
 use super::{BoxFuture, Detached, Executor, HookCall, Unsupported};
-use crate::admission::{Admission, AdmissionPolicy, admit};
+use crate::admission::{Admission, AdmissionPolicy, Permit, admit};
 use crate::config::{Handler, HookSpec, HttpPolicy, RunMode, WasmGrantPolicy};
 use crate::outcome::HookRun;
 
@@ -85,16 +85,13 @@ pub fn build(spec: &HookSpec, shared: &Shared) -> Arc<dyn Executor> {
 }
 
 fn build_sync(spec: &HookSpec, shared: &Shared) -> Arc<dyn Executor> {
-    match admit(spec, &shared.admission) {
-        Admission::Run => {}
+    let permit = match admit(spec, &shared.admission) {
+        Admission::Run(permit) => permit,
         Admission::Skip(reason) => return Arc::new(Skipped(reason)),
         Admission::Refuse(reason) => {
-            return Arc::new(Unavailable {
-                message: reason,
-                fail_closed: spec.fail_closed(),
-            });
+            return Arc::new(Unavailable { message: reason });
         }
-    }
+    };
     match &spec.handler {
         Handler::Command(command) => {
             Arc::new(CommandExecutor::new(command.clone(), spec.env.clone()))
@@ -103,16 +100,19 @@ fn build_sync(spec: &HookSpec, shared: &Shared) -> Arc<dyn Executor> {
             Ok(runtime) => super::wasm::executor(&runtime, handler, &spec.display_name()),
             Err(err) => Arc::new(Unavailable {
                 message: format!("cannot create the Wasm runtime: {err}"),
-                fail_closed: handler.fail_closed,
             }),
         },
-        Handler::Http(handler) => match shared.client() {
-            Ok(client) => Arc::new(HttpExecutor::new(
+        Handler::Http(handler) => match (shared.client(), permit) {
+            (Ok(client), Permit::Url(url)) => Arc::new(HttpExecutor::new(
                 handler.clone(),
+                url,
                 client,
                 shared.admission.http.clone(),
             )),
-            Err(err) => no_client(spec, err),
+            (Ok(_), Permit::Entry) => Arc::new(Unavailable {
+                message: "an HTTP hook admitted without its URL".into(),
+            }),
+            (Err(err), _) => no_client(err),
         },
         Handler::Prompt(handler) => match shared.client() {
             Ok(client) => Arc::new(PromptExecutor::new(
@@ -120,17 +120,16 @@ fn build_sync(spec: &HookSpec, shared: &Shared) -> Arc<dyn Executor> {
                 client,
                 shared.llm.clone(),
             )),
-            Err(err) => no_client(spec, err),
+            Err(err) => no_client(err),
         },
         Handler::Unsupported(kind) => Arc::new(Unsupported(kind.clone())),
     }
 }
 
 /// The executor of an HTTP or prompt hook when no HTTP client could be built.
-fn no_client(spec: &HookSpec, err: String) -> Arc<dyn Executor> {
+fn no_client(err: String) -> Arc<dyn Executor> {
     Arc::new(Unavailable {
         message: format!("cannot create the HTTP client: {err}"),
-        fail_closed: spec.fail_closed(),
     })
 }
 
@@ -196,20 +195,15 @@ impl Executor for Skipped {
     }
 }
 
-/// A hook whose executor could not be created: reported at load, fails every call
-/// (blocking when the hook is `failClosed`).
+/// A hook whose executor could not be created: reported at load, fails every call (the
+/// scheduler blocks the event when the hook is `failClosed`).
 struct Unavailable {
     message: String,
-    fail_closed: bool,
 }
 
 impl Executor for Unavailable {
     fn execute<'a>(&'a self, _call: HookCall) -> BoxFuture<'a, HookRun> {
-        let result = if self.fail_closed {
-            HookRun::failed_closed(self.message.clone(), self.message.clone())
-        } else {
-            HookRun::non_blocking(self.message.clone())
-        };
+        let result = HookRun::non_blocking(self.message.clone());
         Box::pin(async move { result })
     }
 

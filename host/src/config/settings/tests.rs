@@ -107,7 +107,7 @@ fn wasm_entries_are_strict() {
     };
     assert_eq!(wasm.component, PathBuf::from("/proj/guard.wasm"));
     assert_eq!(wasm.allowed_paths[0].path, PathBuf::from("/proj"));
-    assert!(wasm.fail_closed);
+    assert!(hooks[0].fail_closed());
 }
 
 #[test]

@@ -33,7 +33,6 @@ pub(super) struct WasmHook {
     /// Prepared on first use (compiling is the one expensive step of loading).
     pub(super) ready: OnceCell<Result<Ready, LoadError>>,
     pub(super) limits: HookLimits,
-    pub(super) fail_closed: bool,
     /// The configured `sha256`, if pinned.
     pub(super) pin: Option<String>,
     pub(super) env: Arc<[(String, String)]>,
@@ -111,7 +110,6 @@ fn new_hook(
         setup,
         ready: OnceCell::new(),
         limits: HookLimits::for_handler(handler),
-        fail_closed: handler.fail_closed,
         pin: handler.sha256.clone(),
         env,
         warning: handler
@@ -239,13 +237,6 @@ impl Executor for WasmHook {
         Box::pin(async move {
             match self.run(&call).await {
                 Ok(result) => result,
-                Err(failure) if self.fail_closed => HookRun::failed_closed(
-                    format!(
-                        "wasm hook {} failed closed: {}",
-                        self.shared.name, failure.message
-                    ),
-                    failure.message,
-                ),
                 Err(failure) => HookRun {
                     status: failure.status,
                     output: Default::default(),
