@@ -557,7 +557,7 @@ impl Engine {
         let input = HookInput::new(event, input);
         let outcome = self.fire(&input).await;
         if let Some(log) = &self.inner.audit {
-            log.record(&audit::InputSummary::of(&input.value), &outcome);
+            log.record(&audit::InputSummary::of(&input), &outcome);
         }
         outcome
     }

@@ -92,11 +92,6 @@ impl HookInput {
         static NULL: Value = Value::Null;
         field(&self.value, "tool_input").unwrap_or(&NULL)
     }
-
-    /// The value of a top-level field, if it is a string.
-    pub(crate) fn str_field(&self, name: &str) -> Option<&str> {
-        field(&self.value, name).and_then(Value::as_str)
-    }
 }
 
 /// A writer that only counts the bytes written to it.

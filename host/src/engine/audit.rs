@@ -9,6 +9,7 @@ use std::sync::Mutex;
 
 use serde_json::{Value, json};
 
+use crate::hook_input::HookInput;
 use crate::outcome::EventOutcome;
 
 /// Bytes of `tool_input` (as JSON text) kept per line.
@@ -28,15 +29,23 @@ pub(crate) struct InputSummary {
 }
 
 impl InputSummary {
-    pub(crate) fn of(input: &Value) -> Self {
-        let tool_input = input.get("tool_input").map(|value| {
-            let text = value.to_string();
-            let kept = crate::text::truncate(&text, TOOL_INPUT_BYTES);
-            Value::String(kept.to_string())
-        });
+    /// The summary of the typed input (its session, tool and tool input, cut short).
+    pub(crate) fn of(input: &HookInput) -> Self {
+        let tool_input = Some(input.tool_input())
+            .filter(|value| !value.is_null())
+            .map(|value| {
+                let text = value.to_string();
+                let kept = crate::text::truncate(&text, TOOL_INPUT_BYTES);
+                Value::String(kept.to_string())
+            });
         Self {
-            session_id: input.get("session_id").cloned().unwrap_or(Value::Null),
-            tool_name: input.get("tool_name").cloned().unwrap_or(Value::Null),
+            session_id: Some(&*input.session)
+                .filter(|session| !session.is_empty())
+                .map_or(Value::Null, |session| Value::String(session.to_string())),
+            tool_name: input
+                .tool_name
+                .as_deref()
+                .map_or(Value::Null, |name| Value::String(name.to_string())),
             tool_input: tool_input.unwrap_or(Value::Null),
         }
     }
@@ -104,6 +113,11 @@ fn line(input: &InputSummary, outcome: &EventOutcome, now: std::time::SystemTime
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dialect::Event;
+
+    fn typed(value: Value) -> std::sync::Arc<HookInput> {
+        HookInput::new(Event::new("PreToolUse"), value)
+    }
 
     #[test]
     fn line_keeps_the_first_4_kib_of_tool_input_and_rfc3339_time() {
@@ -112,18 +126,23 @@ mod tests {
         let mut outcome = EventOutcome::empty("PreToolUse");
         outcome.should_block = true;
         let line = line(
-            &InputSummary::of(&input),
+            &InputSummary::of(&typed(input)),
             &outcome,
             std::time::UNIX_EPOCH + std::time::Duration::from_secs(86_400),
         );
         assert_eq!(line["time"], "1970-01-02T00:00:00.000Z");
         assert_eq!(line["decision"], "block");
+        assert_eq!(line["session_id"], "s");
+        assert_eq!(line["tool_name"], "Bash");
         assert!(line["tool_input"].as_str().unwrap().len() <= TOOL_INPUT_BYTES);
     }
 
     #[test]
     fn a_write_failure_is_not_a_crash() {
         let log = AuditLog::new(Path::new("/nonexistent-dir/audit.jsonl"));
-        log.record(&InputSummary::of(&json!({})), &EventOutcome::empty("Stop"));
+        log.record(
+            &InputSummary::of(&typed(json!({}))),
+            &EventOutcome::empty("Stop"),
+        );
     }
 }

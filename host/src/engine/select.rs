@@ -128,10 +128,7 @@ impl<'a> MatchInput<'a> {
             value: input.event.matcher_value(&input.value),
             tool_name: input.tool_name.as_deref(),
             tool_input: input.tool_input(),
-            cwd: input
-                .str_field("cwd")
-                .map(Path::new)
-                .unwrap_or(Path::new("/")),
+            cwd: input.cwd.as_deref().unwrap_or(Path::new("/")),
             home,
             target: input.file_target.as_ref().map(|t| t.resolved.as_path()),
         }
