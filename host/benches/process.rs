@@ -51,25 +51,29 @@ fn cli(dir: &Path, settings: &Path, args: &[&str]) -> Command {
     command
 }
 
+/// A `hookhost fire` started with the bench's input written to its stdin; its output
+/// goes to `output` (null while timing, a pipe when it is read).
+fn start_fire(dir: &Path, settings: &Path, output: fn() -> Stdio) -> std::process::Child {
+    let mut child = cli(dir, settings, &["fire"])
+        .stdin(Stdio::piped())
+        .stdout(output())
+        .stderr(output())
+        .spawn()
+        .expect("run hookhost fire");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(request_body(dir).as_bytes())
+        .unwrap();
+    child
+}
+
 fn fire(dir: &Path, settings: &Path, runs: usize) -> Vec<Duration> {
-    let input = json!({"hook_event_name": "PreToolUse", "session_id": "b", "cwd": dir,
-        "tool_name": "Bash", "tool_input": {"command": "ls -la"}})
-    .to_string();
     let mut times = Vec::with_capacity(runs);
     for _ in 0..runs {
         let started = Instant::now();
-        let mut child = cli(dir, settings, &["fire"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("run hookhost fire");
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(input.as_bytes())
-            .unwrap();
+        let mut child = start_fire(dir, settings, Stdio::null);
         assert!(child.wait().unwrap().success());
         times.push(started.elapsed());
     }
@@ -80,20 +84,9 @@ fn fire(dir: &Path, settings: &Path, runs: usize) -> Vec<Duration> {
 /// One `fire` whose outcome is read: `hooks` hooks ran and succeeded, or the row would
 /// time something else (a hook that failed to load, a component that did not compile).
 fn check_fire(dir: &Path, settings: &Path, hooks: usize, name: &str) {
-    let input = request_body(dir);
-    let mut child = cli(dir, settings, &["fire"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run hookhost fire");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
+    let out = start_fire(dir, settings, Stdio::piped)
+        .wait_with_output()
         .unwrap();
-    let out = child.wait_with_output().unwrap();
     let outcome: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
     assert_eq!(
         outcome["counts"]["success"].as_u64(),

@@ -149,6 +149,9 @@ export_hook!(Policy);
         .current_dir(&project)
         .env_remove("CARGO_TARGET_DIR")
         .env_remove("CARGO_BUILD_TARGET")
+        // As its author builds it: not with the lints CI runs hookhost's own build under.
+        .env_remove("RUSTC_WORKSPACE_WRAPPER")
+        .env_remove("CLIPPY_ARGS")
         .output()
         .expect("run cargo build");
     let stderr = String::from_utf8_lossy(&out.stderr);

@@ -189,23 +189,18 @@ fn trusting_a_project_does_not_trust_a_hooks_toml_above_it() {
     let managed = managed_flag(&test);
     let input = json!({"event": "pre_tool", "session_id": "s", "tool_name": "Bash",
                        "tool_input": {"command": "ls"}});
-    let run = hookhost(
-        &test,
-        &project,
-        &[
-            "fire",
-            "--home",
-            &home,
-            "--project-dir",
-            &proj,
-            "--managed-settings",
-            &managed,
-            "--dialect",
-            "hygge",
-        ],
-        &input.to_string(),
-        &[],
-    );
+    let args = [
+        "fire",
+        "--home",
+        &home,
+        "--project-dir",
+        &proj,
+        "--managed-settings",
+        &managed,
+        "--dialect",
+        "hygge",
+    ];
+    let run = hookhost(&test, &project, &args, &input.to_string(), &[]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(
         !marker.exists(),
@@ -221,17 +216,6 @@ fn trusting_a_project_does_not_trust_a_hooks_toml_above_it() {
         &[],
     );
     assert_eq!(trusted.code, 0, "{}", trusted.stderr);
-    let args = [
-        "fire",
-        "--home",
-        &home,
-        "--project-dir",
-        &proj,
-        "--managed-settings",
-        &managed,
-        "--dialect",
-        "hygge",
-    ];
     let run = hookhost(&test, &project, &args, &input.to_string(), &[]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(
