@@ -11,13 +11,13 @@ mod audit;
 mod explain;
 pub(crate) use crate::hook_input::HookInput;
 pub use explain::HookVerdict;
-pub use session::SessionHook;
+pub use session_hooks::SessionHook;
 mod revalidate;
 mod schedule;
 mod select;
-pub(crate) mod session;
-mod session_store;
-mod sessions;
+mod session_files;
+pub(crate) mod session_hooks;
+mod session_memory;
 mod stop_guard;
 
 use std::path::Path;
@@ -40,7 +40,7 @@ use self::schedule::EventRun;
 use self::select::OnceTracker;
 use self::stop_guard::StopGuard;
 
-pub use session::SessionHookId;
+pub use session_hooks::SessionHookId;
 
 /// Default number of consecutive Stop blocks before the engine lets the agent stop.
 pub const DEFAULT_STOP_BLOCK_CAP: u32 = 8;
@@ -115,7 +115,7 @@ impl Default for EngineOptions {
 
 /// A hook ready to run: its spec, its executor and its timeout.
 #[derive(Clone)]
-pub(crate) struct Prepared {
+pub(crate) struct LoadedHook {
     pub(crate) id: u64,
     /// Shared so that selecting a hook per event is a reference-count bump.
     pub(crate) spec: Arc<HookSpec>,
@@ -126,7 +126,7 @@ pub(crate) struct Prepared {
     pub(crate) timeout: Duration,
 }
 
-impl Prepared {
+impl LoadedHook {
     pub(crate) fn new(id: u64, spec: HookSpec, executor: Arc<dyn Executor>) -> Self {
         Self {
             id,
@@ -185,8 +185,8 @@ pub struct HookInfo {
 }
 
 pub(crate) struct Inner {
-    pub(crate) hooks: Vec<Prepared>,
-    pub(crate) session_hooks: RwLock<Vec<Prepared>>,
+    pub(crate) hooks: Vec<LoadedHook>,
+    pub(crate) session_hooks: RwLock<Vec<LoadedHook>>,
     pub(crate) next_id: AtomicU64,
     diagnostics: Vec<Diagnostic>,
     once: OnceTracker,
@@ -255,17 +255,17 @@ impl Engine {
     /// does not compile or imports what hooks are never granted), is refused with the
     /// reason.
     pub fn add_session_hook(&self, hook: SessionHook) -> Result<SessionHookId, EngineError> {
-        session::add(self, hook)
+        session_hooks::add(self, hook)
     }
 
     /// Removes a session hook; `false` when no hook has that id.
     pub fn remove_session_hook(&self, id: SessionHookId) -> bool {
-        session::remove(self, id)
+        session_hooks::remove(self, id)
     }
 
     /// Removes every session hook.
     pub fn clear_session_hooks(&self) {
-        session::clear(self)
+        session_hooks::clear(self)
     }
 
     /// Loads configuration from `load` and builds an engine.
@@ -334,7 +334,7 @@ impl Engine {
                 .as_deref()
                 .map(|dir| dir.display().to_string())
                 .unwrap_or_default();
-            match session_store::SessionStore::open(dir, &scope) {
+            match session_files::SessionStore::open(dir, &scope) {
                 Ok(store) => Some(Arc::new(store)),
                 Err(err) => {
                     diagnostics.push(Diagnostic {
@@ -363,7 +363,7 @@ impl Engine {
                     diagnostic.severity = crate::config::Severity::Warning;
                     diagnostics.push(diagnostic);
                 }
-                Prepared::new(next, spec, executor)
+                LoadedHook::new(next, spec, executor)
             })
             .collect();
         Ok(Engine {
@@ -568,7 +568,7 @@ impl Engine {
         &self,
         input: &HookInput,
         ran: &std::collections::HashSet<u64>,
-    ) -> Vec<Prepared> {
+    ) -> Vec<LoadedHook> {
         let session_hooks = self
             .inner
             .session_hooks

@@ -174,7 +174,8 @@ mod tests {
         handler.allowed_paths = grants;
         handler.env = env.into_iter().map(str::to_string).collect();
         let mut spec =
-            crate::engine::session::test_spec("PreToolUse", None, Handler::Wasm(handler)).unwrap();
+            crate::engine::session_hooks::test_spec("PreToolUse", None, Handler::Wasm(handler))
+                .unwrap();
         spec.layer = layer;
         spec
     }

@@ -9,7 +9,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use super::schedule::EventRun;
-use super::{HookInput, Prepared, select};
+use super::{HookInput, LoadedHook, select};
 use crate::merge::merge;
 use crate::outcome::{Counts, EventOutcome};
 
@@ -22,10 +22,10 @@ pub const MAX_ROUNDS: u32 = 3;
 /// that already ran, exempt from `once`).
 pub(crate) async fn run_rounds(
     run: &EventRun,
-    selected: Vec<Prepared>,
+    selected: Vec<LoadedHook>,
     input: Arc<HookInput>,
     revalidate: bool,
-    reselect: impl Fn(&HookInput, &HashSet<u64>) -> Vec<Prepared>,
+    reselect: impl Fn(&HookInput, &HashSet<u64>) -> Vec<LoadedHook>,
 ) -> EventOutcome {
     // Each round's hooks run in a boxed future, and so do the later rounds: the event's
     // own future (which hosts move whole, often several times per call) stays small. The
@@ -50,7 +50,7 @@ async fn later_rounds(
     mut outcome: EventOutcome,
     mut seen: Arc<HookInput>,
     mut ran: HashSet<u64>,
-    reselect: impl Fn(&HookInput, &HashSet<u64>) -> Vec<Prepared>,
+    reselect: impl Fn(&HookInput, &HashSet<u64>) -> Vec<LoadedHook>,
 ) -> EventOutcome {
     let mut history = Vec::new();
     for round in 1..=MAX_ROUNDS {
@@ -81,7 +81,7 @@ async fn later_rounds(
         }
         let next = seen.rewritten(next);
         let hooks = reselect(&next, &ran);
-        let hooks: Vec<Prepared> = hooks
+        let hooks: Vec<LoadedHook> = hooks
             .into_iter()
             .filter(|hook| hook.executor.detached().is_none())
             .collect();

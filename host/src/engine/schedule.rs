@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::{ActiveHook, HookInput, Prepared, select};
+use super::{ActiveHook, HookInput, LoadedHook, select};
 use crate::dialect::Event;
 use crate::dialect::{Chain, SEQUENTIAL_GROUP};
 use crate::executor::Background;
@@ -64,7 +64,7 @@ impl EventRun {
     /// Runs `selected` on `input` and returns one result per hook, in order.
     pub(crate) async fn run_all(
         &self,
-        selected: &[Prepared],
+        selected: &[LoadedHook],
         input: Arc<HookInput>,
     ) -> Vec<FinishedHook> {
         let run = self;
@@ -88,7 +88,7 @@ impl EventRun {
         }
         let mut slots: Vec<Option<FinishedHook>> = vec![None; selected.len()];
         let run_unit = |(unit, chain): (Vec<usize>, Chain)| {
-            let hooks: Vec<Prepared> = unit.iter().map(|&i| selected[i].clone()).collect();
+            let hooks: Vec<LoadedHook> = unit.iter().map(|&i| selected[i].clone()).collect();
             let (input, run) = (input.clone(), run.clone());
             async move {
                 let ran = run.run_unit(hooks, chain, input).await;
@@ -135,7 +135,7 @@ impl EventRun {
     /// unit of one hook is simply that hook).
     async fn run_unit(
         &self,
-        hooks: Vec<Prepared>,
+        hooks: Vec<LoadedHook>,
         chain: Chain,
         mut input: Arc<HookInput>,
     ) -> Vec<FinishedHook> {
@@ -211,7 +211,7 @@ impl EventRun {
 
     /// The call of `hook` on `input` (with the hook's own name in the input where the
     /// dialect passes it, hygge's `hook_name`).
-    fn call(&self, hook: &Prepared, input: &Arc<HookInput>, timeout: Duration) -> HookCall {
+    fn call(&self, hook: &LoadedHook, input: &Arc<HookInput>, timeout: Duration) -> HookCall {
         let input = match self.event.dialect().hook_name_field {
             Some(field) => {
                 let mut named = input.value.clone();
@@ -236,7 +236,7 @@ impl EventRun {
     /// others run tracked, and on events where any failure fails the event
     /// (WorktreeCreate) a failure of any executor blocks. `started`: when the call began
     /// (what [`Calls::active`] counts from).
-    async fn run_one(&self, hook: &Prepared, call: HookCall, started: Instant) -> HookRun {
+    async fn run_one(&self, hook: &LoadedHook, call: HookCall, started: Instant) -> HookRun {
         if let Some(detached) = hook.executor.detached() {
             let executor = hook.executor.clone();
             call.background.clone().spawn(async move {
@@ -291,7 +291,7 @@ impl EventRun {
         }
     }
 
-    fn track(&self, key: u64, hook: &Prepared, call: &HookCall, started: Instant) {
+    fn track(&self, key: u64, hook: &LoadedHook, call: &HookCall, started: Instant) {
         let running = Running {
             name: call.name.clone(),
             event: call.event.clone(),
@@ -328,7 +328,7 @@ fn fed_forward(input: &Value, output: &crate::output::HookAnswer) -> Option<Valu
 }
 
 /// A hook the chain did not start because an earlier hook stopped it.
-fn not_run(hook: &Prepared, stop: &str) -> FinishedHook {
+fn not_run(hook: &LoadedHook, stop: &str) -> FinishedHook {
     ran(
         hook,
         HookRun::cancelled(format!("not run: the chain stopped ({stop})")),
@@ -337,7 +337,7 @@ fn not_run(hook: &Prepared, stop: &str) -> FinishedHook {
 }
 
 /// The merge input for a hook that ran (a detached hook says so).
-fn ran(hook: &Prepared, result: HookRun, duration: Duration) -> FinishedHook {
+fn ran(hook: &LoadedHook, result: HookRun, duration: Duration) -> FinishedHook {
     FinishedHook {
         name: hook.name.to_string(),
         detached: hook.executor.detached().is_some(),

@@ -7,9 +7,9 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{Map, Value};
 
-use super::session_store::SessionStore;
-use super::sessions::SessionTable;
-use super::{HookInput, Prepared};
+use super::session_files::SessionStore;
+use super::session_memory::SessionTable;
+use super::{HookInput, LoadedHook};
 use crate::condition::RuleContext;
 use crate::config::HookSpec;
 use crate::dialect::Event;
@@ -33,7 +33,7 @@ impl OnceTracker {
     }
 
     /// Whether `hook` may run in `session` now (its first time), recording that it did.
-    fn claim(&self, session: &str, hook: &Prepared) -> bool {
+    fn claim(&self, session: &str, hook: &LoadedHook) -> bool {
         if let Some(store) = &self.store
             && !session.is_empty()
             && hook.spec.layer != crate::config::Layer::Session
@@ -68,15 +68,15 @@ fn stable_key(spec: &HookSpec) -> String {
 /// a `once` hook is selected the first time per session only (or again when its id is
 /// in `ran`: the hooks that already ran for this event, validating a rewrite).
 pub(crate) fn select<'a>(
-    hooks: impl Iterator<Item = &'a Prepared>,
+    hooks: impl Iterator<Item = &'a LoadedHook>,
     input: &HookInput,
     home: Option<&Path>,
     once: &OnceTracker,
     ran: &HashSet<u64>,
-) -> Vec<Prepared> {
+) -> Vec<LoadedHook> {
     let event = &input.event;
     let context = MatchInput::new(input, home);
-    let mut selected: Vec<Prepared> = hooks
+    let mut selected: Vec<LoadedHook> = hooks
         .filter(|hook| hook.spec.event == *event && context.matches(&hook.spec))
         .cloned()
         .collect();

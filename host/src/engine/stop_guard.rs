@@ -8,8 +8,8 @@ use serde_json::Value;
 
 use std::sync::Arc;
 
-use super::session_store::SessionStore;
-use super::sessions::SessionTable;
+use super::session_files::SessionStore;
+use super::session_memory::SessionTable;
 use crate::dialect::Event;
 use crate::dialect::StopRule;
 use crate::outcome::EventOutcome;

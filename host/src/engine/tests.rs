@@ -3,7 +3,7 @@ use super::*;
 use crate::config::{Handler, PromptHandler, WasmHandler};
 
 fn timeout_of(event: &str, handler: Handler) -> Duration {
-    let spec = session::test_spec(event, None, handler).unwrap();
+    let spec = session_hooks::test_spec(event, None, handler).unwrap();
     let shared = Shared::new(
         Default::default(),
         Default::default(),
@@ -12,7 +12,7 @@ fn timeout_of(event: &str, handler: Handler) -> Duration {
         WasmOptions::default(),
     );
     let executor = registry::build(&spec, &shared);
-    Prepared::new(1, spec, executor).timeout
+    LoadedHook::new(1, spec, executor).timeout
 }
 
 #[test]

@@ -17,7 +17,7 @@ use std::time::{Duration, SystemTime};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::sessions::{MAX_IDLE, MAX_SESSIONS};
+use super::session_memory::{MAX_IDLE, MAX_SESSIONS};
 use crate::platform;
 
 /// Largest session file read, bytes (a session's `once` list is short).

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use super::{Engine, EngineError, Prepared};
+use super::{Engine, EngineError, LoadedHook};
 use crate::config::{Handler, HookSpec, Layer};
 use crate::executor::{Executor, registry};
 
@@ -125,7 +125,7 @@ fn push(
         .session_hooks
         .write()
         .unwrap_or_else(|e| e.into_inner())
-        .push(Prepared::new(id, spec, executor));
+        .push(LoadedHook::new(id, spec, executor));
     Ok(SessionHookId(id))
 }
 
