@@ -51,7 +51,14 @@ fn bash_engine(rt: &tokio::runtime::Runtime, dir: &Path, hook: Value) -> Engine 
 /// Waits (untimed) until the engine's hook has an instance prepared.
 fn wait_prepared(engine: &Engine) {
     let started = Instant::now();
-    while engine.wasm_prepared_stats().unwrap_or_default().ready == 0 {
+    while engine
+        .inventory()
+        .wasm
+        .map(|w| w.prepared)
+        .unwrap_or_default()
+        .ready
+        == 0
+    {
         assert!(
             started.elapsed() < Duration::from_secs(5),
             "no instance prepared"
@@ -260,7 +267,7 @@ fn benches(c: &mut Criterion) {
                 })
             })
         });
-        eprintln!("{name}: {:?}", shared.wasm_prepared_stats());
+        eprintln!("{name}: {:?}", shared.inventory().wasm.map(|w| w.prepared));
         // The same load held steady: 64 calls in flight all the time, a new one started
         // as each finishes, for the whole measurement in one task on the workers. The
         // batches above end at a barrier (one worker idles while the other finishes the

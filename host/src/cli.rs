@@ -304,12 +304,12 @@ async fn fire(args: FireArgs) -> CliResult {
                 .await
         }
     };
-    let outcome = match answer {
-        hookhost::Answer::Outcome(outcome) => *outcome,
-        hookhost::Answer::Failed(failure @ hookhost::Failure::Internal(_)) => {
+    let outcome = match answer.into_result() {
+        Ok(outcome) => outcome,
+        Err(failure @ hookhost::Failure::Internal(_)) => {
             return Err(CliError::Internal(failure.into()));
         }
-        hookhost::Answer::Failed(failure) => return Err(CliError::Usage(failure.into())),
+        Err(failure) => return Err(CliError::Usage(failure.into())),
     };
     engine.close().await;
     // The process ends right after the answer: the OS reclaims the engine (its instance
@@ -425,7 +425,7 @@ async fn list(args: &ConfigArgs) -> CliResult {
     let from_registry = |hook: &hookhost::HookInfo| {
         hook.component
             .as_deref()
-            .is_some_and(|c| hookhost::oci::OciRef::is_oci(&c.to_string_lossy()))
+            .is_some_and(|c| hookhost::OciRef::is_oci(&c.to_string_lossy()))
     };
     if engine.hooks().iter().any(from_registry) {
         engine.prepare_all().await;

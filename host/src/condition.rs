@@ -8,6 +8,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
+use crate::tools::Subject;
 use globset::GlobBuilder;
 use serde_json::Value;
 
@@ -47,16 +48,6 @@ pub struct RuleContext<'a> {
     /// a rule's reach.
     pub target: Option<&'a Path>,
 }
-
-const FILE_TOOLS: &[&str] = &[
-    "Edit",
-    "Write",
-    "Read",
-    "MultiEdit",
-    "NotebookEdit",
-    "Glob",
-    "Grep",
-];
 
 impl Rule {
     /// Parses `Tool` or `Tool(specifier)`.
@@ -105,39 +96,19 @@ impl Rule {
         let Some(spec) = &self.specifier else {
             return true;
         };
-        let field = |name: &str| ctx.tool_input.get(name).and_then(Value::as_str);
-        match ctx.tool_name {
-            "Bash" | "PowerShell" => match field("command") {
-                Some(command) => command_matches(spec, command, ctx.cwd),
-                None => false,
-            },
-            "WebFetch" => match (spec.strip_prefix("domain:"), field("url")) {
+        match crate::tools::subject(ctx.tool_name, ctx.tool_input) {
+            Subject::Command(command) => {
+                command.is_some_and(|command| command_matches(spec, command, ctx.cwd))
+            }
+            Subject::Url(url) => match (spec.strip_prefix("domain:"), url) {
                 (Some(domain), Some(url)) => {
                     url_host(url).is_some_and(|host| wildcard(&domain.to_lowercase(), &host, false))
                 }
                 (None, Some(url)) => wildcard(spec, url, false),
                 _ => false,
             },
-            tool if FILE_TOOLS.contains(&tool) => {
-                let path = field("file_path")
-                    .or_else(|| field("notebook_path"))
-                    .or_else(|| field("path"));
-                match path {
-                    Some(path) => path_matches(spec, path, ctx),
-                    None => false,
-                }
-            }
-            _ => [
-                "subagent_type",
-                "skill",
-                "command",
-                "url",
-                "query",
-                "pattern",
-            ]
-            .iter()
-            .find_map(|name| field(name))
-            .is_some_and(|value| wildcard(spec, value, false)),
+            Subject::Path(path) => path.is_some_and(|path| path_matches(spec, path, ctx)),
+            Subject::Other(value) => value.is_some_and(|value| wildcard(spec, value, false)),
         }
     }
 }

@@ -36,6 +36,7 @@ pub use trust::{Trust, TrustError, TrustStore, TrustedBy};
 /// How serious a diagnostic is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum Severity {
     /// Something was skipped or could not be read.
     Error,
@@ -77,6 +78,7 @@ impl fmt::Display for Diagnostic {
 
 /// Where a hook was configured.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Layer {
     /// Managed policy settings.
     Managed,
@@ -281,6 +283,7 @@ pub enum Handler {
 /// Which executor runs a hook: a closed set, serialised as its lowercase name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum ExecutorKind {
     /// A shell command or program.
     Command,

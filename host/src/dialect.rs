@@ -127,13 +127,32 @@ pub enum Order {
 /// The rules of a chain of hooks run one after another.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Chain {
-    /// A rewrite (tool input, message) is fed to the hooks after it.
-    pub feed_forward: bool,
+    /// A rewrite (tool input, message, tool output) is fed to the hooks after it, in
+    /// these input fields (`None`: each hook sees the input as the host sent it).
+    pub feed_forward: Option<FedForward>,
     /// A block stops the hooks not yet started.
     pub stop_on_block: bool,
     /// `continue: false` stops the hooks not yet started.
     pub stop_on_continue_false: bool,
 }
+
+/// The input fields a chained hook's rewrites replace for the hooks after it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FedForward {
+    /// Replaced by an updated tool input.
+    pub tool_input: &'static str,
+    /// Replaced by an updated message.
+    pub message: &'static str,
+    /// Replaced by an updated tool output.
+    pub tool_result: &'static str,
+}
+
+/// The fed-forward fields of every dialect that chains rewrites (the catalog's names).
+pub const FED_FORWARD: FedForward = FedForward {
+    tool_input: "tool_input",
+    message: "message",
+    tool_result: "tool_result",
+};
 
 /// How permission decisions of several hooks combine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -268,6 +287,7 @@ const fn alias(name: &'static str, catalog: &'static str, mode: ModeRule) -> Eve
 /// Which dialect: the name used on the command line and in [`crate::LoadOptions`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum DialectId {
     /// Claude Code (the default).
     #[default]
@@ -381,7 +401,7 @@ pub struct Dialect {
 
 /// The chain rules of a Claude Code `sequential` group.
 pub const SEQUENTIAL_GROUP: Chain = Chain {
-    feed_forward: true,
+    feed_forward: Some(FED_FORWARD),
     stop_on_block: true,
     stop_on_continue_false: false,
 };

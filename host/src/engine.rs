@@ -9,8 +9,10 @@
 
 mod audit;
 mod explain;
-pub(crate) use crate::hook_input::HookInput;
+mod inventory;
+pub(crate) use crate::hook_input::{Fill, HookInput};
 pub use explain::HookVerdict;
+pub use inventory::{Inventory, WasmInventory};
 pub use session_hooks::SessionHook;
 mod revalidate;
 mod schedule;
@@ -31,7 +33,7 @@ use crate::config::{self, Diagnostic, ExecutorKind, HookSpec, Layer, LoadOptions
 use crate::dialect::{Dialect, Listing};
 use crate::executor::prompt::LlmOptions;
 use crate::executor::registry::{self, Shared};
-use crate::executor::wasm::{WasmOptions, WasmRuntime};
+use crate::executor::wasm::WasmOptions;
 use crate::executor::{AsyncNotice, Background, Executor};
 use crate::outcome::EventOutcome;
 use crate::self_protection::{Reach, SelfProtection};
@@ -50,6 +52,7 @@ pub const ASYNC_DRAIN: Duration = Duration::from_secs(2);
 
 /// Errors building an engine.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum EngineError {
     /// The Wasm runtime could not be created.
     #[error("cannot create the Wasm runtime")]
@@ -493,22 +496,10 @@ impl Engine {
             .collect()
     }
 
-    /// The files the configuration came from and the Wasm components it names: what a
-    /// long-running host watches to reload (`hookhost serve`).
-    pub fn source_files(&self) -> Vec<std::path::PathBuf> {
-        let mut files: Vec<std::path::PathBuf> = Vec::new();
-        for hook in &self.inner.hooks {
-            let file = std::path::PathBuf::from(&hook.spec.file);
-            if file.is_absolute() {
-                files.push(file);
-            }
-            if let crate::config::Handler::Wasm(wasm) = &hook.spec.handler {
-                files.push(wasm.component.clone());
-            }
-        }
-        files.sort();
-        files.dedup();
-        files
+    /// What a long-running host watches and reports: the files to watch, the OCI tags
+    /// to re-resolve and how often, the Wasm runtime's counters.
+    pub fn inventory(&self) -> Inventory {
+        inventory::of(self)
     }
 
     /// Hooks running right now, with their status messages.
@@ -543,23 +534,32 @@ impl Engine {
 
     /// Fires `event` with `input` and merges every matching hook's answer.
     pub async fn execute(&self, event: &str, input: Value) -> EventOutcome {
-        let event = self.inner.dialect.event(event);
-        let mut input = select::normalise_input(&event, input);
-        let session = input
-            .get("session_id")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string();
-        self.inner
-            .stop_guard
-            .mark_input(&event, &session, &mut input);
+        self.execute_filled(event, input, None).await
+    }
+
+    /// [`Engine::execute`], the common fields the host left out filled from `fill` (the
+    /// front door's).
+    pub(crate) async fn execute_filled(
+        &self,
+        event: &str,
+        input: Value,
+        fill: Option<&Fill>,
+    ) -> EventOutcome {
         // The one typed input every stage below reads.
-        let input = HookInput::new(event, input);
+        let input = self.input(event, input, fill);
         let outcome = self.fire(&input).await;
         if let Some(log) = &self.inner.audit {
             log.record(&audit::InputSummary::of(&input), &outcome);
         }
         outcome
+    }
+
+    /// The typed input of `event` for the host's `input` (see [`HookInput::build`]).
+    pub(crate) fn input(&self, event: &str, input: Value, fill: Option<&Fill>) -> Arc<HookInput> {
+        let stop_guard = &self.inner.stop_guard;
+        HookInput::build(self.inner.dialect.event(event), input, fill, |session| {
+            stop_guard.active(session)
+        })
     }
 
     /// The configuration and session hooks that fire for `input` (`ran`: hooks that
@@ -621,11 +621,7 @@ impl Engine {
         // A hook's rewrite is a tool call too.
         let outcome = match &outcome.updated_input {
             Some(rewrite) => {
-                let mut value = input.value.clone();
-                if let Some(map) = value.as_object_mut() {
-                    map.insert("tool_input".into(), rewrite.clone());
-                }
-                let rewritten = input.rewritten(value);
+                let rewritten = input.rewritten_call(rewrite);
                 if let Some(why) = self.protect(&rewritten, Reach::Named) {
                     return crate::merge::refused(event, &why);
                 }
@@ -671,57 +667,6 @@ impl Engine {
             reach,
             input.file_target.as_ref(),
         )
-    }
-
-    /// The OCI tags this engine's Wasm hooks were loaded from, each with the manifest
-    /// digest it resolved to (after [`Engine::prepare_all`]); an update check compares
-    /// them with what the registry says now.
-    pub fn oci_tags(&self) -> Vec<(String, String)> {
-        let mut tags: Vec<(String, String)> = self
-            .inner
-            .hooks
-            .iter()
-            .filter_map(|hook| hook.executor.oci_tag())
-            .collect();
-        tags.sort();
-        tags.dedup();
-        tags
-    }
-
-    /// How often `serve` asks the registry whether a tag moved (the owners'
-    /// `wasmUpdateInterval`, seconds; default 300, 0: never).
-    pub fn oci_update_interval(&self) -> Option<std::time::Duration> {
-        match self.inner.wasm_update_interval {
-            Some(0) => None,
-            Some(secs) => Some(std::time::Duration::from_secs(secs)),
-            None => Some(std::time::Duration::from_secs(300)),
-        }
-    }
-
-    /// Counters of the Wasm component cache (`None` before any Wasm hook was loaded).
-    pub fn wasm_cache_stats(&self) -> Option<crate::executor::wasm::cache::CacheStats> {
-        self.inner
-            .shared
-            .wasm_if_created()
-            .map(|runtime| runtime.cache_stats())
-    }
-
-    /// What the Wasm instances prepared ahead of calls hold now, and how calls found them
-    /// (`None` before any Wasm hook was loaded).
-    pub fn wasm_prepared_stats(&self) -> Option<crate::executor::wasm::PreparedStats> {
-        self.inner
-            .shared
-            .wasm_if_created()
-            .map(|runtime| runtime.prepared_stats())
-    }
-
-    /// Whether the Wasm runtime uses the pooling allocator (`None` before any Wasm hook
-    /// was loaded).
-    pub fn wasm_uses_pooling(&self) -> Option<bool> {
-        self.inner
-            .shared
-            .wasm_if_created()
-            .map(|runtime: Arc<WasmRuntime>| runtime.uses_pooling())
     }
 }
 

@@ -11,9 +11,9 @@
 use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
-use crate::engine::Engine;
+use crate::engine::{Engine, Fill};
 use crate::outcome::EventOutcome;
 
 /// Bounds a request is held to.
@@ -82,6 +82,7 @@ pub struct Request<'a> {
 
 /// What went wrong before or around the hooks.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum Failure {
     /// The input is larger than [`RequestLimits::max_body`].
     #[error("the input is over the {limit}-byte limit")]
@@ -121,12 +122,23 @@ pub enum Failure {
 
 /// The answer to give.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub enum Answer {
     /// The hooks ran — or a failure was answered as a block, because a `failClosed` hook
     /// guards the event.
     Outcome(Box<EventOutcome>),
     /// A failure no `failClosed` hook guards: the caller reports it.
     Failed(Failure),
+}
+
+impl Answer {
+    /// The outcome, or the failure no `failClosed` hook guards.
+    pub fn into_result(self) -> Result<EventOutcome, Failure> {
+        match self {
+            Answer::Outcome(outcome) => Ok(*outcome),
+            Answer::Failed(failure) => Err(failure),
+        }
+    }
 }
 
 /// Answers one request: parses and bounds the input, fills the common fields a host
@@ -175,10 +187,13 @@ pub(crate) async fn answer(engine: &Engine, request: Request<'_>) -> Answer {
     {
         return refuse(engine, Some(&event), request.body, failure);
     }
-    fill_common(engine, map, request.session_id);
+    let fill = Fill {
+        session: request.session_id.to_string(),
+        project: engine.project_dir().map(Path::to_path_buf),
+    };
     let task = {
         let (engine, event) = (engine.clone(), event.clone());
-        tokio::spawn(async move { engine.execute(&event, input).await })
+        tokio::spawn(async move { engine.execute_filled(&event, input, Some(&fill)).await })
     };
     match task.await {
         Ok(outcome) => Answer::Outcome(Box::new(outcome)),
@@ -216,32 +231,6 @@ pub(crate) fn refuse(
     );
     tracing::warn!("{reason}");
     Answer::Outcome(Box::new(crate::merge::failed_closed(&event, &reason)))
-}
-
-/// The common fields a host may leave out, as the dialect shapes its input: the
-/// session id, the working directory (the host's `cwd` under the dialect's name, else
-/// the project directory, else hookhost's own), and the dialect's defaults.
-fn fill_common(engine: &Engine, map: &mut Map<String, Value>, session: &str) {
-    let shape = &engine.dialect().input;
-    map.entry("session_id").or_insert(json!(session));
-    if !map.contains_key(shape.cwd) {
-        let cwd = map
-            .get("cwd")
-            .and_then(Value::as_str)
-            .map(str::to_string)
-            .or_else(|| engine.project_dir().map(|dir| dir.display().to_string()))
-            .or_else(|| {
-                std::env::current_dir()
-                    .ok()
-                    .map(|dir| dir.display().to_string())
-            });
-        if let Some(cwd) = cwd {
-            map.insert(shape.cwd.into(), json!(cwd));
-        }
-    }
-    for (field, value) in shape.defaults {
-        map.entry(*field).or_insert(json!(value));
-    }
 }
 
 /// A failure when the input's `cwd` is not the project directory or below it.

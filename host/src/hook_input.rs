@@ -1,5 +1,6 @@
-//! The input of one event, typed once: built by [`crate::Engine::execute`] (which the
-//! front door calls) from the normalised input, and shared — by reference count — by
+//! The input of one event, typed once: built by [`HookInput::build`] from the input the
+//! host sent (made an object, its common fields filled, cut to the dialect's shape, the
+//! stop guard's mark added — the only place the raw input is changed), and shared — by reference count — by
 //! selection, every hook call (the executors read its value, JSON text and session),
 //! the Wasm conversion, re-validation rounds and the audit log. A rewrite (a chain's
 //! feed-forward, a validation round, hygge's per-hook name) makes a new one.
@@ -7,7 +8,7 @@
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::dialect::Event;
 use crate::json_field::field;
@@ -33,8 +34,56 @@ pub(crate) struct HookInput {
     json: OnceLock<Arc<str>>,
 }
 
+/// What the front door fills in an input the host left incomplete.
+#[derive(Debug, Clone)]
+pub(crate) struct Fill {
+    /// The session id of an input that names none.
+    pub(crate) session: String,
+    /// The working directory of an input that names none (the project directory; else
+    /// hookhost's own).
+    pub(crate) project: Option<PathBuf>,
+}
+
 impl HookInput {
-    /// The typed input of `event` for the normalised input `value`.
+    /// The typed input of `event` for the input `raw` as the host sent it: an object
+    /// (a non-object is kept under `input`) carrying the event's name; with `fill`, the
+    /// common fields the host left out (`session_id`, the working directory under the
+    /// dialect's name, the dialect's defaults); cut to the dialect's own fields where it
+    /// owns the shape; and on a stop-guarded event, `stop_hook_active` unless the host set
+    /// it (`stop_active`: whether an earlier stop of the session was blocked).
+    pub(crate) fn build(
+        event: Event,
+        raw: Value,
+        fill: Option<&Fill>,
+        stop_active: impl Fn(&str) -> bool,
+    ) -> Arc<HookInput> {
+        let mut map = match raw {
+            Value::Object(map) => map,
+            Value::Null => Map::new(),
+            other => Map::from_iter([("input".to_string(), other)]),
+        };
+        let dialect = event.dialect();
+        if let Some(fill) = fill {
+            fill_common(&event, &mut map, fill);
+        }
+        map.insert(
+            dialect.event_field.into(),
+            Value::String(event.name().to_string()),
+        );
+        if let Some(only) = dialect.input.only {
+            // The dialect owns the input shape: nothing else reaches its hooks.
+            map.retain(|key, _| only.contains(&key.as_str()));
+        }
+        if event.stop_guard {
+            let session = map.get("session_id").and_then(Value::as_str).unwrap_or("");
+            let active = stop_active(session);
+            map.entry("stop_hook_active").or_insert(Value::Bool(active));
+        }
+        HookInput::new(event, Value::Object(map))
+    }
+
+    /// The typed input of `event` for the input `value`, taken as it is (a rewrite of an
+    /// input [`HookInput::build`] made).
     pub(crate) fn new(event: Event, mut value: Value) -> Arc<HookInput> {
         let text = |name: &str| field(&value, name).and_then(Value::as_str);
         let session = Arc::from(text("session_id").unwrap_or(""));
@@ -42,7 +91,7 @@ impl HookInput {
         let cwd = text(cwd_field).or(text("cwd")).map(PathBuf::from);
         let tool_name = text("tool_name").map(Arc::from);
         let file_target = tool_name.as_deref().and_then(|tool| {
-            crate::file_target::of(tool, field(&value, "tool_input")?, cwd.as_deref())
+            crate::file_target::of(tool, field(&value, TOOL_INPUT)?, cwd.as_deref())
         });
         if event.dialect().input.only.is_none()
             && let Value::Object(map) = &mut value
@@ -90,7 +139,85 @@ impl HookInput {
     /// `tool_input`, or null.
     pub(crate) fn tool_input(&self) -> &Value {
         static NULL: Value = Value::Null;
-        field(&self.value, "tool_input").unwrap_or(&NULL)
+        self.tool_input_given().unwrap_or(&NULL)
+    }
+
+    /// `tool_input`, where the input has one.
+    pub(crate) fn tool_input_given(&self) -> Option<&Value> {
+        field(&self.value, TOOL_INPUT)
+    }
+
+    /// The input with its tool input replaced by `updated` (a hook's rewrite); `None`
+    /// when the input has no tool input to replace.
+    pub(crate) fn with_tool_input(&self, updated: &Value) -> Option<Value> {
+        rewrite_field(&self.value, TOOL_INPUT, updated.clone())
+    }
+
+    /// The tool call a hook's rewrite `updated` makes: this input with `tool_input` set
+    /// to it (added where the input had none).
+    pub(crate) fn rewritten_call(&self, updated: &Value) -> Arc<HookInput> {
+        let mut value = self.value.clone();
+        if let Some(map) = value.as_object_mut() {
+            map.insert(TOOL_INPUT.into(), updated.clone());
+        }
+        self.rewritten(value)
+    }
+
+    /// The tool input's shell command (`tool_input.command`, whatever the tool: the WIT
+    /// `bash-command`'s text).
+    pub(crate) fn command(&self) -> Option<&str> {
+        crate::tools::command(self.tool_input())
+    }
+
+    /// `permission_mode`, where the host sent it.
+    pub(crate) fn permission_mode(&self) -> Option<&str> {
+        field(&self.value, "permission_mode").and_then(Value::as_str)
+    }
+
+    /// `prompt`, on prompt events.
+    pub(crate) fn prompt(&self) -> Option<&str> {
+        field(&self.value, "prompt").and_then(Value::as_str)
+    }
+}
+
+/// The input field holding a tool call's input.
+const TOOL_INPUT: &str = "tool_input";
+
+/// `input` with `field` replaced by `value`, if the input has the field.
+pub(crate) fn rewrite_field(input: &Value, field: &str, value: Value) -> Option<Value> {
+    let mut next = input.clone();
+    let map = next.as_object_mut()?;
+    map.contains_key(field).then(|| {
+        map.insert(field.into(), value);
+    })?;
+    Some(next)
+}
+
+/// Fills the common fields a host may leave out, as `event`'s dialect shapes its input:
+/// the session id, the working directory (the host's `cwd` under the dialect's name, else
+/// the project directory, else hookhost's own), and the dialect's defaults.
+fn fill_common(event: &Event, map: &mut Map<String, Value>, fill: &Fill) {
+    let shape = &event.dialect().input;
+    map.entry("session_id")
+        .or_insert_with(|| Value::String(fill.session.clone()));
+    if !map.contains_key(shape.cwd) {
+        let cwd = map
+            .get("cwd")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .or_else(|| fill.project.as_ref().map(|dir| dir.display().to_string()))
+            .or_else(|| {
+                std::env::current_dir()
+                    .ok()
+                    .map(|dir| dir.display().to_string())
+            });
+        if let Some(cwd) = cwd {
+            map.insert(shape.cwd.into(), Value::String(cwd));
+        }
+    }
+    for (field, value) in shape.defaults {
+        map.entry(*field)
+            .or_insert_with(|| Value::String(value.to_string()));
     }
 }
 

@@ -16,6 +16,7 @@ pub const MAX_DEPTH: usize = 512;
 
 /// Why an input could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum InputError {
     /// Not JSON, even after repair.
     #[error("the event input is not valid JSON: {0}")]

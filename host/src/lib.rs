@@ -59,7 +59,7 @@ mod input;
 mod json_field;
 mod matcher;
 mod merge;
-pub mod oci;
+mod oci;
 mod outcome;
 mod output;
 mod paths;
@@ -67,8 +67,9 @@ mod platform;
 mod protocol;
 mod self_protection;
 mod shell;
-pub mod signing;
+mod signing;
 mod text;
+mod tools;
 
 // The API: an engine, what it loads, what it answers.
 pub use config::{
@@ -76,16 +77,20 @@ pub use config::{
 };
 pub use dialect::DialectId;
 pub use engine::{
-    ActiveHook, Engine, EngineError, EngineOptions, HookInfo, HookVerdict, SessionHook,
-    SessionHookId,
+    ActiveHook, Engine, EngineError, EngineOptions, HookInfo, HookVerdict, Inventory, SessionHook,
+    SessionHookId, WasmInventory,
 };
 pub use executor::AsyncNotice;
 pub use executor::prompt::{LlmOptions, Provider};
 pub use executor::wasm::cache::CacheStats;
 pub use executor::wasm::{PrepareOptions, PreparedStats, WIT_VERSION, WIT_VERSIONS, WasmOptions};
 pub use front_door::{Answer, Failure, Request, RequestLimits};
+// Components in OCI registries (`hookhost pull`/`push`) and the signing policy a
+// loaded component is checked against.
+pub use oci::{OciError, OciRef, Pulled, Resolved, Store as OciStore};
 pub use outcome::{Counts, EventOutcome, HookDecision, HookReport, HookStatus, IgnoredField};
 pub use output::{HookAnswer, PermissionDecision};
+pub use signing::{SignatureError, SigningPolicy, TrustedSigner};
 
 /// What the `hookhost` binary, the fuzz targets (`host/fuzz`) and the integration tests
 /// reach below the API: the dialect and catalog columns, the configuration loader, the

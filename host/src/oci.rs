@@ -19,8 +19,6 @@ use std::str::FromStr;
 
 mod bounded;
 
-pub use bounded::MAX_MANIFEST_BYTES;
-
 use oci_client::client::{ClientConfig, ClientProtocol, Config, ImageLayer};
 use oci_client::secrets::RegistryAuth;
 use oci_client::{Client, Reference};
@@ -42,6 +40,7 @@ pub use crate::signing::MAX_SIGNATURE_BYTES;
 
 /// Why a component could not be fetched or published.
 #[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
 pub enum OciError {
     /// Not a usable reference.
     #[error("{reference}: not an OCI reference ({message})")]
@@ -119,6 +118,18 @@ pub struct OciRef {
 }
 
 impl OciRef {
+    /// The manifest digest this reference resolves to now (a registry round trip).
+    pub fn resolve(&self) -> Result<String, OciError> {
+        resolve(self)
+    }
+
+    /// Publishes the component `file` as this reference, and its signature
+    /// (`signature`, or `<file>.minisig` if it exists) as the tag [`signature_tag`].
+    /// Returns what the reference now resolves to.
+    pub fn push(&self, file: &Path, signature: Option<&Path>) -> Result<Resolved, OciError> {
+        push(file, self, signature)
+    }
+
     /// Whether `text` is an `oci://` reference.
     pub fn is_oci(text: &str) -> bool {
         text.starts_with(SCHEME)
@@ -223,6 +234,13 @@ pub struct Pulled {
     pub offline: Option<String>,
 }
 
+impl Pulled {
+    /// Where the component's signature is kept beside it (`<component>.minisig`).
+    pub fn signature_path(&self) -> PathBuf {
+        crate::signing::signature_path(&self.path)
+    }
+}
+
 /// The private, content-addressed store of pulled components and their signatures.
 #[derive(Debug, Clone)]
 pub struct Store {
@@ -230,6 +248,17 @@ pub struct Store {
 }
 
 impl Store {
+    /// Fetches `reference` into this store, verified, within `max_bytes` and
+    /// `signing` (see the module's `pull` for what a tag and an unreachable registry do).
+    pub fn pull(
+        &self,
+        reference: &OciRef,
+        max_bytes: u64,
+        signing: &crate::signing::SigningPolicy,
+    ) -> Result<Pulled, OciError> {
+        pull(self, reference, max_bytes, signing)
+    }
+
     /// The default store: `oci` in hookhost's cache folder.
     pub fn default_dir() -> Option<PathBuf> {
         crate::paths::cache_dir().and_then(|dir| dir.parent().map(|p| p.join("oci")))
@@ -365,7 +394,7 @@ where
 /// used from it is refused ([`OciError::Rollback`]): a registry or a repository owner
 /// re-tagging an older, validly signed version that denies less is never accepted
 /// silently.
-pub fn pull(
+fn pull(
     store: &Store,
     reference: &OciRef,
     max_bytes: u64,
@@ -407,7 +436,7 @@ pub fn pull(
 }
 
 /// The manifest digest `reference` resolves to now (a registry round trip).
-pub fn resolve(reference: &OciRef) -> Result<String, OciError> {
+fn resolve(reference: &OciRef) -> Result<String, OciError> {
     let client = client(reference);
     let auth = auth(reference);
     block_on(async {
@@ -599,11 +628,7 @@ fn refuse_older(
 /// Publishes the component `file` as `reference`, and its signature (`signature`, or
 /// `<file>.minisig` if it exists) as the tag [`signature_tag`]. Returns what the
 /// reference now resolves to.
-pub fn push(
-    file: &Path,
-    reference: &OciRef,
-    signature: Option<&Path>,
-) -> Result<Resolved, OciError> {
+fn push(file: &Path, reference: &OciRef, signature: Option<&Path>) -> Result<Resolved, OciError> {
     let read = |path: &Path| {
         std::fs::read(path).map_err(|e| OciError::Reference {
             reference: reference.as_str().to_string(),

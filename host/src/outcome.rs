@@ -11,6 +11,7 @@ use crate::output::{HookAnswer, PermissionDecision};
 /// How one hook ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum HookStatus {
     /// Ran and answered (possibly with no output).
     Success,
@@ -109,6 +110,7 @@ impl HookRun {
 /// What one hook decided, as its report says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum HookDecision {
     /// Allowed the call.
     Allow,

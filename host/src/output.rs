@@ -6,6 +6,7 @@ use serde_json::Value;
 /// A permission decision, ordered from least to most restrictive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum PermissionDecision {
     /// Run without asking.
     Allow,

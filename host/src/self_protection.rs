@@ -178,7 +178,6 @@ impl SelfProtection {
         reach: Reach,
         target: Option<&file_target::FileTarget>,
     ) -> Option<String> {
-        let field = |name: &str| tool_input.get(name).and_then(Value::as_str);
         // The last word adds only whole-tree commands' broad targets: a file tool's
         // target was judged in full before the hooks.
         if reach == Reach::Whole && tool != "Bash" {
@@ -187,7 +186,7 @@ impl SelfProtection {
         if let Some((name, access)) = file_target::tool_field(tool) {
             let path = match target {
                 Some(target) if !target.given.starts_with(['~', '$']) => target.resolved.clone(),
-                _ => self.locate(field(name)?, cwd)?,
+                _ => self.locate(crate::tools::text(tool_input, name)?, cwd)?,
             };
             return match access {
                 Access::Writes => self.written(&path, false, reach),
@@ -196,7 +195,7 @@ impl SelfProtection {
             };
         }
         if tool == "Bash" {
-            return self.command(field("command")?, cwd, reach);
+            return self.command(crate::tools::command(tool_input)?, cwd, reach);
         }
         None
     }

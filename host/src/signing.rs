@@ -54,6 +54,7 @@ pub struct SigningPolicy {
 
 /// Why a component's signature does not count.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum SignatureError {
     /// No signature, and signatures are required.
     #[error("{component}: no signature ({signature} is missing) and `requireSignedWasm` is on")]

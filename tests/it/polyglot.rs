@@ -131,9 +131,9 @@ async fn large_guests_run_in_the_copy_pool_and_decide_right_call_after_call() {
             assert_eq!(allowed.counts.success, 1, "{name}: {:?}", allowed.hooks);
             assert_eq!(allowed.permission_decision, None, "{name}, round {round}");
         }
-        let cache = engine.wasm_cache_stats().unwrap();
+        let cache = engine.inventory().wasm.unwrap().cache;
         assert_eq!(cache.copy_pool, 1, "{name}: {cache:?}");
-        let prepared = engine.wasm_prepared_stats().unwrap();
+        let prepared = engine.inventory().wasm.unwrap().prepared;
         assert!(prepared.hits >= 5, "{name}: {prepared:?}");
     }
 }
@@ -159,7 +159,7 @@ fn bash_engine(
 /// instance is prepared.
 async fn ready(engine: &hookhost::Engine) {
     let started = std::time::Instant::now();
-    while engine.wasm_prepared_stats().unwrap().ready == 0 {
+    while engine.inventory().wasm.unwrap().prepared.ready == 0 {
         assert!(started.elapsed().as_secs() < 60, "no instance prepared");
         tokio::time::sleep(std::time::Duration::from_millis(5)).await;
     }

@@ -21,7 +21,11 @@ fn engine_with(
 }
 
 fn stats(engine: &Engine) -> hookhost::PreparedStats {
-    engine.wasm_prepared_stats().unwrap_or_default()
+    engine
+        .inventory()
+        .wasm
+        .map(|w| w.prepared)
+        .unwrap_or_default()
 }
 
 /// Waits (up to 20 s) until `done` holds for the prepared-instance counters.
@@ -62,7 +66,7 @@ impl Pool {
 
     /// Checks the hook's component ran in this pool.
     fn check(self, engine: &Engine) {
-        let copies = engine.wasm_cache_stats().unwrap().copy_pool;
+        let copies = engine.inventory().wasm.unwrap().cache.copy_pool;
         match self {
             Pool::Touched => assert_eq!(copies, 0, "in the touched-pages pool"),
             Pool::Copy => assert_eq!(copies, 1, "in the copy pool"),

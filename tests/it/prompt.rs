@@ -38,6 +38,7 @@ fn engine(env: &TestEnv, server: &TestServer, provider: Provider, hooks: Value) 
     llm.base_url = match provider {
         Provider::Anthropic => server.url(""),
         Provider::OpenAi => server.url("/v1"),
+        other => panic!("no mock for {other:?}"),
     };
     llm.api_key = Some("test-key-123".into());
     llm.model = "default-model".into();

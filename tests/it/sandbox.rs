@@ -370,9 +370,9 @@ async fn components_compile_lazily_and_within_a_time_limit() {
     )
     .unwrap();
     // Nothing compiles at load; firing PreToolUse compiles only its own component.
-    assert_eq!(engine.wasm_cache_stats().unwrap().compiled, 0);
+    assert_eq!(engine.inventory().wasm.unwrap().cache.compiled, 0);
     fire(&engine, &env).await;
-    assert_eq!(engine.wasm_cache_stats().unwrap().compiled, 1);
+    assert_eq!(engine.inventory().wasm.unwrap().cache.compiled, 1);
     // A compile that runs over its limit is a load error naming the limit.
     let mut options = env.engine_options();
     options.wasm.cache_dir = None;
@@ -417,7 +417,7 @@ async fn a_compile_worker_bounds_memory_and_time() {
             .map(hookhost::PermissionDecision::as_str),
         Some("deny")
     );
-    assert_eq!(engine.wasm_cache_stats().unwrap().compiled, 1);
+    assert_eq!(engine.inventory().wasm.unwrap().cache.compiled, 1);
     // A worker that cannot get the memory it needs is stopped, and the limit named.
     let engine = engine_with(24 << 20, Duration::from_secs(60));
     let problems = engine.prepare_all().await;

@@ -364,12 +364,12 @@ async fn second_engine_start_compiles_nothing() {
     );
     let first = env.engine(settings.clone());
     assert!(first.prepare_all().await.is_empty());
-    let stats = first.wasm_cache_stats().unwrap();
+    let stats = first.inventory().wasm.unwrap().cache;
     assert_eq!((stats.compiled, stats.disk_hits), (2, 0));
     drop(first);
     let second = env.engine(settings.clone());
     assert!(second.prepare_all().await.is_empty());
-    let stats = second.wasm_cache_stats().unwrap();
+    let stats = second.inventory().wasm.unwrap().cache;
     assert_eq!((stats.compiled, stats.disk_hits), (0, 2));
     assert_eq!(
         second.execute("PreToolUse", env.bash("ls")).await.hooks[0].status,
@@ -402,12 +402,12 @@ async fn a_one_shot_engine_loads_stored_components_and_still_checks_pins() {
     let first = one_shot(wasm(&path, json!({})));
     let outcome = first.execute("PreToolUse", env.bash("rm -rf /")).await;
     assert!(outcome.should_block, "{:?}", outcome.hooks);
-    assert_eq!(first.wasm_cache_stats().unwrap().compiled, 1);
+    assert_eq!(first.inventory().wasm.unwrap().cache.compiled, 1);
     // Stored: loaded from disk, nothing compiled.
     let second = one_shot(wasm(&path, json!({})));
     let outcome = second.execute("PreToolUse", env.bash("rm -rf /")).await;
     assert!(outcome.should_block, "{:?}", outcome.hooks);
-    let stats = second.wasm_cache_stats().unwrap();
+    let stats = second.inventory().wasm.unwrap().cache;
     assert_eq!((stats.compiled, stats.disk_hits), (0, 1));
     // A pin the component does not match is refused on that path too.
     let pinned = one_shot(wasm(&path, json!({"sha256": "0".repeat(64)})));
@@ -417,7 +417,7 @@ async fn a_one_shot_engine_loads_stored_components_and_still_checks_pins() {
         "{}",
         hook_error(&outcome, 0)
     );
-    assert_eq!(pinned.wasm_cache_stats().unwrap().disk_hits, 0);
+    assert_eq!(pinned.inventory().wasm.unwrap().cache.disk_hits, 0);
     // The owners' signing policy holds on that path too: unsigned, it is refused, and a
     // failClosed hook blocks.
     let signed_only = one_shot_with(
@@ -558,7 +558,7 @@ async fn falls_back_to_on_demand_allocation_when_the_pool_cannot_be_reserved() {
     // Two million 4 GiB reservations cannot fit in the address space.
     options.wasm.max_instances = 2_000_000;
     let engine = Engine::load(&env.load_options(&[settings], &[]), options).unwrap();
-    assert_eq!(engine.wasm_uses_pooling(), Some(false));
+    assert_eq!(engine.inventory().wasm.map(|w| w.pooling), Some(false));
     let outcome = engine.execute("PreToolUse", env.bash("ls")).await;
     assert_eq!(
         outcome.hooks[0].status,
@@ -568,7 +568,7 @@ async fn falls_back_to_on_demand_allocation_when_the_pool_cannot_be_reserved() {
     );
     // The normal configuration pools.
     let pooled = env.engine(hooks("PreToolUse", None, vec![guest("deny", json!({}))]));
-    assert_eq!(pooled.wasm_uses_pooling(), Some(true));
+    assert_eq!(pooled.inventory().wasm.map(|w| w.pooling), Some(true));
 }
 
 #[tokio::test]

@@ -441,10 +441,7 @@ async fn hook_answer(args: HookArgs) -> anyhow::Result<ExitCode> {
     let answer = engine
         .answer(hookhost::Request::new(&bytes, session, &limits).event(None))
         .await;
-    let outcome = match answer {
-        hookhost::Answer::Outcome(outcome) => *outcome,
-        hookhost::Answer::Failed(failure) => return Err(failure.into()),
-    };
+    let outcome = answer.into_result()?;
     engine.close().await;
     std::mem::forget(engine);
     let code = super::print_outcome(Format::Claude, &outcome).map_err(|err| match err {

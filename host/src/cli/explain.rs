@@ -42,9 +42,10 @@ pub(super) async fn run(args: ExplainArgs) -> CliResult {
     let outcome = match engine
         .answer(hookhost::Request::new(&bytes, "hookhost-explain", &limits).event(Some(&event)))
         .await
+        .into_result()
     {
-        hookhost::Answer::Outcome(outcome) => *outcome,
-        hookhost::Answer::Failed(failure) => return Err(CliError::Usage(failure.into())),
+        Ok(outcome) => outcome,
+        Err(failure) => return Err(CliError::Usage(failure.into())),
     };
     engine.close().await;
     if args.format == "json" {

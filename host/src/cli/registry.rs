@@ -1,11 +1,11 @@
 //! `hookhost pull` and `hookhost push`: Wasm components in OCI registries (see
-//! [`hookhost::oci`]).
+//! [`hookhost::OciRef`]).
 
 use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::Args;
-use hookhost::oci::{self, OciRef, Store};
+use hookhost::{OciRef, OciStore as Store};
 
 use super::{CliError, CliResult};
 
@@ -51,17 +51,17 @@ pub fn pull(args: &PullArgs) -> CliResult {
     let store = Store::open(&dir).map_err(|e| CliError::Internal(e.into()))?;
     let options = args.config.load_options().map_err(CliError::Usage)?;
     let signing = hookhost::internals::load(&options).signing;
-    let pulled = oci::pull(
-        &store,
-        &reference,
-        hookhost::internals::MAX_COMPONENT_BYTES,
-        &signing,
-    )
-    .map_err(|e| CliError::Internal(e.into()))?;
+    let pulled = store
+        .pull(
+            &reference,
+            hookhost::internals::MAX_COMPONENT_BYTES,
+            &signing,
+        )
+        .map_err(|e| CliError::Internal(e.into()))?;
     if let Some(note) = &pulled.offline {
         eprintln!("hookhost pull: {note}");
     }
-    let signature = hookhost::signing::signature_path(&pulled.path);
+    let signature = pulled.signature_path();
     println!("{} -> {}", reference.as_str(), pulled.resolved.manifest);
     println!(
         "component {} {}",
@@ -82,7 +82,8 @@ pub fn pull(args: &PullArgs) -> CliResult {
 /// Publishes a component (and its signature); prints what the reference resolves to.
 pub fn push(args: &PushArgs) -> CliResult {
     let reference = reference(&args.reference)?;
-    let resolved = oci::push(&args.file, &reference, args.signature.as_deref())
+    let resolved = reference
+        .push(&args.file, args.signature.as_deref())
         .map_err(|e| CliError::Internal(e.into()))?;
     println!("{} -> {}", reference.as_str(), resolved.manifest);
     println!("component {}", resolved.component);

@@ -45,6 +45,7 @@ pub struct LoadOptions {
 
 /// Which configuration files a load reads.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum FileSet {
     /// The dialect's files (`~/.claude/settings.json`, `.claude/settings*.json`, …) and
     /// the host's managed settings file.

@@ -14,6 +14,7 @@ use serde_json::{Value, json};
 
 /// How [`super::load`] decides whether the project's settings are trusted.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Trust {
     /// Look the project up in the trust store and in `~/.claude.json`.
     #[default]
@@ -39,6 +40,7 @@ pub enum TrustedBy {
 
 /// Why trust-store operations fail.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum TrustError {
     /// The store could not be read or written.
     #[error("trust store {path}: {source}")]

@@ -28,7 +28,7 @@ pub const AGENT_SDK: Dialect = Dialect {
     id: DialectId::AgentSdk,
     name: "agent-sdk",
     order: Order::InOrder(Chain {
-        feed_forward: false,
+        feed_forward: None,
         stop_on_block: false,
         stop_on_continue_false: true,
     }),

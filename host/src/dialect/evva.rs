@@ -33,7 +33,7 @@ pub const EVVA: Dialect = Dialect {
     timeout_zero: TimeoutZero::EventDefault,
     http_async_default: true,
     order: Order::InOrder(Chain {
-        feed_forward: true,
+        feed_forward: Some(super::FED_FORWARD),
         stop_on_block: false,
         stop_on_continue_false: true,
     }),

@@ -47,7 +47,7 @@ pub const GEN: Dialect = Dialect {
         )],
     },
     order: Order::InOrder(Chain {
-        feed_forward: false,
+        feed_forward: None,
         stop_on_block: true,
         stop_on_continue_false: false,
     }),

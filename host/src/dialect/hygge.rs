@@ -41,7 +41,7 @@ pub const HYGGE: Dialect = Dialect {
     answer: AnswerForm::HyggeAction,
     deny_reason_cap: 1024,
     order: Order::InOrder(Chain {
-        feed_forward: true,
+        feed_forward: Some(super::FED_FORWARD),
         stop_on_block: true,
         stop_on_continue_false: false,
     }),

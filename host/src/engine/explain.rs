@@ -6,8 +6,8 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::select::{Check, MatchInput, normalise_input};
-use super::{Engine, HookInput};
+use super::Engine;
+use super::select::{Check, MatchInput};
 use crate::config::ExecutorKind;
 use crate::matcher::Matcher;
 
@@ -34,8 +34,8 @@ pub struct HookVerdict {
 /// [`Engine::explain`]: for every configured hook, and every hook left out at load,
 /// whether it runs for `event` with `input`, and why not.
 pub(super) fn explain(engine: &Engine, event: &str, input: Value) -> Vec<HookVerdict> {
-    let event = engine.dialect().event(event);
-    let input = HookInput::new(event.clone(), normalise_input(&event, input));
+    let input = engine.input(event, input, None);
+    let event = input.event.clone();
     let context = MatchInput::new(&input, engine.inner.home.as_deref());
     let mut verdicts = Vec::new();
     for hook in &engine.inner.hooks {

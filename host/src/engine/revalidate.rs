@@ -9,7 +9,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use super::schedule::EventRun;
-use super::{HookInput, LoadedHook, select};
+use super::{HookInput, LoadedHook};
 use crate::merge::merge;
 use crate::outcome::{Counts, EventOutcome};
 
@@ -60,7 +60,7 @@ async fn later_rounds(
         let Some(updated) = &outcome.updated_input else {
             break;
         };
-        let Some(next) = select::rewrite_input(&seen.value, updated) else {
+        let Some(next) = seen.with_tool_input(updated) else {
             break;
         };
         if next == seen.value {
@@ -96,7 +96,7 @@ async fn later_rounds(
         }
         if outcome.updated_input.is_none() {
             // Nobody rewrote the validated input: it is the answer.
-            outcome.updated_input = seen.value.get("tool_input").cloned();
+            outcome.updated_input = seen.tool_input_given().cloned();
         }
     }
     combine(history, outcome)

@@ -10,9 +10,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::{ActiveHook, HookInput, LoadedHook, select};
+use super::{ActiveHook, HookInput, LoadedHook};
 use crate::dialect::Event;
-use crate::dialect::{Chain, SEQUENTIAL_GROUP};
+use crate::dialect::{Chain, FedForward, SEQUENTIAL_GROUP};
 use crate::executor::Background;
 use crate::executor::{AsyncNotice, HookCall};
 use crate::merge::FinishedHook;
@@ -186,8 +186,8 @@ impl EventRun {
                 } else if chain.stop_on_continue_false && output.continue_ == Some(false) {
                     stopped_by = Some(format!("{} answered continue: false", hook.name));
                 }
-                if chain.feed_forward
-                    && let Some(next) = fed_forward(&input.value, output)
+                if let Some(fields) = &chain.feed_forward
+                    && let Some(next) = fed_forward(fields, &input.value, output)
                 {
                     input = input.rewritten(next);
                 }
@@ -308,21 +308,27 @@ impl EventRun {
 
 /// The input the next hook of a chain sees: `input` with this answer's rewrites applied
 /// (tool input, hygge's message and tool result), or `None` when nothing changed.
-fn fed_forward(input: &Value, output: &crate::output::HookAnswer) -> Option<Value> {
+fn fed_forward(
+    fields: &FedForward,
+    input: &Value,
+    output: &crate::output::HookAnswer,
+) -> Option<Value> {
     let mut next: Option<Value> = None;
     let mut apply = |field: &str, value: Value| {
-        if let Some(changed) = select::rewrite_field(next.as_ref().unwrap_or(input), field, value) {
+        if let Some(changed) =
+            crate::hook_input::rewrite_field(next.as_ref().unwrap_or(input), field, value)
+        {
             next = Some(changed);
         }
     };
     if let Some(updated) = &output.updated_input {
-        apply("tool_input", updated.clone());
+        apply(fields.tool_input, updated.clone());
     }
     if let Some(message) = &output.updated_message {
-        apply("message", Value::String(message.clone()));
+        apply(fields.message, Value::String(message.clone()));
     }
     if let Some(result) = &output.updated_tool_output {
-        apply("tool_result", result.clone());
+        apply(fields.tool_result, result.clone());
     }
     next
 }

@@ -5,14 +5,13 @@ use std::collections::HashSet;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::session_files::SessionStore;
 use super::session_memory::SessionTable;
 use super::{HookInput, LoadedHook};
 use crate::condition::RuleContext;
 use crate::config::HookSpec;
-use crate::dialect::Event;
 use crate::event::EventSpec;
 
 /// Remembers which `once` hooks already ran in which session.
@@ -84,29 +83,6 @@ pub(crate) fn select<'a>(
         selected.retain(|h| !h.spec.once || ran.contains(&h.id) || once.claim(&input.session, h));
     }
     selected
-}
-
-/// Makes `input` an object carrying `hook_event_name`.
-pub(crate) fn normalise_input(event: &Event, input: Value) -> Value {
-    let mut map = match input {
-        Value::Object(map) => map,
-        Value::Null => Map::new(),
-        other => {
-            let mut map = Map::new();
-            map.insert("input".into(), other);
-            map
-        }
-    };
-    let dialect = event.dialect();
-    map.insert(
-        dialect.event_field.into(),
-        Value::String(event.name().to_string()),
-    );
-    if let Some(only) = dialect.input.only {
-        // The dialect owns the input shape: nothing else reaches its hooks.
-        map.retain(|key, _| only.contains(&key.as_str()));
-    }
-    Value::Object(map)
 }
 
 /// The parts of an input that matching reads: the event's matcher value, and the typed
@@ -190,20 +166,4 @@ pub(crate) enum Check {
     IfOnToolEventsOnly,
     /// Its `if` rule does not match the tool call.
     IfMiss,
-}
-
-/// `input` with `field` replaced by `value`, if the input has the field.
-pub(crate) fn rewrite_field(input: &Value, field: &str, value: Value) -> Option<Value> {
-    let mut next = input.clone();
-    let map = next.as_object_mut()?;
-    map.contains_key(field).then(|| {
-        map.insert(field.into(), value);
-    })?;
-    Some(next)
-}
-
-/// The input the hooks see after `updated` rewrote the tool input. `None` when there is
-/// no tool input to rewrite.
-pub(crate) fn rewrite_input(input: &Value, updated: &Value) -> Option<Value> {
-    rewrite_field(input, "tool_input", updated.clone())
 }

@@ -4,8 +4,6 @@
 
 use std::sync::Mutex;
 
-use serde_json::Value;
-
 use std::sync::Arc;
 
 use super::session_files::SessionStore;
@@ -72,17 +70,10 @@ impl StopGuard {
         self.blocks.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Gives `input` its `stop_hook_active` boolean (unless the host already set it):
-    /// `true` when an earlier stop of the session was blocked, else `false` — the hook
-    /// reads a boolean either way.
-    pub(crate) fn mark_input(&self, event: &Event, session: &str, input: &mut Value) {
-        if !event.stop_guard {
-            return;
-        }
-        let active = self.count(session) > 0;
-        if let Some(map) = input.as_object_mut() {
-            map.entry("stop_hook_active").or_insert(Value::Bool(active));
-        }
+    /// Whether an earlier stop of `session` was blocked (the input's
+    /// `stop_hook_active`, which [`crate::hook_input::HookInput::build`] adds).
+    pub(crate) fn active(&self, session: &str) -> bool {
+        self.count(session) > 0
     }
 
     /// Counts the outcome's block and lets it through past the cap, with a system
@@ -155,9 +146,7 @@ mod tests {
         let mut blocked = EventOutcome::empty("Stop");
         blocked.should_block = true;
         assert!(guard.apply(&stop, "s", false, blocked.clone()).should_block);
-        let mut input = serde_json::json!({});
-        guard.mark_input(&stop, "s", &mut input);
-        assert_eq!(input["stop_hook_active"], true);
+        assert!(guard.active("s") && !guard.active("t"));
         assert!(guard.apply(&stop, "s", false, blocked.clone()).should_block);
         let third = guard.apply(&stop, "s", false, blocked.clone());
         assert!(!third.should_block && third.system_message.is_some());

@@ -20,6 +20,7 @@ use crate::output::{HookAnswer, PermissionDecision};
 
 /// Which API shape the endpoint speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Provider {
     /// `POST {base}/v1/messages` with `x-api-key`.
     Anthropic,

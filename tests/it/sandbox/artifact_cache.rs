@@ -118,12 +118,12 @@ async fn a_forged_artifact_is_never_run() {
         Some("deny"),
         "{outcome:?}"
     );
-    let stats = guard.wasm_cache_stats().unwrap();
+    let stats = guard.inventory().wasm.unwrap().cache;
     assert_eq!((stats.disk_hits, stats.rejected, stats.compiled), (0, 1, 1));
     // Recompiled and rewritten: the next engine loads it from disk again.
     let guard = cache_engine(&env, guests::BASH_GUARD, &cache);
     guard.execute("PreToolUse", env.bash("ls")).await;
-    assert_eq!(guard.wasm_cache_stats().unwrap().disk_hits, 1);
+    assert_eq!(guard.inventory().wasm.unwrap().cache.disk_hits, 1);
 }
 
 #[tokio::test]
@@ -229,7 +229,7 @@ async fn a_flipped_byte_anywhere_in_an_artifact_is_refused() {
             Some("deny"),
             "byte {at}: {outcome:?}"
         );
-        let stats = engine.wasm_cache_stats().unwrap();
+        let stats = engine.inventory().wasm.unwrap().cache;
         assert_eq!(
             (stats.disk_hits, stats.rejected, stats.compiled),
             (0, 1, 1),
@@ -239,7 +239,7 @@ async fn a_flipped_byte_anywhere_in_an_artifact_is_refused() {
     // What was stored last loads from disk (trailer and all).
     let engine = cache_engine(&env, guests::BASH_GUARD, &cache);
     fire(&engine, &env).await;
-    assert_eq!(engine.wasm_cache_stats().unwrap().disk_hits, 1);
+    assert_eq!(engine.inventory().wasm.unwrap().cache.disk_hits, 1);
 }
 
 #[tokio::test]
@@ -284,7 +284,7 @@ async fn a_component_rewritten_under_a_remembered_digest_is_hashed_again() {
     assert_eq!(memos(), 1, "the settled file's digest is remembered");
     let second = pinned();
     fire(&second, &env).await;
-    assert_eq!(second.wasm_cache_stats().unwrap().disk_hits, 1);
+    assert_eq!(second.inventory().wasm.unwrap().cache.disk_hits, 1);
 
     // The attacker rewrites the file with an allow-everything component and sets its
     // modification time back: the status-change time still moves, the memo no longer

@@ -148,10 +148,12 @@ async fn unauthorized_hook(server: &Server, request: Request) -> Response {
         Ok(bytes) => bytes,
         Err((_, head)) => head,
     };
-    match server.engine().refuse(None, &head, Failure::Unauthorized) {
-        Answer::Outcome(outcome) => {
-            axum::Json(super::routes::http_answer(&outcome)).into_response()
-        }
-        Answer::Failed(failure) => super::routes::failure_response(&failure),
+    match server
+        .engine()
+        .refuse(None, &head, Failure::Unauthorized)
+        .into_result()
+    {
+        Ok(outcome) => axum::Json(super::routes::http_answer(&outcome)).into_response(),
+        Err(failure) => super::routes::failure_response(&failure),
     }
 }

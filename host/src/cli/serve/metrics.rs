@@ -86,7 +86,7 @@ impl Metrics {
         out.push_str(&format!(
             "hookhost_call_duration_seconds_bucket{{le=\"+Inf\"}} {cumulative}\nhookhost_call_duration_seconds_sum {sum}\nhookhost_call_duration_seconds_count {count}\n"
         ));
-        let stats = engine.wasm_cache_stats().unwrap_or_default();
+        let stats = engine.inventory().wasm.map(|w| w.cache).unwrap_or_default();
         for (name, value) in [
             ("hookhost_wasm_compiled_total", stats.compiled),
             ("hookhost_wasm_cache_disk_hits_total", stats.disk_hits),
@@ -111,7 +111,11 @@ impl Metrics {
         ] {
             out.push_str(&format!("# TYPE {name} counter\n{name} {value}\n"));
         }
-        let prepared = engine.wasm_prepared_stats().unwrap_or_default();
+        let prepared = engine
+            .inventory()
+            .wasm
+            .map(|w| w.prepared)
+            .unwrap_or_default();
         for (name, kind, value) in [
             (
                 "hookhost_wasm_prepared_instances",

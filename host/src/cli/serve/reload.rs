@@ -46,7 +46,7 @@ pub(super) fn watch(server: &Arc<Server>) -> anyhow::Result<notify::RecommendedW
     .context("cannot create the file watcher")?;
     let options = server.config.load_options()?;
     let mut folders: Vec<PathBuf> = Vec::new();
-    for file in server.engine().source_files() {
+    for file in server.engine().inventory().source_files {
         folders.extend(file.parent().map(Path::to_path_buf));
     }
     for setting in &options.settings {
@@ -114,12 +114,12 @@ pub(super) fn spawn_tag_updates(server: &Arc<Server>) {
         let mut refused: Vec<(String, String)> = Vec::new();
         loop {
             let engine = server.engine();
-            let Some(interval) = engine.oci_update_interval() else {
+            let Some(interval) = engine.inventory().oci_update_interval else {
                 tokio::time::sleep(Duration::from_secs(60)).await;
                 continue;
             };
             tokio::time::sleep(interval).await;
-            let tags = engine.oci_tags();
+            let tags = engine.inventory().oci_tags;
             drop(engine);
             if tags.is_empty() {
                 continue;
@@ -127,8 +127,7 @@ pub(super) fn spawn_tag_updates(server: &Arc<Server>) {
             let moved = tokio::task::spawn_blocking(move || {
                 tags.into_iter()
                     .filter_map(|(reference, loaded)| {
-                        let parsed = hookhost::oci::OciRef::parse(&reference).ok()?;
-                        let now = hookhost::oci::resolve(&parsed).ok()?;
+                        let now = hookhost::OciRef::parse(&reference).ok()?.resolve().ok()?;
                         (now != loaded).then_some((reference, now))
                     })
                     .collect::<Vec<_>>()
@@ -149,7 +148,7 @@ pub(super) fn spawn_tag_updates(server: &Arc<Server>) {
                 .await;
             // Tags still not on their new digests were refused (this time or before): not
             // retried until they move again.
-            let now = server.engine().oci_tags();
+            let now = server.engine().inventory().oci_tags;
             refused = moved
                 .into_iter()
                 .filter(|(reference, digest)| {

@@ -65,8 +65,9 @@ pub(super) fn failure_response(failure: &Failure) -> Response {
         Failure::Overload(_) => StatusCode::SERVICE_UNAVAILABLE,
         Failure::ForeignProject { .. } => StatusCode::FORBIDDEN,
         Failure::Unauthorized => StatusCode::UNAUTHORIZED,
-        Failure::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         Failure::Unreadable(_) | Failure::NoEvent(_) => StatusCode::BAD_REQUEST,
+        // Internal, and any failure a later version adds.
+        _ => StatusCode::INTERNAL_SERVER_ERROR,
     };
     let mut response =
         (status, axum::Json(json!({ "error": failure.to_string() }))).into_response();
@@ -98,9 +99,9 @@ pub(super) async fn door(
         Ok(bytes) => server.answer(event, Ok(bytes)).await,
         Err((failure, head)) => server.answer(event, Err((failure.clone(), head))).await,
     };
-    match answer {
-        Answer::Outcome(outcome) => axum::Json(render(&outcome)).into_response(),
-        Answer::Failed(failure) => failure_response(&failure),
+    match answer.into_result() {
+        Ok(outcome) => axum::Json(render(&outcome)).into_response(),
+        Err(failure) => failure_response(&failure),
     }
 }
 

@@ -90,8 +90,8 @@ pub(super) async fn stdio_answer(server: &Server, line: &[u8], oversize: bool) -
 }
 
 pub(super) fn stdio_line(id: Value, answer: Answer) -> Value {
-    match answer {
-        Answer::Outcome(outcome) => json!({"id": id, "outcome": outcome}),
-        Answer::Failed(failure) => json!({"id": id, "error": failure.to_string()}),
+    match answer.into_result() {
+        Ok(outcome) => json!({"id": id, "outcome": outcome}),
+        Err(failure) => json!({"id": id, "error": failure.to_string()}),
     }
 }

@@ -283,7 +283,7 @@ impl WasmHook {
             .as_ref()
             .map(|(_, preopens)| preopens.as_slice())
             .map_err(|err| Failure::error(err.to_string()))?;
-        let (input, input_bytes, json_len) = CallInput::new(&ready.pre, &call.event, &call.input);
+        let (input, input_bytes, json_len) = CallInput::new(&ready.pre, &call.input);
         if input_bytes > limits::MAX_INPUT_BYTES {
             return Err(Failure::error(format!(
                 "input too large for this hook: {input_bytes} bytes, over the Wasm input limit of {} bytes",

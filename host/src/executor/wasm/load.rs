@@ -323,7 +323,7 @@ pub(super) fn prepare(
                 })
             })?;
             let store = crate::oci::Store::open(dir)?;
-            let pulled = crate::oci::pull(&store, reference, rt.max_component_bytes, &rt.signing)?;
+            let pulled = store.pull(reference, rt.max_component_bytes, &rt.signing)?;
             let hex = pulled
                 .resolved
                 .component

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 /// Why a Wasm hook cannot be loaded.
 #[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
 pub enum LoadError {
     /// The component file cannot be read.
     #[error("cannot read component {}: {source}", path.display())]

@@ -229,7 +229,6 @@ use wasmtime::Store;
 use wasmtime::component::{HasSelf, Linker};
 
 use super::host::HostState;
-use crate::dialect::Event;
 use crate::hook_input::HookInput;
 
 /// Every WIT package version this host runs, oldest first.
@@ -355,13 +354,13 @@ impl CallInput {
     /// the length of its JSON text. 0.1.0 carries the whole input in its record; 0.2.0
     /// hands out the raw input on demand (so its text is only counted here), and the
     /// limit and the memory allowance count it either way.
-    pub(super) fn new(pre: &Pre, event: &Event, input: &HookInput) -> (CallInput, usize, usize) {
-        let record = v0_2::hook_input(event, &input.value);
+    pub(super) fn new(pre: &Pre, input: &HookInput) -> (CallInput, usize, usize) {
+        let record = v0_2::hook_input(input);
         match pre {
             Pre::V0_1(_) => {
                 let base = v0_2::input_size(&record);
                 let json = input.json();
-                let wide = v0_1::hook_input(record, &input.value, json);
+                let wide = v0_1::hook_input(record, input, json);
                 let size = v0_1::input_size(base, &wide);
                 (CallInput::V0_1(wide), size, json.len())
             }
@@ -377,11 +376,10 @@ impl CallInput {
 /// Bytes the WIT input record for `input` on `event` carries into a guest (what the
 /// Wasm input limit counts). Public for the fuzz targets.
 pub fn input_record_size(event: &str, input: &Value) -> usize {
-    let raw = input.to_string();
-    let event = crate::dialect::Event::new(event);
-    let record = v0_2::hook_input(&event, input);
+    let input = HookInput::new(crate::dialect::Event::new(event), input.clone());
+    let record = v0_2::hook_input(&input);
     let base = v0_2::input_size(&record);
-    v0_1::input_size(base, &v0_1::hook_input(record, input, &raw))
+    v0_1::input_size(base, &v0_1::hook_input(record, &input, input.json()))
 }
 
 #[cfg(test)]
@@ -450,8 +448,9 @@ mod tests {
     fn the_0_2_record_leaves_the_raw_input_out() {
         let event = Event::new("PreToolUse");
         let input = json!({"tool_name": "Bash", "tool_input": {"command": "ls"}, "cwd": "/p"});
-        let small = v0_2::hook_input(&event, &input);
         let raw = input.to_string();
+        let input = HookInput::new(event, input);
+        let small = v0_2::hook_input(&input);
         let wide = v0_1::hook_input(small.clone(), &input, &raw);
         assert_eq!(wide.raw, raw);
         assert_eq!(wide.tool_input.as_deref(), Some(r#"{"command":"ls"}"#));

@@ -18,7 +18,11 @@ pub use self::hookhost::hooks::host::{Host as HostImports, Level};
 pub use self::hookhost::hooks::types::Decision;
 
 /// The 0.1.0 record: the 0.2.0 one plus the tool input JSON and the raw input.
-pub fn hook_input(input: v0_2::HookInput, json: &Value, raw: &str) -> HookInput {
+pub(crate) fn hook_input(
+    input: v0_2::HookInput,
+    typed: &crate::hook_input::HookInput,
+    raw: &str,
+) -> HookInput {
     HookInput {
         event: input.event,
         session_id: input.session_id,
@@ -26,7 +30,7 @@ pub fn hook_input(input: v0_2::HookInput, json: &Value, raw: &str) -> HookInput 
         permission_mode: input.permission_mode,
         tool_name: input.tool_name,
         tool_input_fields: input.tool_input_fields,
-        tool_input: json.get("tool_input").map(Value::to_string),
+        tool_input: typed.tool_input_given().map(Value::to_string),
         matcher_value: input.matcher_value,
         prompt: input.prompt,
         raw: raw.to_string(),

@@ -6,9 +6,7 @@
 use serde_json::Value;
 
 use super::super::host::HostState;
-use crate::dialect::Event;
 use crate::event::{EventSpec, Fields};
-use crate::json_field::field;
 use crate::output::{self, PermissionDecision};
 use crate::protocol::MAX_LIST_ENTRIES;
 
@@ -24,32 +22,33 @@ pub use self::hookhost::hooks::host::{Host as HostImports, Level};
 pub use self::hookhost::hooks::input::Host as InputImports;
 pub use self::hookhost::hooks::types::Decision;
 
-/// Builds the 0.2.0 input record: the small common fields only.
-pub fn hook_input(event: &Event, input: &Value) -> HookInput {
-    let spec = event.spec();
-    let text = |name: &str| {
-        field(input, name)
-            .and_then(Value::as_str)
-            .map(str::to_string)
-    };
-    let tool_input_fields = field(input, "tool_input")
-        .and_then(Value::as_object)
+/// Builds the 0.2.0 input record from the typed input: the small common fields only.
+pub(crate) fn hook_input(input: &crate::hook_input::HookInput) -> HookInput {
+    let event = &input.event;
+    let tool_input_fields = input
+        .tool_input()
+        .as_object()
         .map(|map| {
             map.iter()
                 .filter_map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_string())))
                 .collect()
         })
         .unwrap_or_default();
+    let text = |value: Option<&str>| value.map(str::to_string);
     HookInput {
         event: event.catalog_name().to_string(),
-        session_id: text("session_id").unwrap_or_default(),
-        // hygge names the working directory `pwd`.
-        cwd: text("cwd").or_else(|| text("pwd")).unwrap_or_default(),
-        permission_mode: text("permission_mode"),
-        tool_name: text("tool_name"),
+        session_id: input.session.to_string(),
+        // The working directory under the dialect's name (hygge `pwd`).
+        cwd: input
+            .cwd
+            .as_deref()
+            .map(|cwd| cwd.display().to_string())
+            .unwrap_or_default(),
+        permission_mode: text(input.permission_mode()),
+        tool_name: text(input.tool_name.as_deref()),
         tool_input_fields,
-        matcher_value: spec.matcher_value(input),
-        prompt: text("prompt"),
+        matcher_value: event.spec().matcher_value(&input.value),
+        prompt: text(input.prompt()),
     }
 }
 
@@ -201,7 +200,7 @@ impl InputImports for HostState {
     }
 
     fn tool_input(&mut self) -> wasmtime::Result<Option<String>> {
-        let text = field(&self.input.value, "tool_input").map(Value::to_string);
+        let text = self.input.tool_input_given().map(Value::to_string);
         self.fetch(text)
     }
 

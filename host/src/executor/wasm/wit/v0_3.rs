@@ -4,11 +4,8 @@
 
 use std::sync::Arc;
 
-use serde_json::Value;
-
 use super::super::host::HostState;
 use super::v0_2;
-use crate::json_field::field;
 use crate::shell::{self as view, ShellView};
 
 wasmtime::component::bindgen!({
@@ -44,7 +41,7 @@ impl HostState {
     /// when the event has none.
     pub(super) fn bash_command_view(&mut self) -> wasmtime::Result<Option<Arc<ShellView>>> {
         let input = self.input.clone();
-        let Some(command) = bash_command(&input.value) else {
+        let Some(command) = input.command() else {
             return Ok(None);
         };
         let parsed = match &self.shell_view {
@@ -77,11 +74,6 @@ impl HostState {
         }
         self.charge(text_bytes)
     }
-}
-
-/// The text the `bash-command` function parses: the tool input's `command` string.
-pub(crate) fn bash_command(input: &Value) -> Option<&str> {
-    field(field(input, "tool_input")?, "command")?.as_str()
 }
 
 /// Bytes a view carries into the guest (what the fetch budget counts): its text, and
