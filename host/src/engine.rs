@@ -8,8 +8,11 @@
 //! guard.
 
 mod audit;
+mod error;
 mod explain;
+mod inner;
 mod inventory;
+mod loaded_hook;
 pub(crate) use crate::hook_input::{Fill, HookInput};
 pub use explain::HookVerdict;
 pub use inventory::{Inventory, WasmInventory};
@@ -34,14 +37,18 @@ use crate::dialect::{Dialect, Listing};
 use crate::executor::prompt::LlmOptions;
 use crate::executor::registry::{self, Shared};
 use crate::executor::wasm::WasmOptions;
-use crate::executor::{AsyncNotice, Background, Executor};
+use crate::executor::{AsyncNotice, Background};
 use crate::outcome::EventOutcome;
-use crate::self_protection::{Reach, SelfProtection};
+use crate::self_protection::Reach;
 
 use self::schedule::EventRun;
 use self::select::OnceTracker;
 use self::stop_guard::StopGuard;
 
+pub use error::EngineError;
+pub(crate) use inner::Inner;
+pub(crate) use loaded_hook::LoadedHook;
+pub use schedule::ActiveHook;
 pub use session_hooks::SessionHookId;
 
 /// Default number of consecutive Stop blocks before the engine lets the agent stop.
@@ -49,40 +56,6 @@ pub const DEFAULT_STOP_BLOCK_CAP: u32 = 8;
 
 /// How long [`Engine::close`] waits for background hooks.
 pub const ASYNC_DRAIN: Duration = Duration::from_secs(2);
-
-/// Errors building an engine.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum EngineError {
-    /// The Wasm runtime could not be created.
-    #[error("cannot create the Wasm runtime")]
-    Wasm(#[source] crate::executor::wasm::WasmError),
-    /// A session hook could not be loaded.
-    #[error("cannot load session hook {hook}: {reason}")]
-    HookLoad {
-        /// The hook's name.
-        hook: String,
-        /// Why.
-        reason: String,
-    },
-    /// A session hook's entry is not one a settings file could hold.
-    #[error("invalid session hook for `{event}`: {reason}")]
-    SessionEntry {
-        /// The event.
-        event: String,
-        /// What is wrong with the entry.
-        reason: String,
-    },
-    /// A session hook was invalid.
-    #[error("invalid session hook for `{event}`")]
-    SessionHook {
-        /// The event.
-        event: String,
-        /// Why.
-        #[source]
-        source: crate::matcher::MatcherError,
-    },
-}
 
 /// Engine settings beyond configuration files.
 #[derive(Debug, Clone)]
@@ -116,47 +89,6 @@ impl Default for EngineOptions {
     }
 }
 
-/// A hook ready to run: its spec, its executor and its timeout.
-#[derive(Clone)]
-pub(crate) struct LoadedHook {
-    pub(crate) id: u64,
-    /// Shared so that selecting a hook per event is a reference-count bump.
-    pub(crate) spec: Arc<HookSpec>,
-    /// `spec.display_name()`, computed once.
-    pub(crate) name: Arc<str>,
-    pub(crate) executor: Arc<dyn Executor>,
-    /// The hook's `timeout`, or its executor's default on its event.
-    pub(crate) timeout: Duration,
-}
-
-impl LoadedHook {
-    pub(crate) fn new(id: u64, spec: HookSpec, executor: Arc<dyn Executor>) -> Self {
-        Self {
-            id,
-            name: Arc::from(spec.display_name()),
-            timeout: spec
-                .timeout
-                .unwrap_or_else(|| executor.default_timeout(&spec.event)),
-            spec: Arc::new(spec),
-            executor,
-        }
-    }
-}
-
-/// A hook currently running, with its status message.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub struct ActiveHook {
-    /// Hook name.
-    pub name: String,
-    /// Event it runs for.
-    pub event: String,
-    /// Its `statusMessage`, if configured.
-    pub status_message: Option<String>,
-    /// How long it has been running.
-    pub elapsed: Duration,
-}
-
 /// One configured hook, for listings.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 #[non_exhaustive]
@@ -185,34 +117,6 @@ pub struct HookInfo {
     pub provenance: Option<String>,
     /// A Wasm hook's component as configured (a path or an `oci://` reference).
     pub component: Option<std::path::PathBuf>,
-}
-
-pub(crate) struct Inner {
-    pub(crate) hooks: Vec<LoadedHook>,
-    pub(crate) session_hooks: RwLock<Vec<LoadedHook>>,
-    pub(crate) next_id: AtomicU64,
-    diagnostics: Vec<Diagnostic>,
-    once: OnceTracker,
-    stop_guard: StopGuard,
-    /// The hooks running now.
-    calls: Arc<schedule::Calls>,
-    background: Background,
-    revalidate_rewrites: bool,
-    audit: Option<audit::AuditLog>,
-    project_dir: Option<Arc<Path>>,
-    home: Option<std::path::PathBuf>,
-    pub(crate) dialect: &'static Dialect,
-    dialect_detected_from: Option<std::path::PathBuf>,
-    /// Owners' failClosed hooks that cannot run (see [`LoadedConfig::lost_guards`]).
-    lost_guards: Vec<String>,
-    repository_files: Vec<String>,
-    /// Hooks left out at load, with why (`explain`).
-    dropped: Vec<crate::config::DroppedHook>,
-    pub(crate) shared: Shared,
-    /// The owners' `wasmUpdateInterval`, seconds.
-    wasm_update_interval: Option<u64>,
-    /// What the agent's tool calls may not touch (`None`: an owner turned it off).
-    self_protection: Option<SelfProtection>,
 }
 
 /// The hook engine. Cheap to clone; clones share state.
@@ -250,7 +154,7 @@ impl Engine {
     /// it; `once` hooks are reported as runnable (whether this session already ran one is
     /// not consulted).
     pub fn explain(&self, event: &str, input: Value) -> Vec<HookVerdict> {
-        explain::explain(self, event, input)
+        explain::explain(&self.inner, &self.input(event, input, None))
     }
 
     /// Registers a session hook; it fires after the configuration hooks of its event. An
@@ -258,17 +162,17 @@ impl Engine {
     /// does not compile or imports what hooks are never granted), is refused with the
     /// reason.
     pub fn add_session_hook(&self, hook: SessionHook) -> Result<SessionHookId, EngineError> {
-        session_hooks::add(self, hook)
+        session_hooks::add(&self.inner, hook)
     }
 
     /// Removes a session hook; `false` when no hook has that id.
     pub fn remove_session_hook(&self, id: SessionHookId) -> bool {
-        session_hooks::remove(self, id)
+        session_hooks::remove(&self.inner, id)
     }
 
     /// Removes every session hook.
     pub fn clear_session_hooks(&self) {
-        session_hooks::clear(self)
+        session_hooks::clear(&self.inner)
     }
 
     /// Loads configuration from `load` and builds an engine.
@@ -313,8 +217,12 @@ impl Engine {
             }
         }
         let audit_path = options.audit_log.clone().or(config.audit_log.clone());
-        let self_protection =
-            crate::self_protection::for_engine(&config, &options, audit_path.as_deref());
+        let self_protection = crate::self_protection::for_engine(
+            &config,
+            &options.wasm,
+            options.session_state_dir.as_deref(),
+            audit_path.as_deref(),
+        );
         options.wasm.signing = std::sync::Arc::new(config.signing.clone());
         if let Some(mb) = config.wasm_cache_max_mb {
             options.wasm.cache_max_bytes = mb.saturating_mul(1 << 20);
@@ -499,7 +407,7 @@ impl Engine {
     /// What a long-running host watches and reports: the files to watch, the OCI tags
     /// to re-resolve and how often, the Wasm runtime's counters.
     pub fn inventory(&self) -> Inventory {
-        inventory::of(self)
+        inventory::of(&self.inner)
     }
 
     /// Hooks running right now, with their status messages.
@@ -670,9 +578,24 @@ impl Engine {
     }
 }
 
-impl Drop for Inner {
-    fn drop(&mut self) {
-        self.background.abort_all();
+impl crate::front_door::Backend for Engine {
+    fn dialect(&self) -> &'static Dialect {
+        self.inner.dialect
+    }
+
+    fn project_dir(&self) -> Option<&Path> {
+        self.inner.project_dir.as_deref()
+    }
+
+    fn guarded(&self, event: Option<&str>) -> bool {
+        match event {
+            Some(event) => self.has_fail_closed(event),
+            None => self.has_any_fail_closed(),
+        }
+    }
+
+    async fn run(&self, event: &str, input: Value, fill: Fill) -> EventOutcome {
+        self.execute_filled(event, input, Some(&fill)).await
     }
 }
 

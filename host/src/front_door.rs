@@ -13,7 +13,8 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use crate::engine::{Engine, Fill};
+use crate::dialect::Dialect;
+use crate::hook_input::Fill;
 use crate::outcome::EventOutcome;
 
 /// Bounds a request is held to.
@@ -141,11 +142,29 @@ impl Answer {
     }
 }
 
+/// What the front door asks of the engine behind it ([`crate::Engine`] implements it):
+/// the door sits above the engine and never names it.
+pub(crate) trait Backend: Clone + Send + Sync + 'static {
+    /// The dialect the engine speaks.
+    fn dialect(&self) -> &'static Dialect;
+    /// The project the engine serves.
+    fn project_dir(&self) -> Option<&Path>;
+    /// Whether a `failClosed` hook guards `event` (`None`: any event).
+    fn guarded(&self, event: Option<&str>) -> bool;
+    /// Runs `event`'s hooks on `input`, the fields the host left out filled from `fill`.
+    fn run(
+        &self,
+        event: &str,
+        input: Value,
+        fill: Fill,
+    ) -> impl Future<Output = EventOutcome> + Send;
+}
+
 /// Answers one request: parses and bounds the input, fills the common fields a host
 /// may leave out (`session_id`, `transcript_path`, `cwd`, `permission_mode`), runs the
 /// event's hooks (a panic inside the engine is caught) and returns the outcome; any
-/// failure goes through [`Engine::refuse`].
-pub(crate) async fn answer(engine: &Engine, request: Request<'_>) -> Answer {
+/// failure goes through [`refuse`].
+pub(crate) async fn answer(engine: &impl Backend, request: Request<'_>) -> Answer {
     let limits = request.limits;
     if request.body.len() > limits.max_body {
         let head = &request.body[..limits.max_body];
@@ -193,7 +212,7 @@ pub(crate) async fn answer(engine: &Engine, request: Request<'_>) -> Answer {
     };
     let task = {
         let (engine, event) = (engine.clone(), event.clone());
-        tokio::spawn(async move { engine.execute_filled(&event, input, Some(&fill)).await })
+        tokio::spawn(async move { engine.run(&event, input, fill).await })
     };
     match task.await {
         Ok(outcome) => Answer::Outcome(Box::new(outcome)),
@@ -210,7 +229,7 @@ pub(crate) async fn answer(engine: &Engine, request: Request<'_>) -> Answer {
 /// `failure` when a `failClosed` hook guards the event (named, or sniffed from `body`;
 /// when it cannot be told, any `failClosed` hook counts), else the failure itself.
 pub(crate) fn refuse(
-    engine: &Engine,
+    engine: &impl Backend,
     event: Option<&str>,
     body: &[u8],
     failure: Failure,
@@ -218,11 +237,7 @@ pub(crate) fn refuse(
     let event = event
         .map(str::to_string)
         .or_else(|| crate::input::sniff_event(body));
-    let guarded = match &event {
-        Some(event) => engine.has_fail_closed(event),
-        None => engine.has_any_fail_closed(),
-    };
-    if !guarded {
+    if !engine.guarded(event.as_deref()) {
         return Answer::Failed(failure);
     }
     let event = event.unwrap_or_else(|| "PreToolUse".into());
@@ -234,7 +249,7 @@ pub(crate) fn refuse(
 }
 
 /// A failure when the input's `cwd` is not the project directory or below it.
-fn foreign_project(engine: &Engine, map: &Map<String, Value>) -> Option<Failure> {
+fn foreign_project(engine: &impl Backend, map: &Map<String, Value>) -> Option<Failure> {
     let project = engine.project_dir()?;
     // The working directory under either name: the dialect's (hygge `pwd`) or Claude
     // Code's — a request cannot slip past under the other one.

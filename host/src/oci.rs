@@ -124,7 +124,7 @@ impl OciRef {
     }
 
     /// Publishes the component `file` as this reference, and its signature
-    /// (`signature`, or `<file>.minisig` if it exists) as the tag [`signature_tag`].
+    /// (`signature`, or `<file>.minisig` if it exists) as the tag `signature_tag` names (`sha256-<hex>.sig`).
     /// Returns what the reference now resolves to.
     pub fn push(&self, file: &Path, signature: Option<&Path>) -> Result<Resolved, OciError> {
         push(file, self, signature)
@@ -626,7 +626,7 @@ fn refuse_older(
 }
 
 /// Publishes the component `file` as `reference`, and its signature (`signature`, or
-/// `<file>.minisig` if it exists) as the tag [`signature_tag`]. Returns what the
+/// `<file>.minisig` if it exists) as the tag `signature_tag` names (`sha256-<hex>.sig`). Returns what the
 /// reference now resolves to.
 fn push(file: &Path, reference: &OciRef, signature: Option<&Path>) -> Result<Resolved, OciError> {
     let read = |path: &Path| {

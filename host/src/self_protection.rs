@@ -611,12 +611,13 @@ impl SelfProtection {
     }
 }
 
-/// The self-protection of an engine loaded from `config` with `options` (`None` when an
-/// owner turned it off): hookhost's folders, the audit log, the project's `.hookhost/`,
+/// The self-protection of an engine loaded from `config` with the Wasm folders of `wasm`
+/// and the session state folder `state_dir` (`None` when an owner turned it off): hookhost's folders, the audit log, the project's `.hookhost/`,
 /// every hook settings file, and the owners' additions, less what they allow.
 pub(crate) fn for_engine(
     config: &crate::config::LoadedConfig,
-    options: &crate::engine::EngineOptions,
+    wasm: &crate::executor::wasm::WasmOptions,
+    state_dir: Option<&Path>,
     audit: Option<&Path>,
 ) -> Option<SelfProtection> {
     let settings = &config.self_protection;
@@ -629,17 +630,13 @@ pub(crate) fn for_engine(
             places.push((path.to_path_buf(), what.to_string()));
         }
     };
-    let wasm = &options.wasm;
     add(
         wasm.config_dir.as_deref(),
         "hookhost's configuration folder",
     );
     add(wasm.cache_dir.as_deref(), "hookhost's artifact cache");
     add(wasm.oci_dir.as_deref(), "hookhost's component store");
-    add(
-        options.session_state_dir.as_deref(),
-        "hookhost's state folder",
-    );
+    add(state_dir, "hookhost's state folder");
     add(audit, "hookhost's audit log");
     let project_own = config.project_dir.as_ref().map(|dir| dir.join(".hookhost"));
     add(project_own.as_deref(), "the project's .hookhost folder");

@@ -12,6 +12,7 @@ mod command;
 mod config;
 mod examples;
 mod http;
+mod layering;
 mod new_project;
 mod oci;
 mod parsers;

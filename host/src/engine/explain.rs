@@ -4,11 +4,11 @@
 //! Nothing runs and no `once` is claimed.
 
 use serde::Serialize;
-use serde_json::Value;
 
-use super::Engine;
+use super::inner::Inner;
 use super::select::{Check, MatchInput};
 use crate::config::ExecutorKind;
+use crate::hook_input::HookInput;
 use crate::matcher::Matcher;
 
 /// Whether one configured hook runs for an input, and why not.
@@ -31,14 +31,13 @@ pub struct HookVerdict {
     pub why: Option<String>,
 }
 
-/// [`Engine::explain`]: for every configured hook, and every hook left out at load,
+/// [`crate::Engine::explain`]: for every configured hook, and every hook left out at load,
 /// whether it runs for `event` with `input`, and why not.
-pub(super) fn explain(engine: &Engine, event: &str, input: Value) -> Vec<HookVerdict> {
-    let input = engine.input(event, input, None);
+pub(super) fn explain(inner: &Inner, input: &HookInput) -> Vec<HookVerdict> {
     let event = input.event.clone();
-    let context = MatchInput::new(&input, engine.inner.home.as_deref());
+    let context = MatchInput::new(input, inner.home.as_deref());
     let mut verdicts = Vec::new();
-    for hook in &engine.inner.hooks {
+    for hook in &inner.hooks {
         let spec = &hook.spec;
         let mut runs = false;
         let why = if spec.event != event {
@@ -100,7 +99,7 @@ pub(super) fn explain(engine: &Engine, event: &str, input: Value) -> Vec<HookVer
             why,
         });
     }
-    for dropped in &engine.inner.dropped {
+    for dropped in &inner.dropped {
         verdicts.push(HookVerdict {
             name: dropped.name.clone(),
             event: dropped.event.clone(),

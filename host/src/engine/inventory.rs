@@ -1,10 +1,10 @@
-//! [`Engine::inventory`]: what a long-running host (`hookhost serve`) watches and
+//! [`crate::Engine::inventory`]: what a long-running host (`hookhost serve`) watches and
 //! reports, gathered in one call.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::Engine;
+use super::inner::Inner;
 use crate::config::Handler;
 use crate::executor::wasm::PreparedStats;
 use crate::executor::wasm::cache::CacheStats;
@@ -20,7 +20,7 @@ pub struct Inventory {
     /// host watches to reload.
     pub source_files: Vec<PathBuf>,
     /// The OCI tags the Wasm hooks were loaded from, each with the manifest digest it
-    /// resolved to (after [`Engine::prepare_all`]): an update check compares them with
+    /// resolved to (after [`crate::Engine::prepare_all`]): an update check compares them with
     /// what the registry says now.
     pub oci_tags: Vec<(String, String)>,
     /// How often to ask the registry whether a tag moved (the owners'
@@ -42,9 +42,8 @@ pub struct WasmInventory {
     pub pooling: bool,
 }
 
-/// The inventory of `engine`.
-pub(super) fn of(engine: &Engine) -> Inventory {
-    let inner = &engine.inner;
+/// The inventory of the engine whose state is `inner`.
+pub(super) fn of(inner: &Inner) -> Inventory {
     let mut source_files: Vec<PathBuf> = Vec::new();
     for hook in &inner.hooks {
         let file = PathBuf::from(&hook.spec.file);

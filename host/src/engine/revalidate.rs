@@ -8,8 +8,9 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
+use super::loaded_hook::LoadedHook;
 use super::schedule::EventRun;
-use super::{HookInput, LoadedHook};
+use crate::hook_input::HookInput;
 use crate::merge::merge;
 use crate::outcome::{Counts, EventOutcome};
 

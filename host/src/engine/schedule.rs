@@ -10,11 +10,12 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::{ActiveHook, HookInput, LoadedHook};
+use super::loaded_hook::LoadedHook;
 use crate::dialect::Event;
 use crate::dialect::{Chain, FedForward, SEQUENTIAL_GROUP};
 use crate::executor::Background;
 use crate::executor::{AsyncNotice, HookCall};
+use crate::hook_input::HookInput;
 use crate::merge::FinishedHook;
 use crate::outcome::{HookRun, HookStatus};
 
@@ -353,4 +354,18 @@ fn ran(hook: &LoadedHook, result: HookRun, duration: Duration) -> FinishedHook {
         duration,
         sha256: hook.executor.digest(),
     }
+}
+
+/// A hook currently running, with its status message.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct ActiveHook {
+    /// Hook name.
+    pub name: String,
+    /// Event it runs for.
+    pub event: String,
+    /// Its `statusMessage`, if configured.
+    pub status_message: Option<String>,
+    /// How long it has been running.
+    pub elapsed: Duration,
 }

@@ -7,12 +7,13 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
+use super::loaded_hook::LoadedHook;
 use super::session_files::SessionStore;
 use super::session_memory::SessionTable;
-use super::{HookInput, LoadedHook};
 use crate::condition::RuleContext;
 use crate::config::HookSpec;
 use crate::event::EventSpec;
+use crate::hook_input::HookInput;
 
 /// Remembers which `once` hooks already ran in which session.
 #[derive(Default)]

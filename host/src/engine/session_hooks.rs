@@ -4,7 +4,9 @@
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use super::{Engine, EngineError, LoadedHook};
+use super::error::EngineError;
+use super::inner::Inner;
+use super::loaded_hook::LoadedHook;
 use crate::config::{Handler, HookSpec, Layer};
 use crate::executor::{Executor, registry};
 
@@ -51,9 +53,9 @@ pub(crate) fn test_spec(
     })
 }
 
-/// [`Engine::add_session_hook`]: the entry read as a settings file's, loaded, added.
-pub(super) fn add(engine: &Engine, hook: SessionHook) -> Result<SessionHookId, EngineError> {
-    let event = engine.inner.dialect.event(&hook.event);
+/// [`crate::Engine::add_session_hook`]: the entry read as a settings file's, loaded, added.
+pub(super) fn add(inner: &Inner, hook: SessionHook) -> Result<SessionHookId, EngineError> {
+    let event = inner.dialect.event(&hook.event);
     let mut group = serde_json::json!({"hooks": [hook.entry]});
     if let Some(matcher) = &hook.matcher {
         group["matcher"] = serde_json::Value::String(matcher.clone());
@@ -62,12 +64,12 @@ pub(super) fn add(engine: &Engine, hook: SessionHook) -> Result<SessionHookId, E
     let context = crate::config::settings::FileContext {
         file: "session".into(),
         layer: Layer::Session,
-        base_dir: engine.inner.project_dir.as_deref().map(Into::into),
+        base_dir: inner.project_dir.as_deref().map(Into::into),
         component_base: None,
         vars: Vec::new(),
         env: Vec::new(),
         trusted: true,
-        dialect: engine.inner.dialect,
+        dialect: inner.dialect,
         tool_patterns: true,
     };
     let (mut specs, mut diagnostics) = (Vec::new(), Vec::new());
@@ -88,11 +90,7 @@ pub(super) fn add(engine: &Engine, hook: SessionHook) -> Result<SessionHookId, E
     spec.location = "session".into();
     let executor = match (&hook.bytes, &spec.handler) {
         (Some(bytes), Handler::Wasm(handler)) => {
-            let runtime = engine
-                .inner
-                .shared
-                .wasm_runtime()
-                .map_err(EngineError::Wasm)?;
+            let runtime = inner.shared.wasm_runtime().map_err(EngineError::Wasm)?;
             crate::executor::wasm::executor_from_bytes(
                 &runtime,
                 bytes,
@@ -101,15 +99,15 @@ pub(super) fn add(engine: &Engine, hook: SessionHook) -> Result<SessionHookId, E
             )
         }
         (Some(_), _) => return Err(refused("component bytes need a `wasm` entry".into())),
-        (None, _) => registry::build(&spec, &engine.inner.shared),
+        (None, _) => registry::build(&spec, &inner.shared),
     };
-    push(engine, spec, executor)
+    push(inner, spec, executor)
 }
 
 /// Adds a prepared hook; a hook that could not be loaded (a Wasm component that does
 /// not compile, link or pass the import check) is refused with the reason.
 fn push(
-    engine: &Engine,
+    inner: &Inner,
     spec: HookSpec,
     executor: Arc<dyn Executor>,
 ) -> Result<SessionHookId, EngineError> {
@@ -119,9 +117,8 @@ fn push(
             reason,
         });
     }
-    let id = engine.inner.next_id.fetch_add(1, Ordering::Relaxed);
-    engine
-        .inner
+    let id = inner.next_id.fetch_add(1, Ordering::Relaxed);
+    inner
         .session_hooks
         .write()
         .unwrap_or_else(|e| e.into_inner())
@@ -129,10 +126,9 @@ fn push(
     Ok(SessionHookId(id))
 }
 
-/// [`Engine::remove_session_hook`].
-pub(super) fn remove(engine: &Engine, id: SessionHookId) -> bool {
-    let mut hooks = engine
-        .inner
+/// [`crate::Engine::remove_session_hook`].
+pub(super) fn remove(inner: &Inner, id: SessionHookId) -> bool {
+    let mut hooks = inner
         .session_hooks
         .write()
         .unwrap_or_else(|e| e.into_inner());
@@ -141,17 +137,16 @@ pub(super) fn remove(engine: &Engine, id: SessionHookId) -> bool {
     hooks.len() != before
 }
 
-/// [`Engine::clear_session_hooks`].
-pub(super) fn clear(engine: &Engine) {
-    engine
-        .inner
+/// [`crate::Engine::clear_session_hooks`].
+pub(super) fn clear(inner: &Inner) {
+    inner
         .session_hooks
         .write()
         .unwrap_or_else(|e| e.into_inner())
         .clear();
 }
 
-/// A hook registered at run time ([`Engine::add_session_hook`]): one handler entry as a
+/// A hook registered at run time ([`crate::Engine::add_session_hook`]): one handler entry as a
 /// settings file writes it (`{"type": "command", "command": …}`, `{"type": "wasm",
 /// "component": …, "fuel": …, "failClosed": true}`, http, prompt), for an event and an
 /// optional matcher, or a Wasm component given as bytes. It is read and checked exactly

@@ -1,0 +1,211 @@
+//! The import drawing of the library, checked: every `crate::`, `super::` and `self::`
+//! path in `host/src` (outside comments and test modules) is an arrow from the file that
+//! writes it to the module it names. The top-level modules ("rooms") form no circle, no
+//! files outside one another's folders form one, and the stages of `engine/` import only
+//! their siblings — never `engine.rs`, which delegates to them.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use regex::Regex;
+
+/// A module's path below the crate root (`["engine", "select"]`).
+type Module = Vec<String>;
+
+/// Every module of `host/src` with its source, test modules left out.
+fn modules(src: &Path) -> BTreeMap<Module, String> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![src.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let Some(rel) = path
+                .strip_prefix(src)
+                .unwrap()
+                .to_str()
+                .and_then(|p| p.strip_suffix(".rs"))
+            else {
+                continue;
+            };
+            let mut parts: Module = rel.split('/').map(str::to_string).collect();
+            let last = parts.last().unwrap().as_str();
+            if last == "tests" {
+                continue; // a test module in a file of its own
+            }
+            if matches!(last, "mod" | "lib" | "main") {
+                parts.pop();
+            }
+            out.insert(parts, std::fs::read_to_string(&path).unwrap());
+        }
+    }
+    out
+}
+
+/// The arrows of each module: the modules its code names.
+fn arrows(modules: &BTreeMap<Module, String>) -> BTreeMap<Module, BTreeSet<Module>> {
+    let comment = Regex::new(r"//[^\n]*").unwrap();
+    let tests = Regex::new(r"(?s)#\[cfg\(test\)\]\s*mod tests\s*\{.*").unwrap();
+    let group = Regex::new(r"(?s)use\s+(crate|super|self)::\{([^;]*)\};").unwrap();
+    let path = Regex::new(r"\b(crate|super|self)((?:::[A-Za-z_][A-Za-z0-9_]*)+)").unwrap();
+    let word = Regex::new(r"[A-Za-z_][A-Za-z0-9_]*").unwrap();
+    // The deepest module a path names.
+    let resolve = |segments: Vec<String>| -> Module {
+        (1..=segments.len())
+            .rev()
+            .map(|n| segments[..n].to_vec())
+            .find(|prefix| modules.contains_key(prefix))
+            .unwrap_or_default()
+    };
+    let target = |from: &Module, kind: &str, mut segments: Vec<String>| -> Module {
+        let base = match kind {
+            "crate" => Vec::new(),
+            "self" => from.clone(),
+            _ => {
+                let mut up = from[..from.len().saturating_sub(1)].to_vec();
+                while segments.first().is_some_and(|s| s == "super") {
+                    segments.remove(0);
+                    up.pop();
+                }
+                up
+            }
+        };
+        resolve(base.into_iter().chain(segments).collect())
+    };
+    let mut out: BTreeMap<Module, BTreeSet<Module>> = BTreeMap::new();
+    for (module, text) in modules {
+        let text = tests.replace(text, "");
+        let text = comment.replace_all(&text, "");
+        let mut to = BTreeSet::new();
+        for g in group.captures_iter(&text) {
+            let mut depth = 0;
+            let mut item = String::new();
+            for c in g[2].chars().chain([',']) {
+                match c {
+                    '{' => depth += 1,
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        let head = item.split('{').next().unwrap_or("");
+                        let segments: Vec<String> = word
+                            .find_iter(head)
+                            .map(|m| m.as_str().to_string())
+                            .filter(|s| s != "self" && s != "as")
+                            .collect();
+                        to.insert(target(module, &g[1], segments));
+                        item.clear();
+                        continue;
+                    }
+                    _ => {}
+                }
+                item.push(c);
+            }
+        }
+        for p in path.captures_iter(&text) {
+            let segments = p[2]
+                .split("::")
+                .skip(1)
+                .map(str::to_string)
+                .collect::<Vec<_>>();
+            to.insert(target(module, &p[1], segments));
+        }
+        to.remove(module);
+        to.remove(&Vec::new());
+        out.insert(module.clone(), to);
+    }
+    out
+}
+
+/// The circles of `graph`: its strongly connected parts of more than one node.
+fn circles<N: Ord + Clone>(graph: &BTreeMap<N, BTreeSet<N>>) -> Vec<BTreeSet<N>> {
+    // Reachability by search from each node: small graphs, clarity over speed.
+    let reach = |from: &N| {
+        let mut seen = BTreeSet::new();
+        let mut todo = vec![from.clone()];
+        while let Some(node) = todo.pop() {
+            for next in graph.get(&node).into_iter().flatten() {
+                if seen.insert(next.clone()) {
+                    todo.push(next.clone());
+                }
+            }
+        }
+        seen
+    };
+    let reached: BTreeMap<N, BTreeSet<N>> = graph.keys().map(|n| (n.clone(), reach(n))).collect();
+    let mut out: Vec<BTreeSet<N>> = Vec::new();
+    for node in graph.keys() {
+        let part: BTreeSet<N> = reached[node]
+            .iter()
+            .filter(|other| reached.get(*other).is_some_and(|r| r.contains(node)))
+            .cloned()
+            .collect();
+        if part.len() > 1 && !out.contains(&part) {
+            out.push(part);
+        }
+    }
+    out
+}
+
+fn drawing() -> BTreeMap<Module, BTreeSet<Module>> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    arrows(&modules(&src))
+}
+
+#[test]
+fn the_rooms_form_no_circle() {
+    let files = drawing();
+    assert!(files.len() > 100, "read {} modules", files.len());
+    let mut rooms: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (from, to) in &files {
+        let Some(room) = from.first() else { continue };
+        let entry = rooms.entry(room.clone()).or_default();
+        entry.extend(
+            to.iter()
+                .filter_map(|m| m.first())
+                .filter(|other| *other != room)
+                .cloned(),
+        );
+    }
+    assert!(rooms.len() > 20, "{} rooms", rooms.len());
+    assert_eq!(circles(&rooms), Vec::<BTreeSet<String>>::new());
+}
+
+#[test]
+fn no_files_outside_one_anothers_folders_form_a_circle() {
+    let nested = |a: &Module, b: &Module| a.starts_with(b) || b.starts_with(a);
+    let files: BTreeMap<Module, BTreeSet<Module>> = drawing()
+        .into_iter()
+        .map(|(from, to)| {
+            let to = to.into_iter().filter(|m| !nested(&from, m)).collect();
+            (from, to)
+        })
+        .collect();
+    assert_eq!(circles(&files), Vec::<BTreeSet<Module>>::new());
+}
+
+#[test]
+fn the_engines_stages_never_import_the_engine() {
+    let engine = vec!["engine".to_string()];
+    let back_up: Vec<Module> = drawing()
+        .into_iter()
+        .filter(|(from, to)| from.len() > 1 && from.starts_with(&engine) && to.contains(&engine))
+        .map(|(from, _)| from)
+        .collect();
+    assert_eq!(back_up, Vec::<Module>::new());
+}
+
+#[test]
+fn the_drawing_sees_a_circle_where_there_is_one() {
+    // The control: two rooms naming each other, and a stage naming its parent.
+    let mut modules = BTreeMap::new();
+    let m = |s: &str| s.split('/').map(str::to_string).collect::<Module>();
+    modules.insert(m("a"), "use crate::b::Thing;".to_string());
+    modules.insert(m("b"), "fn f() { crate::a::g() }".to_string());
+    modules.insert(m("engine"), String::new());
+    modules.insert(m("engine/select"), "use super::{Engine, X};".to_string());
+    let drawn = arrows(&modules);
+    assert_eq!(circles(&drawn), vec![BTreeSet::from([m("a"), m("b")])]);
+    assert!(drawn[&m("engine/select")].contains(&m("engine")));
+}
