@@ -251,19 +251,7 @@ pub(crate) fn refuse(
 /// A failure when the input's `cwd` is not the project directory or below it.
 fn foreign_project(engine: &impl Backend, map: &Map<String, Value>) -> Option<Failure> {
     let project = engine.project_dir()?;
-    // The working directory under either name: the dialect's (hygge `pwd`) or Claude
-    // Code's — a request cannot slip past under the other one.
-    let field = engine.dialect().input.cwd;
-    for name in [field, "cwd"] {
-        if let Some(failure) = map
-            .get(name)
-            .and_then(Value::as_str)
-            .and_then(|cwd| outside(cwd, project))
-        {
-            return Some(failure);
-        }
-    }
-    None
+    crate::hook_input::named_cwds(engine.dialect(), map).find_map(|cwd| outside(cwd, project))
 }
 
 /// The failure of a working directory `cwd` outside `project`.

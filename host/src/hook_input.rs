@@ -10,7 +10,7 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::{Map, Value};
 
-use crate::dialect::Event;
+use crate::dialect::{Dialect, Event};
 use crate::json_field::field;
 
 /// One event's input and the parts every stage reads.
@@ -88,7 +88,7 @@ impl HookInput {
         let text = |name: &str| field(&value, name).and_then(Value::as_str);
         let session = Arc::from(text("session_id").unwrap_or(""));
         let cwd_field = event.dialect().input.cwd;
-        let cwd = text(cwd_field).or(text("cwd")).map(PathBuf::from);
+        let cwd = text(cwd_field).or(text(CWD)).map(PathBuf::from);
         let tool_name = text("tool_name").map(Arc::from);
         let file_target = tool_name.as_deref().and_then(|tool| {
             crate::file_target::of(tool, field(&value, TOOL_INPUT)?, cwd.as_deref())
@@ -180,6 +180,21 @@ impl HookInput {
     }
 }
 
+/// The working directories a host's input names, under either name: the dialect's
+/// (hygge `pwd`) and Claude Code's `cwd` — a check of one cannot be slipped past under
+/// the other.
+pub(crate) fn named_cwds<'a>(
+    dialect: &Dialect,
+    map: &'a Map<String, Value>,
+) -> impl Iterator<Item = &'a str> {
+    [dialect.input.cwd, CWD]
+        .into_iter()
+        .filter_map(|name| map.get(name).and_then(Value::as_str))
+}
+
+/// Claude Code's name for the working directory, which every dialect also accepts.
+const CWD: &str = "cwd";
+
 /// The input field holding a tool call's input.
 const TOOL_INPUT: &str = "tool_input";
 
@@ -202,7 +217,7 @@ fn fill_common(event: &Event, map: &mut Map<String, Value>, fill: &Fill) {
         .or_insert_with(|| Value::String(fill.session.clone()));
     if !map.contains_key(shape.cwd) {
         let cwd = map
-            .get("cwd")
+            .get(CWD)
             .and_then(Value::as_str)
             .map(str::to_string)
             .or_else(|| fill.project.as_ref().map(|dir| dir.display().to_string()))
