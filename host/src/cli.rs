@@ -1,6 +1,7 @@
 //! The `hookhost` command line: `fire`, `check`, `list`, `trust`, `serve`, and the
 //! author tools `test` and `new`.
 
+mod agent_hook;
 mod args;
 mod cache;
 mod cases;
@@ -75,7 +76,10 @@ pub fn main() -> ExitCode {
     };
     // Under Claude Code, stderr of a blocking answer goes to the model: `claude hook`
     // logs nothing unless HOOKHOST_LOG asks. Colour only on a terminal.
-    let quiet = matches!(cli.command, Command::Claude(claude::ClaudeCommand::Hook(_)));
+    let quiet = matches!(
+        cli.command,
+        Command::Claude(claude::ClaudeCommand::Hook(_)) | Command::Hook(_)
+    );
     use std::io::IsTerminal;
     let _ = tracing_subscriber::fmt()
         .with_env_filter(
@@ -91,7 +95,7 @@ pub fn main() -> ExitCode {
     // A one-shot fire runs on the calling thread (starting worker threads costs more than
     // its hooks need); the long-running commands get the multi-thread runtime.
     let mut builder = match cli.command {
-        Command::Fire(_) | Command::Claude(claude::ClaudeCommand::Hook(_)) => {
+        Command::Fire(_) | Command::Claude(claude::ClaudeCommand::Hook(_)) | Command::Hook(_) => {
             tokio::runtime::Builder::new_current_thread()
         }
         _ => tokio::runtime::Builder::new_multi_thread(),
@@ -149,6 +153,7 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::Test(args) => cases::run(args).await.map_err(CliError::Usage),
         Command::New(args) => scaffold::run(args).map_err(CliError::Usage),
         Command::Claude(command) => claude::run(command).await,
+        Command::Hook(args) => Ok(agent_hook::run(args).await),
         Command::Cache(args) => cache::run(&args),
         Command::Explain(args) => explain::run(args).await,
         Command::Shell { command } => shell_view(command),

@@ -45,6 +45,7 @@
 //! `default-features = false`.
 
 mod admission;
+mod agent;
 mod condition;
 mod config;
 mod dialect;
@@ -72,6 +73,7 @@ mod text;
 mod tools;
 
 // The API: an engine, what it loads, what it answers.
+pub use agent::{AGENT_FIELD, Agent, AgentError, AgentReply, Normalised};
 pub use config::{
     Diagnostic, ExecutorKind, FileSet, Layer, LoadOptions, Severity, Trust, TrustError, TrustStore,
 };

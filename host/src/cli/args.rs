@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use super::{CliError, cache, cases, claude, explain, registry, scaffold, serve};
+use super::{CliError, agent_hook, cache, cases, claude, explain, registry, scaffold, serve};
 
 use hookhost::{
     DialectId, Engine, EngineOptions, FileSet, LoadOptions, Trust, internals::Layering,
@@ -46,6 +46,10 @@ pub(crate) enum Command {
     /// `uninstall` and `status`.
     #[command(subcommand)]
     Claude(claude::ClaudeCommand),
+    /// The command another agent's hook runs (Copilot CLI, Codex, Gemini CLI, Cursor,
+    /// OpenCode, Factory): its input normalised to hookhost's events and tools, the hooks of
+    /// hookhost's own files run, the answer in the agent's form — always in-band.
+    Hook(agent_hook::AgentHookArgs),
     /// For every configured hook: whether it runs for this input and, if not, why; then
     /// each answer and how the merge decided.
     Explain(explain::ExplainArgs),

@@ -1,0 +1,196 @@
+use serde_json::{Value, json};
+
+use super::*;
+
+fn one(agent: Agent, event: Option<&str>, raw: Value) -> (String, Value) {
+    let normalised = agent.normalise(event, raw).unwrap();
+    assert_eq!(normalised.inputs.len(), 1);
+    (normalised.event, normalised.inputs[0].clone())
+}
+
+#[test]
+fn every_agents_shell_call_is_bash_with_its_command() {
+    let cases = [
+        (
+            Agent::Copilot,
+            Some("preToolUse"),
+            json!({"sessionId": "s", "timestamp": 1, "cwd": "/p", "toolName": "bash",
+                   "toolArgs": {"command": "ls", "description": "d"}}),
+        ),
+        (
+            Agent::Copilot,
+            None,
+            json!({"hook_event_name": "PreToolUse", "session_id": "s", "cwd": "/p",
+                   "tool_name": "Bash", "tool_input": {"command": "ls"}}),
+        ),
+        (
+            Agent::Codex,
+            None,
+            json!({"hook_event_name": "PreToolUse", "session_id": "s", "cwd": "/p",
+                   "tool_name": "exec_command", "tool_input": {"cmd": "ls"}}),
+        ),
+        (
+            Agent::Gemini,
+            None,
+            json!({"hook_event_name": "BeforeTool", "session_id": "s", "cwd": "/p",
+                   "tool_name": "run_shell_command", "tool_input": {"command": "ls"}}),
+        ),
+        (
+            Agent::Cursor,
+            None,
+            json!({"hook_event_name": "beforeShellExecution", "conversation_id": "s",
+                   "command": "ls", "workspace_roots": ["/p"]}),
+        ),
+        (
+            Agent::OpenCode,
+            None,
+            json!({"hook_event_name": "tool.execute.before", "sessionID": "s", "cwd": "/p",
+                   "tool": "bash", "args": {"command": "ls"}}),
+        ),
+        (
+            Agent::Factory,
+            None,
+            json!({"hook_event_name": "PreToolUse", "sessionId": "s", "cwd": "/p",
+                   "toolName": "Execute", "toolInput": {"command": "ls"}}),
+        ),
+    ];
+    for (agent, event, raw) in cases {
+        let (ours, input) = one(agent, event, raw);
+        assert_eq!(ours, "PreToolUse", "{agent:?}");
+        assert_eq!(input["hook_event_name"], "PreToolUse", "{agent:?}");
+        assert_eq!(input["tool_name"], "Bash", "{agent:?}: {input}");
+        assert_eq!(input["tool_input"]["command"], "ls", "{agent:?}: {input}");
+        assert_eq!(input["session_id"], "s", "{agent:?}: {input}");
+        assert_eq!(input["cwd"], "/p", "{agent:?}: {input}");
+        assert_eq!(input[AGENT_FIELD], agent.name(), "{agent:?}");
+    }
+}
+
+#[test]
+fn file_tools_name_their_file_path_and_mcp_tools_their_server() {
+    let (_, input) = one(
+        Agent::Gemini,
+        None,
+        json!({"hook_event_name": "BeforeTool", "tool_name": "read_file",
+               "tool_input": {"absolute_path": "/p/a"}}),
+    );
+    assert_eq!(
+        (
+            input["tool_name"].as_str(),
+            input["tool_input"]["file_path"].as_str()
+        ),
+        (Some("Read"), Some("/p/a"))
+    );
+    let (_, input) = one(
+        Agent::OpenCode,
+        None,
+        json!({"hook_event_name": "tool.execute.before", "tool": "write",
+               "args": {"filePath": "/p/a", "content": "x"}}),
+    );
+    assert_eq!(input["tool_name"], "Write");
+    assert_eq!(input["tool_input"]["file_path"], "/p/a");
+    let (_, input) = one(
+        Agent::Cursor,
+        None,
+        json!({"hook_event_name": "preToolUse", "tool_name": "MCP:github:create_issue",
+               "tool_input": {}}),
+    );
+    assert_eq!(input["tool_name"], "mcp__github__create_issue");
+}
+
+#[test]
+fn a_codex_patch_is_one_call_per_file() {
+    let patch = "*** Begin Patch\n*** Add File: a.txt\n+x\n*** Update File: b.rs\n@@\n-y\n+z\n*** End Patch\n";
+    let normalised = Agent::Codex
+        .normalise(
+            None,
+            json!({"hook_event_name": "PreToolUse", "tool_name": "apply_patch",
+                   "tool_input": {"input": patch}}),
+        )
+        .unwrap();
+    let calls: Vec<(String, String)> = normalised
+        .inputs
+        .iter()
+        .map(|input| {
+            (
+                input["tool_name"].as_str().unwrap().to_string(),
+                input["tool_input"]["file_path"]
+                    .as_str()
+                    .unwrap()
+                    .to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        calls,
+        vec![
+            ("Write".into(), "a.txt".into()),
+            ("Edit".into(), "b.rs".into())
+        ]
+    );
+}
+
+#[test]
+fn unreadable_inputs_are_named() {
+    assert_eq!(
+        Agent::Gemini.normalise(None, json!([1])),
+        Err(AgentError::NotAnObject { agent: "gemini" })
+    );
+    assert_eq!(
+        Agent::Copilot.normalise(None, json!({"toolName": "bash"})),
+        Err(AgentError::NoEvent { agent: "copilot" })
+    );
+}
+
+fn denied(event: &str) -> EventOutcome {
+    let mut outcome = EventOutcome::empty(event);
+    outcome.permission_decision = Some(PermissionDecision::Deny);
+    outcome.permission_decision_reason = Some("no".into());
+    outcome
+}
+
+#[test]
+fn each_agent_reads_a_deny_in_its_own_form() {
+    let parse = |reply: AgentReply| -> Value { serde_json::from_str(&reply.stdout).unwrap() };
+    let copilot = parse(Agent::Copilot.reply("preToolUse", &denied("PreToolUse")));
+    assert_eq!(
+        copilot,
+        json!({"permissionDecision": "deny", "permissionDecisionReason": "no"})
+    );
+    let pascal = parse(Agent::Copilot.reply("PreToolUse", &denied("PreToolUse")));
+    assert_eq!(pascal["hookSpecificOutput"]["permissionDecision"], "deny");
+    let codex = parse(Agent::Codex.reply("PreToolUse", &denied("PreToolUse")));
+    assert_eq!(codex["hookSpecificOutput"]["permissionDecision"], "deny");
+    let gemini = parse(Agent::Gemini.reply("BeforeTool", &denied("PreToolUse")));
+    assert_eq!(gemini, json!({"decision": "deny", "reason": "no"}));
+    let cursor = parse(Agent::Cursor.reply("beforeShellExecution", &denied("PreToolUse")));
+    assert_eq!(
+        cursor,
+        json!({"permission": "deny", "user_message": "no", "agent_message": "no"})
+    );
+    let opencode = parse(Agent::OpenCode.reply("tool.execute.before", &denied("PreToolUse")));
+    assert_eq!(opencode["decision"], "deny");
+}
+
+#[test]
+fn a_failure_is_answered_in_band() {
+    for agent in Agent::ALL {
+        let (event, _) = agent.contract().event("PreToolUse");
+        let guarded = agent.failure_reply(event, true, "hookhost failed closed: x");
+        assert_eq!(guarded.exit_code, 0, "{agent:?}");
+        assert!(
+            guarded.stdout.contains("deny"),
+            "{agent:?}: {}",
+            guarded.stdout
+        );
+        let open = agent.failure_reply(event, false, "x");
+        assert_eq!(open.exit_code, 0, "{agent:?}");
+        assert!(!open.stdout.contains("deny"), "{agent:?}: {}", open.stdout);
+    }
+    let copilot = Agent::Copilot.failure_reply("preToolUse", false, "x");
+    assert!(
+        copilot.stdout.contains("\"permissionDecision\":\"allow\""),
+        "{}",
+        copilot.stdout
+    );
+}
