@@ -8,11 +8,13 @@
 //! guard.
 
 mod audit;
+mod build;
 mod error;
 mod explain;
 mod inner;
 mod inventory;
 mod loaded_hook;
+mod options;
 pub(crate) use crate::hook_input::{Fill, HookInput};
 pub use explain::HookVerdict;
 pub use inventory::{Inventory, WasmInventory};
@@ -26,68 +28,28 @@ mod session_memory;
 mod stop_guard;
 
 use std::path::Path;
-use std::sync::atomic::AtomicU64;
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::config::{self, Diagnostic, ExecutorKind, HookSpec, Layer, LoadOptions, LoadedConfig};
+use crate::config::{self, Diagnostic, ExecutorKind, Layer, LoadOptions, LoadedConfig};
 use crate::dialect::{Dialect, Listing};
-use crate::executor::prompt::LlmOptions;
-use crate::executor::registry::{self, Shared};
-use crate::executor::wasm::WasmOptions;
-use crate::executor::{AsyncNotice, Background};
+use crate::executor::AsyncNotice;
 use crate::outcome::EventOutcome;
 use crate::self_protection::Reach;
 
 use self::schedule::EventRun;
-use self::select::OnceTracker;
-use self::stop_guard::StopGuard;
 
 pub use error::EngineError;
 pub(crate) use inner::Inner;
 pub(crate) use loaded_hook::LoadedHook;
+pub use options::EngineOptions;
 pub use schedule::ActiveHook;
 pub use session_hooks::SessionHookId;
 
-/// Default number of consecutive Stop blocks before the engine lets the agent stop.
-pub const DEFAULT_STOP_BLOCK_CAP: u32 = 8;
-
 /// How long [`Engine::close`] waits for background hooks.
 pub const ASYNC_DRAIN: Duration = Duration::from_secs(2);
-
-/// Engine settings beyond configuration files.
-#[derive(Debug, Clone)]
-#[non_exhaustive]
-pub struct EngineOptions {
-    /// Consecutive Stop/SubagentStop blocks allowed before the engine lets the stop
-    /// through (0 disables the guard).
-    pub stop_block_cap: u32,
-    /// Wasm runtime settings.
-    pub wasm: WasmOptions,
-    /// LLM endpoint for prompt hooks.
-    pub llm: LlmOptions,
-    /// Audit log file (`--audit-log`); `hookAuditLog` in managed or user settings is
-    /// used when unset.
-    pub audit_log: Option<std::path::PathBuf>,
-    /// A private folder where per-session state (`once` hooks that ran, consecutive Stop
-    /// blocks) outlives the process — for hosts that run one process per event
-    /// (`hookhost fire`). `None`: kept in memory, as a long-running engine does.
-    pub session_state_dir: Option<std::path::PathBuf>,
-}
-
-impl Default for EngineOptions {
-    fn default() -> Self {
-        Self {
-            stop_block_cap: DEFAULT_STOP_BLOCK_CAP,
-            wasm: WasmOptions::default(),
-            llm: LlmOptions::default(),
-            audit_log: None,
-            session_state_dir: None,
-        }
-    }
-}
 
 /// One configured hook, for listings.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -182,124 +144,11 @@ impl Engine {
 
     /// Builds an engine from already loaded configuration.
     pub fn from_config(
-        mut config: LoadedConfig,
-        mut options: EngineOptions,
+        config: LoadedConfig,
+        options: EngineOptions,
     ) -> Result<Engine, EngineError> {
-        let mut diagnostics = std::mem::take(&mut config.diagnostics);
-        let in_project = |dir: &Path| {
-            config
-                .project_dir
-                .as_deref()
-                .is_some_and(|project| crate::paths::inside(dir, project))
-        };
-        // Folders hookhost owns never live inside the project: an absolute variable
-        // pointing into a repository would let it plant session state, the artifact key
-        // or compiled artifacts.
-        for (dir, what) in [
-            (&mut options.session_state_dir, "session state folder"),
-            (&mut options.wasm.cache_dir, "Wasm artifact cache"),
-            (&mut options.wasm.oci_dir, "OCI component store"),
-            (
-                &mut options.wasm.config_dir,
-                "configuration folder (artifact key)",
-            ),
-        ] {
-            if let Some(path) = dir.as_deref()
-                && in_project(path)
-            {
-                diagnostics.push(Diagnostic {
-                    severity: crate::config::Severity::Warning,
-                    file: path.display().to_string(),
-                    location: String::new(),
-                    message: format!("the {what} lies inside the project; not used"),
-                });
-                *dir = None;
-            }
-        }
-        let audit_path = options.audit_log.clone().or(config.audit_log.clone());
-        let self_protection = crate::self_protection::for_engine(
-            &config,
-            &options.wasm,
-            options.session_state_dir.as_deref(),
-            audit_path.as_deref(),
-        );
-        options.wasm.signing = std::sync::Arc::new(config.signing.clone());
-        if let Some(mb) = config.wasm_cache_max_mb {
-            options.wasm.cache_max_bytes = mb.saturating_mul(1 << 20);
-        }
-        let llm = match &config.prompt_endpoint {
-            Some(endpoint) => options.llm.with_endpoint(endpoint),
-            None => options.llm,
-        };
-        let shared = Shared::new(
-            config.http_policy,
-            config.grant_policy,
-            config.project_dir.clone(),
-            llm,
-            options.wasm,
-        );
-        let mut next = 0;
-        let session_store = options.session_state_dir.as_deref().and_then(|dir| {
-            let scope = config
-                .project_dir
-                .as_deref()
-                .map(|dir| dir.display().to_string())
-                .unwrap_or_default();
-            match session_files::SessionStore::open(dir, &scope) {
-                Ok(store) => Some(Arc::new(store)),
-                Err(err) => {
-                    diagnostics.push(Diagnostic {
-                        severity: crate::config::Severity::Warning,
-                        file: dir.display().to_string(),
-                        location: String::new(),
-                        message: format!(
-                            "session state kept in memory only (`once`, Stop re-entry): {err}"
-                        ),
-                    });
-                    None
-                }
-            }
-        });
-        let hooks = config
-            .hooks
-            .into_iter()
-            .map(|spec| {
-                next += 1;
-                let executor = registry::build(&spec, &shared);
-                if let Some(error) = executor.load_error() {
-                    diagnostics.push(hook_error(&spec, &spec.display_name(), &error));
-                }
-                if let Some(warning) = executor.load_warning() {
-                    let mut diagnostic = hook_error(&spec, &spec.display_name(), &warning);
-                    diagnostic.severity = crate::config::Severity::Warning;
-                    diagnostics.push(diagnostic);
-                }
-                LoadedHook::new(next, spec, executor)
-            })
-            .collect();
         Ok(Engine {
-            inner: Arc::new(Inner {
-                hooks,
-                session_hooks: RwLock::new(Vec::new()),
-                next_id: AtomicU64::new(next + 1),
-                diagnostics,
-                once: OnceTracker::with_store(session_store.clone()),
-                stop_guard: StopGuard::new(options.stop_block_cap).with_store(session_store),
-                calls: Arc::default(),
-                background: Background::default(),
-                revalidate_rewrites: config.revalidate_rewrites,
-                audit: audit_path.as_deref().map(audit::AuditLog::new),
-                project_dir: config.project_dir.map(Arc::from),
-                home: config.home,
-                dialect: config.dialect.dialect(),
-                dialect_detected_from: config.dialect_detected_from,
-                lost_guards: config.lost_guards,
-                repository_files: config.repository_files,
-                dropped: config.dropped,
-                shared,
-                wasm_update_interval: config.wasm_update_interval,
-                self_protection,
-            }),
+            inner: Arc::new(build::inner(config, options)),
         })
     }
 
@@ -339,7 +188,7 @@ impl Engine {
                 continue; // already reported at load
             }
             if let Some(error) = hook.executor.prepare().await {
-                diagnostics.push(hook_error(&hook.spec, &hook.name, &error));
+                diagnostics.push(build::hook_error(&hook.spec, &hook.name, &error));
             }
         }
         diagnostics
@@ -631,16 +480,6 @@ fn require_worktree_path(outcome: &mut EventOutcome, cwd: Option<&Path>) {
     if let Some(reason) = refusal {
         outcome.should_block = true;
         outcome.block_reason = Some(reason);
-    }
-}
-
-/// An error diagnostic for a hook, at its location.
-fn hook_error(spec: &HookSpec, name: &str, error: &str) -> Diagnostic {
-    Diagnostic {
-        severity: crate::config::Severity::Error,
-        file: spec.file.clone(),
-        location: spec.location.clone(),
-        message: format!("{} hook {name}: {error}", spec.handler.executor_kind()),
     }
 }
 

@@ -46,6 +46,7 @@
 
 mod admission;
 mod agent;
+mod agent_files;
 mod condition;
 mod config;
 mod dialect;

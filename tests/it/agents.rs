@@ -280,3 +280,51 @@ fn each_file_a_codex_patch_touches_is_judged() {
     let (_, answer) = hook(&test, "codex", None, &input);
     assert_ne!(claude_form(&answer).0.as_deref(), Some("deny"), "{answer}");
 }
+
+#[test]
+fn no_agent_can_rewrite_another_agents_hook_files() {
+    let test = TestEnv::new();
+    guarded(&test, guests::BASH_GUARD);
+    let home = test.home.display().to_string();
+    let gemini_write = |path: &str| {
+        json!({"hook_event_name": "BeforeTool", "session_id": "s", "cwd": test.project,
+               "tool_name": "write_file", "tool_input": {"file_path": path, "content": "{}"}})
+    };
+    let decision = |answer: &Value| answer["decision"].as_str().map(str::to_string);
+    // Each agent's own hook file or trust record, written by a file tool.
+    for file in [
+        ".codex/hooks.json",
+        ".codex/config.toml",
+        ".copilot/hooks/hookhost.json",
+        ".gemini/settings.json",
+        ".cursor/hooks.json",
+        ".factory/settings.json",
+        ".config/opencode/plugin/hookhost.js",
+    ] {
+        let (code, answer) = hook(
+            &test,
+            "gemini",
+            None,
+            &gemini_write(&format!("{home}/{file}")),
+        );
+        assert_eq!(code, 0);
+        assert_eq!(
+            decision(&answer).as_deref(),
+            Some("deny"),
+            "{file}: {answer}"
+        );
+    }
+    // And by a command, from another agent: Copilot empties Codex's hooks.
+    let mut input = recorded("copilot-preToolUse.json", &test.project);
+    input["toolArgs"]["command"] = json!(format!("echo '{{}}' > {home}/.codex/hooks.json"));
+    let (_, answer) = hook(&test, "copilot", Some("preToolUse"), &input);
+    assert_eq!(answer["permissionDecision"], "deny", "{answer}");
+    // The control: an ordinary file beside them is written.
+    let (_, answer) = hook(
+        &test,
+        "gemini",
+        None,
+        &gemini_write(&format!("{home}/.gemini/notes.md")),
+    );
+    assert_ne!(decision(&answer).as_deref(), Some("deny"), "{answer}");
+}

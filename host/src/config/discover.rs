@@ -218,6 +218,11 @@ pub(super) fn guard_files(options: &LoadOptions) -> Vec<PathBuf> {
         // Claude Code's trust records, which hookhost's trust lookup reads.
         files.push(home.join(".claude.json"));
     }
+    // Every other agent's hook files and trust records: hookhost answers for them too.
+    files.extend(crate::agent_files::hook_files(
+        options.home.as_deref(),
+        options.project_dir.as_deref(),
+    ));
     files.sort();
     files.dedup();
     files

@@ -1,6 +1,9 @@
 //! Unit tests of the engine: executors' default timeouts and the futures' sizes.
 use super::*;
 use crate::config::{Handler, PromptHandler, WasmHandler};
+use crate::executor::prompt::LlmOptions;
+use crate::executor::registry::{self, Shared};
+use crate::executor::wasm::WasmOptions;
 
 fn timeout_of(event: &str, handler: Handler) -> Duration {
     let spec = session_hooks::test_spec(event, None, handler).unwrap();

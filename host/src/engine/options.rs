@@ -1,0 +1,41 @@
+//! An engine's settings beyond its configuration files.
+
+use std::path::PathBuf;
+
+use crate::executor::prompt::LlmOptions;
+use crate::executor::wasm::WasmOptions;
+
+/// Default number of consecutive Stop blocks before the engine lets the agent stop.
+pub const DEFAULT_STOP_BLOCK_CAP: u32 = 8;
+
+/// Engine settings beyond configuration files.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct EngineOptions {
+    /// Consecutive Stop/SubagentStop blocks allowed before the engine lets the stop
+    /// through (0 disables the guard).
+    pub stop_block_cap: u32,
+    /// Wasm runtime settings.
+    pub wasm: WasmOptions,
+    /// LLM endpoint for prompt hooks.
+    pub llm: LlmOptions,
+    /// Audit log file (`--audit-log`); `hookAuditLog` in managed or user settings is
+    /// used when unset.
+    pub audit_log: Option<PathBuf>,
+    /// A private folder where per-session state (`once` hooks that ran, consecutive Stop
+    /// blocks) outlives the process — for hosts that run one process per event
+    /// (`hookhost fire`). `None`: kept in memory, as a long-running engine does.
+    pub session_state_dir: Option<PathBuf>,
+}
+
+impl Default for EngineOptions {
+    fn default() -> Self {
+        Self {
+            stop_block_cap: DEFAULT_STOP_BLOCK_CAP,
+            wasm: WasmOptions::default(),
+            llm: LlmOptions::default(),
+            audit_log: None,
+            session_state_dir: None,
+        }
+    }
+}
