@@ -2,6 +2,7 @@
 //! author tools `test` and `new`.
 
 mod agent_hook;
+mod agent_install;
 mod args;
 mod cache;
 mod cases;
@@ -154,6 +155,8 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::New(args) => scaffold::run(args).map_err(CliError::Usage),
         Command::Claude(command) => claude::run(command).await,
         Command::Hook(args) => Ok(agent_hook::run(args).await),
+        Command::Install(args) => agent_install::install(&args),
+        Command::Uninstall(args) => agent_install::uninstall(&args),
         Command::Cache(args) => cache::run(&args),
         Command::Explain(args) => explain::run(args).await,
         Command::Shell { command } => shell_view(command),

@@ -328,3 +328,126 @@ fn no_agent_can_rewrite_another_agents_hook_files() {
     );
     assert_ne!(decision(&answer).as_deref(), Some("deny"), "{answer}");
 }
+
+/// Runs `hookhost ARGS` for `test`'s home and project: (exit status, stdout, stderr).
+fn cli(test: &TestEnv, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(CLI)
+        .args(args)
+        .arg("--home")
+        .arg(&test.home)
+        .arg("--project-dir")
+        .arg(&test.project)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Runs an installed entry's command line through `sh`, as the agent does, on `input`.
+fn run_installed(command: &str, input: &Value) -> Value {
+    use std::io::Write;
+    let mut child = Command::new("sh")
+        .args(["-c", command])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.to_string().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    serde_json::from_slice(&out.stdout).unwrap_or(Value::Null)
+}
+
+#[test]
+fn copilot_install_writes_its_own_hook_file_that_denies_and_goes_again() {
+    let test = TestEnv::new();
+    guarded(&test, guests::BASH_GUARD);
+    let file = test.home.join(".copilot/hooks/hookhost.json");
+    let (code, out, err) = cli(&test, &["install", "--agent", "copilot"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let written = std::fs::read(&file).unwrap();
+    let (_, out, _) = cli(&test, &["install", "--agent", "copilot"]);
+    assert!(out.contains("unchanged"), "{out}");
+    assert_eq!(
+        std::fs::read(&file).unwrap(),
+        written,
+        "a second install changed the file"
+    );
+    let hooks: Value = serde_json::from_slice(&written).unwrap();
+    assert_eq!(hooks["version"], 1);
+    let command = hooks["hooks"]["preToolUse"][0]["bash"].as_str().unwrap();
+    let mut input = recorded("copilot-preToolUse.json", &test.project);
+    input["toolArgs"]["command"] = json!(ATTACK);
+    let answer = run_installed(command, &input);
+    assert_eq!(answer["permissionDecision"], "deny", "{answer}");
+    input["toolArgs"]["command"] = json!("ls");
+    assert_ne!(run_installed(command, &input)["permissionDecision"], "deny");
+    // A hookhost.json that install did not write is refused and left alone.
+    let (code, _, _) = cli(&test, &["uninstall", "--agent", "copilot"]);
+    assert_eq!(code, 0);
+    assert!(!file.exists(), "uninstall left the file install created");
+    std::fs::write(
+        &file,
+        r#"{"version": 1, "hooks": {"preToolUse": [{"type": "command", "bash": "mine.sh"}]}}"#,
+    )
+    .unwrap();
+    let before = std::fs::read(&file).unwrap();
+    let (code, _, err) = cli(&test, &["install", "--agent", "copilot"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("did not write"), "{err}");
+    let (_, out, _) = cli(&test, &["uninstall", "--agent", "copilot"]);
+    assert!(out.contains("nothing to remove"), "{out}");
+    assert_eq!(std::fs::read(&file).unwrap(), before);
+}
+
+#[test]
+fn gemini_install_keeps_the_users_settings_and_uninstall_gives_them_back_byte_for_byte() {
+    let test = TestEnv::new();
+    guarded(&test, guests::BASH_GUARD);
+    let file = test.home.join(".gemini/settings.json");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    // The user's own settings, in their own layout, with a hook of their own.
+    let original = "{\n    \"security\": {\"auth\": {\"selectedType\": \"gemini-api-key\"}},\n    \"hooks\": {\"BeforeTool\": [{\"matcher\": \"write_file\", \"hooks\": [{\"type\": \"command\", \"command\": \"mine.sh\"}]}]}\n}\n";
+    std::fs::write(&file, original).unwrap();
+    let (code, out, err) = cli(&test, &["install", "--agent", "gemini"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let written = std::fs::read(&file).unwrap();
+    let (_, out, _) = cli(&test, &["install", "--agent", "gemini"]);
+    assert!(out.contains("unchanged"), "{out}");
+    assert_eq!(std::fs::read(&file).unwrap(), written);
+    let settings: Value = serde_json::from_slice(&written).unwrap();
+    assert_eq!(
+        settings["security"]["auth"]["selectedType"],
+        "gemini-api-key"
+    );
+    let before_tool = settings["hooks"]["BeforeTool"].as_array().unwrap();
+    assert_eq!(
+        before_tool[0]["hooks"][0]["command"], "mine.sh",
+        "the user's entry keeps its place"
+    );
+    let command = before_tool[1]["hooks"][0]["command"].as_str().unwrap();
+    let mut input = recorded("gemini-BeforeTool.json", &test.project);
+    input["tool_input"]["command"] = json!(ATTACK);
+    assert_eq!(run_installed(command, &input)["decision"], "deny");
+    let (code, _, _) = cli(&test, &["uninstall", "--agent", "gemini"]);
+    assert_eq!(code, 0);
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), original);
+    // A settings file that does not parse is refused, named with its line and column.
+    std::fs::write(&file, "{\n  \"hooks\": {,\n}\n").unwrap();
+    let (code, _, err) = cli(&test, &["install", "--agent", "gemini"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("line 2 column"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "{\n  \"hooks\": {,\n}\n"
+    );
+}

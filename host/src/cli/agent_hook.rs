@@ -39,7 +39,7 @@ pub struct AgentHookArgs {
     folders: OwnerFolders,
 }
 
-fn parse_agent(name: &str) -> Result<Agent, String> {
+pub(super) fn parse_agent(name: &str) -> Result<Agent, String> {
     Agent::parse(name).ok_or_else(|| {
         let names: Vec<&str> = Agent::ALL.iter().map(|agent| agent.name()).collect();
         format!("unknown agent `{name}` (one of: {})", names.join(", "))

@@ -6,7 +6,9 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use super::{CliError, agent_hook, cache, cases, claude, explain, registry, scaffold, serve};
+use super::{
+    CliError, agent_hook, agent_install, cache, cases, claude, explain, registry, scaffold, serve,
+};
 
 use hookhost::{
     DialectId, Engine, EngineOptions, FileSet, LoadOptions, Trust, internals::Layering,
@@ -50,6 +52,13 @@ pub(crate) enum Command {
     /// OpenCode, Factory): its input normalised to hookhost's events and tools, the hooks of
     /// hookhost's own files run, the answer in the agent's form — always in-band.
     Hook(agent_hook::AgentHookArgs),
+    /// Wire hookhost into another agent's hook files (Copilot CLI: its own file in the
+    /// hooks folder; Gemini CLI: entries in its settings.json): idempotent, every other
+    /// key and entry kept, atomic, a backup of the previous content.
+    Install(agent_install::AgentInstallArgs),
+    /// Take out what `install --agent` wrote; the file comes back byte for byte when
+    /// nothing else changed.
+    Uninstall(agent_install::AgentInstallArgs),
     /// For every configured hook: whether it runs for this input and, if not, why; then
     /// each answer and how the merge decided.
     Explain(explain::ExplainArgs),

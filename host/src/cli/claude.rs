@@ -3,7 +3,7 @@
 //! Code's form only); `install` / `uninstall` write and remove that wiring in a Claude
 //! Code settings file; `status` shows what Claude Code will run and what is wrong.
 
-mod entries;
+pub(super) mod entries;
 mod plugin;
 mod status;
 
@@ -146,7 +146,10 @@ impl InstallArgs {
 
 /// The folders an installed command names, for the owner's `home`: `folders` where given,
 /// else hookhost's defaults below the home.
-fn locations(home: PathBuf, folders: &super::OwnerFolders) -> anyhow::Result<entries::Locations> {
+pub(super) fn locations(
+    home: PathBuf,
+    folders: &super::OwnerFolders,
+) -> anyhow::Result<entries::Locations> {
     let folder = |given: &Option<PathBuf>, default: PathBuf| -> anyhow::Result<String> {
         let dir = match given {
             Some(dir) => std::path::absolute(dir)?,
@@ -171,7 +174,7 @@ fn locations(home: PathBuf, folders: &super::OwnerFolders) -> anyhow::Result<ent
 }
 
 /// The absolute path of this binary, as the entries run it.
-fn own_exe() -> anyhow::Result<String> {
+pub(super) fn own_exe() -> anyhow::Result<String> {
     let exe = std::env::current_exe().context("cannot find hookhost's own path")?;
     let exe = exe.canonicalize().unwrap_or(exe);
     exe.to_str()
@@ -184,7 +187,7 @@ fn own_exe() -> anyhow::Result<String> {
 /// bounded and regular-file-only, as for hookhost's own files: a repository's
 /// `settings.json` that is a link to `/dev/zero` or a FIFO is refused, never read until
 /// memory runs out or waited on.
-fn read_settings(file: &Path) -> anyhow::Result<Option<Map<String, Value>>> {
+pub(super) fn read_settings(file: &Path) -> anyhow::Result<Option<Map<String, Value>>> {
     let limit = hookhost::internals::MAX_CONFIG_FILE;
     let bytes = match hookhost::internals::read_regular(file, limit) {
         Ok(bytes) => bytes,
@@ -219,7 +222,7 @@ fn strip_position(message: &str) -> &str {
 /// (one backup: the last). Backup and temporary file are created fresh and private in
 /// the file's own folder and renamed into place: a link a repository planted at either
 /// name is replaced, never written through.
-fn write_settings(
+pub(super) fn write_settings(
     file: &Path,
     previous: Option<&[u8]>,
     settings: &Map<String, Value>,
@@ -253,7 +256,7 @@ fn write_settings(
 /// Holds `file`'s install lock (`<file>.hookhost-lock` beside it, never opened through a
 /// link) until dropped: two installs at once edit one after the other, each reading what
 /// the other wrote.
-fn lock_settings(file: &Path) -> anyhow::Result<std::fs::File> {
+pub(super) fn lock_settings(file: &Path) -> anyhow::Result<std::fs::File> {
     let dir = file.parent().context("settings file without a folder")?;
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let mut name = file.file_name().unwrap_or_default().to_os_string();
@@ -275,11 +278,11 @@ fn lock_settings(file: &Path) -> anyhow::Result<std::fs::File> {
 }
 
 /// The file's bytes as they are now (for the backup), when it exists.
-fn current_bytes(file: &Path) -> Option<Vec<u8>> {
+pub(super) fn current_bytes(file: &Path) -> Option<Vec<u8>> {
     hookhost::internals::read_regular(file, hookhost::internals::MAX_CONFIG_FILE).ok()
 }
 
-fn backup_path(file: &Path) -> PathBuf {
+pub(super) fn backup_path(file: &Path) -> PathBuf {
     let mut name = file.file_name().unwrap_or_default().to_os_string();
     name.push(".hookhost-backup");
     file.with_file_name(name)

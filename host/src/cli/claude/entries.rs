@@ -159,12 +159,26 @@ fn unquote(command: &str) -> Option<Vec<String>> {
 /// The command line of a command entry for the binary at `exe` with the folders
 /// `locations`: every word quoted for `sh` where it needs quoting.
 pub fn hook_command(exe: &str, locations: &Locations) -> String {
-    let mut words = vec![quote(exe), "claude".into(), "hook".into()];
+    command_line(exe, &["claude", "hook"], locations)
+}
+
+/// The command line running the binary at `exe` with `words`, then the location flags:
+/// every word quoted for `sh` where it needs quoting.
+pub fn command_line(exe: &str, words: &[&str], locations: &Locations) -> String {
+    let mut words: Vec<String> = std::iter::once(quote(exe))
+        .chain(words.iter().map(|word| quote(word)))
+        .collect();
     for (flag, value) in LOCATION_FLAGS.iter().zip(locations.values()) {
         words.push(flag.to_string());
         words.push(quote(value));
     }
     words.join(" ")
+}
+
+/// The words of a command line as [`command_line`] writes them; `None` for any other
+/// (other quoting, operators, expansions).
+pub fn words(command: &str) -> Option<Vec<String>> {
+    unquote(command)
 }
 
 /// The program and folders of a command entry `install` wrote, when `handler` is one:
