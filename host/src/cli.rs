@@ -11,6 +11,7 @@ mod explain;
 mod registry;
 mod scaffold;
 mod serve;
+mod settings_file;
 
 use std::io::Read;
 use std::process::ExitCode;
@@ -60,7 +61,7 @@ impl From<serde_json::Error> for CliError {
 }
 
 /// What a command returns.
-pub type CliResult = Result<ExitCode, CliError>;
+pub type CliResult<T = ExitCode> = Result<T, CliError>;
 
 /// The whole program: parses arguments, runs, and maps the result to the exit code
 /// (64 for usage errors and unreadable input, otherwise the command's own code).
@@ -157,6 +158,7 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::Hook(args) => Ok(agent_hook::run(args).await),
         Command::Install(args) => agent_install::install(&args),
         Command::Uninstall(args) => agent_install::uninstall(&args),
+        Command::Status(args) => agent_install::status(&args),
         Command::Cache(args) => cache::run(&args),
         Command::Explain(args) => explain::run(args).await,
         Command::Shell { command } => shell_view(command),

@@ -4,6 +4,7 @@
 #   target/toolchains/js/node_modules/.bin/{componentize-js,rolldown,tsc,jco}  (npm registry)
 #   target/toolchains/py/bin/componentize-py                                  (PyPI, in a venv)
 #   target/toolchains/claude/node_modules/.bin/claude                         (npm registry: the Claude Code CLI)
+#   target/toolchains/agents/node_modules/.bin/{copilot,codex,gemini}         (npm registry: the other agents' CLIs)
 # and, from Debian's packages where apt-get can install them, the CNCF Distribution
 # registry (`docker-registry`) and `minisign` for tests/it/oci.rs (which skip, saying so,
 # where they are missing).
@@ -32,6 +33,15 @@ if ! cmp -s "$here/claude/package-lock.json" "$out/claude/installed-lock.json" |
     cp "$here/claude/package.json" "$here/claude/package-lock.json" "$out/claude/"
     (cd "$out/claude" && npm install --no-audit --no-fund --loglevel=error)
     cp "$here/claude/package-lock.json" "$out/claude/installed-lock.json"
+fi
+
+# The other agents' real clients for tests/it/agent_clients.rs (same stamp rule).
+mkdir -p "$out/agents"
+if ! cmp -s "$here/agents/package-lock.json" "$out/agents/installed-lock.json" || [ ! -x "$out/agents/node_modules/.bin/codex" ]; then
+    rm -f "$out/agents/installed-lock.json"
+    cp "$here/agents/package.json" "$here/agents/package-lock.json" "$out/agents/"
+    (cd "$out/agents" && npm install --no-audit --no-fund --loglevel=error)
+    cp "$here/agents/package-lock.json" "$out/agents/installed-lock.json"
 fi
 
 if ! cmp -s "$here/requirements.txt" "$out/py/requirements.txt" 2>/dev/null || [ ! -x "$out/py/bin/componentize-py" ]; then

@@ -1,10 +1,16 @@
-//! `hookhost install --agent NAME` and `hookhost uninstall --agent NAME`: hookhost wired
-//! into another agent's hook files, its command naming the binary and the owner's folders
-//! (fixed at install: the agent hands its hooks its parent's environment). Copilot CLI
-//! gets a file of its own (`hookhost.json` in its hooks folder); Gemini CLI gets entries in
-//! its `settings.json`, every other key and entry kept. Both under the install lock,
-//! written atomically, the previous content kept as a backup; uninstall takes out only
-//! what install wrote and gives the file back byte for byte when nothing else changed.
+//! `hookhost install|uninstall|status --agent NAME`: hookhost wired into each agent's own
+//! hook files, its command naming the binary and the owner's folders (fixed at install:
+//! every agent hands its hooks its parent's environment, which a repository can set).
+//! Copilot CLI gets a hook file of its own, Codex, Gemini CLI, Cursor and Factory entries
+//! in their JSON files after the user's own (Codex also its trust entries in
+//! `config.toml`), OpenCode a plugin file; Claude Code is `hookhost claude install`. Each
+//! file is edited under the install lock, written atomically beside a backup, and given
+//! back byte for byte by uninstall when nothing else changed.
+
+mod codex_trust;
+mod layout;
+mod opencode;
+mod status;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -12,32 +18,17 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use hookhost::Agent;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::claude::{self as claude, entries};
+use super::settings_file::{
+    backup_path, current_bytes, lock_settings, read_settings, write_settings, write_text,
+};
 use super::{CliError, CliResult, OwnerFolders};
+use layout::Layout;
 
-/// The events hookhost's Copilot file names (camelCase: the input names none, so each
-/// entry passes its event).
-const COPILOT_EVENTS: &[&str] = &[
-    "preToolUse",
-    "postToolUse",
-    "userPromptSubmitted",
-    "sessionStart",
-    "sessionEnd",
-    "agentStop",
-];
-
-/// The events hookhost's Gemini entries are for, and whether each is a tool event (its
-/// matcher is a regular expression on the tool name).
-const GEMINI_EVENTS: &[(&str, bool)] = &[
-    ("BeforeTool", true),
-    ("AfterTool", true),
-    ("BeforeAgent", false),
-    ("AfterAgent", false),
-    ("SessionStart", false),
-    ("SessionEnd", false),
-];
+pub use status::StatusArgs;
+pub(super) use status::status;
 
 /// The agent's own timeout for hookhost's entries, seconds: above `hook --agent`'s
 /// default deadline (50 s), so hookhost always answers first.
@@ -48,14 +39,15 @@ const AGENT_TIMEOUT_SECS: u64 = 60;
 pub enum AgentScope {
     /// The user's own files: every project.
     User,
-    /// The project's files (Copilot reads them only in a folder the user trusts).
+    /// The project's files (Copilot and Codex read them only in a folder the user
+    /// trusts).
     Project,
 }
 
 /// `hookhost install|uninstall --agent`.
 #[derive(Debug, Clone, Args)]
 pub struct AgentInstallArgs {
-    /// The agent: copilot or gemini (Claude Code: `hookhost claude install`).
+    /// The agent: claude, copilot, codex, gemini, cursor, opencode, factory.
     #[arg(long, value_parser = super::agent_hook::parse_agent)]
     agent: Agent,
     /// Which of the agent's files.
@@ -67,262 +59,296 @@ pub struct AgentInstallArgs {
     /// Home directory (default: the account's home from the password database).
     #[arg(long, value_name = "DIR")]
     home: Option<PathBuf>,
+    /// Claude Code only: call a running `hookhost serve` at this base URL (see `hookhost
+    /// claude install --serve`); the other agents run hooks as commands only.
+    #[arg(long, value_name = "URL")]
+    serve: Option<String>,
     /// The folders the installed command names.
     #[command(flatten)]
     folders: OwnerFolders,
 }
 
-impl AgentInstallArgs {
-    fn home(&self) -> anyhow::Result<PathBuf> {
-        match &self.home {
-            Some(home) => Ok(std::path::absolute(home)?),
-            None => hookhost::internals::home()
-                .context("no usable home: the account has no home folder; give --home"),
-        }
-    }
-
-    fn base(&self) -> anyhow::Result<PathBuf> {
-        match self.scope {
-            AgentScope::User => self.home(),
-            AgentScope::Project => {
-                let dir = match &self.project_dir {
-                    Some(dir) => std::path::absolute(dir)?,
-                    None => std::env::current_dir().context("cannot read the current directory")?,
-                };
-                Ok(dir.canonicalize().unwrap_or(dir))
-            }
-        }
-    }
-
-    /// The agent's file hookhost writes.
-    fn file(&self) -> anyhow::Result<PathBuf> {
-        let base = self.base()?;
-        Ok(match (self.agent, self.scope) {
-            (Agent::Copilot, AgentScope::User) => base.join(".copilot/hooks/hookhost.json"),
-            (Agent::Copilot, AgentScope::Project) => base.join(".github/hooks/hookhost.json"),
-            (Agent::Gemini, _) => base.join(".gemini/settings.json"),
-            (agent, _) => anyhow::bail!(
-                "`install --agent {}` is not there yet: wire it by hand (docs/agents.md){}",
-                agent.name(),
-                if agent == Agent::Claude {
-                    "; for Claude Code, `hookhost claude install`"
-                } else {
-                    ""
-                }
-            ),
-        })
-    }
-
-    /// The command the agent's entry runs for its event `event`.
-    fn command(&self, event: Option<&str>) -> anyhow::Result<String> {
-        let locations = claude::locations(self.home()?, &self.folders)?;
-        let mut words = vec!["hook", "--agent", self.agent.name()];
-        if let Some(event) = event {
-            words.extend(["--event", event]);
-        }
-        Ok(entries::command_line(
-            &claude::own_exe()?,
-            &words,
-            &locations,
-        ))
+/// The owner's home: `given`, else the account's home from the password database.
+fn home_of(given: Option<&Path>) -> anyhow::Result<PathBuf> {
+    match given {
+        Some(home) => Ok(std::path::absolute(home)?),
+        None => hookhost::internals::home()
+            .context("no usable home: the account has no home folder; give --home"),
     }
 }
 
-/// Whether `command` is one install wrote for `agent`: this layout of words, whatever the
-/// binary's path and folders.
-fn is_ours(command: &str, agent: Agent) -> bool {
-    entries::words(command).is_some_and(|words| {
-        words.len() >= 4
-            && Path::new(&words[0]).is_absolute()
-            && words[1..4] == ["hook", "--agent", agent.name()]
-    })
+/// The project: `given`, else the current directory, canonical where it can be.
+fn project_of(given: Option<&Path>) -> anyhow::Result<PathBuf> {
+    let dir = match given {
+        Some(dir) => std::path::absolute(dir)?,
+        None => std::env::current_dir().context("cannot read the current directory")?,
+    };
+    Ok(dir.canonicalize().unwrap_or(dir))
+}
+
+/// The file install writes for `agent` in `scope`, below `home` or `project`.
+fn agent_file(agent: Agent, scope: AgentScope, home: &Path, project: &Path) -> PathBuf {
+    let (base, relative) = match (agent, scope) {
+        (Agent::Copilot, AgentScope::User) => (home, ".copilot/hooks/hookhost.json"),
+        (Agent::Copilot, AgentScope::Project) => (project, ".github/hooks/hookhost.json"),
+        (Agent::Codex, AgentScope::User) => (home, ".codex/hooks.json"),
+        (Agent::Codex, AgentScope::Project) => (project, ".codex/hooks.json"),
+        (Agent::Gemini, AgentScope::User) => (home, ".gemini/settings.json"),
+        (Agent::Gemini, AgentScope::Project) => (project, ".gemini/settings.json"),
+        (Agent::Cursor, AgentScope::User) => (home, ".cursor/hooks.json"),
+        (Agent::Cursor, AgentScope::Project) => (project, ".cursor/hooks.json"),
+        (Agent::OpenCode, AgentScope::User) => (home, ".config/opencode/plugin/hookhost.js"),
+        (Agent::OpenCode, AgentScope::Project) => (project, ".opencode/plugin/hookhost.js"),
+        (Agent::Factory, AgentScope::User) => (home, ".factory/settings.json"),
+        (Agent::Factory, AgentScope::Project) => (project, ".factory/settings.json"),
+        (_, AgentScope::User) => (home, ".claude/settings.json"),
+        (_, AgentScope::Project) => (project, ".claude/settings.json"),
+    };
+    base.join(relative)
+}
+
+/// Codex's user configuration, where its hook trust lives whatever the hook file.
+fn codex_config(home: &Path) -> PathBuf {
+    home.join(".codex/config.toml")
+}
+
+impl AgentInstallArgs {
+    fn home(&self) -> anyhow::Result<PathBuf> {
+        home_of(self.home.as_deref())
+    }
+
+    /// The agent's file install writes.
+    fn file(&self) -> anyhow::Result<PathBuf> {
+        Ok(agent_file(
+            self.agent,
+            self.scope,
+            &self.home()?,
+            &project_of(self.project_dir.as_deref())?,
+        ))
+    }
+
+    /// The argument vector of the command the agent runs, for each event name (passed on
+    /// where `pass_event`).
+    fn argv(&self, pass_event: bool) -> anyhow::Result<impl Fn(&str) -> Vec<String> + use<>> {
+        let locations = claude::locations(self.home()?, &self.folders)?;
+        let exe = claude::own_exe()?;
+        let agent = self.agent;
+        Ok(move |event: &str| {
+            let mut words = vec!["hook", "--agent", agent.name()];
+            if pass_event {
+                words.extend(["--event", event]);
+            }
+            entries::argv(&exe, &words, &locations)
+        })
+    }
+
+    /// The Claude Code install this asks for.
+    fn claude_scope(&self) -> claude::ScopeArgs {
+        claude::ScopeArgs::new(
+            match self.scope {
+                AgentScope::User => claude::Scope::User,
+                AgentScope::Project => claude::Scope::Project,
+            },
+            self.project_dir.clone(),
+            self.home.clone(),
+        )
+    }
 }
 
 /// `hookhost install --agent`.
 pub fn install(args: &AgentInstallArgs) -> CliResult {
-    let file = args.file().map_err(CliError::Usage)?;
-    let _lock = claude::lock_settings(&file).map_err(CliError::Internal)?;
-    let original = claude::read_settings(&file)?;
-    let settings = match args.agent {
-        Agent::Copilot => copilot_file(args, original.as_ref())?,
-        _ => gemini_settings(args, original.clone().unwrap_or_default())?,
-    };
-    if Some(&settings) == original.as_ref() {
-        println!("already installed in {} (unchanged)", file.display());
-        return Ok(ExitCode::SUCCESS);
+    if args.agent == Agent::Claude {
+        return claude::install_as(args.claude_scope(), args.serve.clone(), &args.folders);
     }
-    claude::write_settings(&file, claude::current_bytes(&file).as_deref(), &settings)
-        .map_err(CliError::Internal)?;
-    println!(
-        "installed hookhost for {} in {}",
-        args.agent.name(),
-        file.display()
-    );
-    if args.agent == Agent::Copilot && args.scope == AgentScope::Project {
+    if args.serve.is_some() {
+        return Err(CliError::Usage(anyhow::anyhow!(
+            "--serve: only Claude Code calls hookhost over HTTP; {} runs it as a command",
+            args.agent.name()
+        )));
+    }
+    let file = args.file().map_err(CliError::Usage)?;
+    let _lock = lock_settings(&file).map_err(CliError::Internal)?;
+    let changed = match Layout::of(args.agent) {
+        Some(layout) => install_entries(args, &file, &layout)?,
+        None => install_plugin(args, &file)?,
+    };
+    let trusted = if args.agent == Agent::Codex {
+        trust_codex(args, &file)?
+    } else {
+        false
+    };
+    if changed || trusted {
         println!(
-            "Copilot CLI reads a project's .github/hooks only in a folder the user trusts (`copilot --trust-folder`); elsewhere it skips them silently"
+            "installed hookhost for {} in {}",
+            args.agent.name(),
+            file.display()
         );
+    } else {
+        println!("already installed in {} (unchanged)", file.display());
+    }
+    if args.scope == AgentScope::Project {
+        match args.agent {
+            Agent::Copilot => println!(
+                "Copilot CLI reads a project's .github/hooks only in a folder the user trusts (`copilot --trust-folder`); elsewhere it skips them silently"
+            ),
+            Agent::Codex => println!(
+                "Codex reads a project's .codex/hooks.json only in a project the user trusts"
+            ),
+            _ => {}
+        }
     }
     println!("hooks go in ~/.config/hookhost/hooks.json (the same file for every agent)");
     Ok(ExitCode::SUCCESS)
 }
 
-/// hookhost's own Copilot hook file; a file of that name that install did not write is
-/// refused.
-fn copilot_file(
-    args: &AgentInstallArgs,
-    original: Option<&Map<String, Value>>,
-) -> Result<Map<String, Value>, CliError> {
-    if let Some(existing) = original
-        && !existing.is_empty()
-        && !copilot_is_ours(existing)
+/// hookhost's entries into the agent's JSON file; whether the file changed.
+fn install_entries(args: &AgentInstallArgs, file: &Path, layout: &Layout) -> CliResult<bool> {
+    let original = read_settings(file)?;
+    let argv = args
+        .argv(layout.passes_event())
+        .map_err(CliError::Internal)?;
+    let command = |event: &str| entries::line(&argv(event));
+    let settings = layout
+        .insert(args.agent, original.clone().unwrap_or_default(), &command)
+        .map_err(|why| {
+            CliError::Usage(anyhow::anyhow!("{}: {why}; not changed", file.display()))
+        })?;
+    if Some(&settings) == original.as_ref() {
+        return Ok(false);
+    }
+    write_settings(file, current_bytes(file).as_deref(), &settings).map_err(CliError::Internal)?;
+    Ok(true)
+}
+
+/// OpenCode's plugin file; a file of that name install did not write is refused.
+fn install_plugin(args: &AgentInstallArgs, file: &Path) -> CliResult<bool> {
+    let current = read_text(file)?;
+    if let Some(text) = &current
+        && opencode::command_of(text).is_none()
     {
         return Err(CliError::Usage(anyhow::anyhow!(
-            "{}: a hook file install did not write; not changed",
-            args.file().map_err(CliError::Usage)?.display()
+            "{}: a plugin install did not write; not changed",
+            file.display()
         )));
     }
-    let mut hooks = Map::new();
-    for event in COPILOT_EVENTS {
-        let command = args.command(Some(event)).map_err(CliError::Internal)?;
-        hooks.insert(
-            (*event).to_string(),
-            json!([{"type": "command", "bash": command, "timeoutSec": AGENT_TIMEOUT_SECS}]),
-        );
+    let argv = args.argv(false).map_err(CliError::Internal)?;
+    let text = opencode::plugin(&argv(""));
+    if current.as_deref() == Some(text.as_str()) {
+        return Ok(false);
     }
-    let file = json!({"version": 1, "hooks": hooks});
-    Ok(file.as_object().cloned().unwrap_or_default())
+    write_text(file, None, &text).map_err(CliError::Internal)?;
+    Ok(true)
 }
 
-/// Whether every entry of a Copilot hook file is install's.
-fn copilot_is_ours(file: &Map<String, Value>) -> bool {
-    let Some(Value::Object(hooks)) = file.get("hooks") else {
-        return false;
-    };
-    hooks.values().all(|entries| {
-        entries.as_array().is_some_and(|entries| {
-            entries.iter().all(|entry| {
-                entry
-                    .get("bash")
-                    .and_then(Value::as_str)
-                    .is_some_and(|command| is_ours(command, Agent::Copilot))
-            })
-        })
-    })
-}
-
-/// Gemini's settings with hookhost's entries: the user's own entries and keys kept,
-/// hookhost's replaced in place of the last install's.
-fn gemini_settings(
-    args: &AgentInstallArgs,
-    mut settings: Map<String, Value>,
-) -> Result<Map<String, Value>, CliError> {
-    let command = args.command(None).map_err(CliError::Internal)?;
-    let hooks = settings
-        .entry("hooks")
-        .or_insert_with(|| Value::Object(Map::new()));
-    let Some(hooks) = hooks.as_object_mut() else {
-        return Err(CliError::Usage(anyhow::anyhow!(
-            "{}: `hooks` is not an object; not changed",
-            args.file().map_err(CliError::Usage)?.display()
-        )));
-    };
-    for (event, tool_event) in GEMINI_EVENTS {
-        let groups = hooks
-            .entry(*event)
-            .or_insert_with(|| Value::Array(Vec::new()));
-        let Some(groups) = groups.as_array_mut() else {
-            return Err(CliError::Usage(anyhow::anyhow!(
-                "`hooks.{event}` is not a list; not changed"
-            )));
-        };
-        let mut group = json!({"hooks": [{"type": "command", "command": command,
-                                           "timeout": AGENT_TIMEOUT_SECS * 1000}]});
-        if *tool_event {
-            group["matcher"] = json!(".*");
-        }
-        match groups.iter().position(gemini_group_is_ours) {
-            Some(at) => groups[at] = group,
-            // Last: the user's entries keep their places.
-            None => groups.push(group),
-        }
+/// A text file others may write, bounded and regular-file-only; `None` when absent.
+fn read_text(file: &Path) -> CliResult<Option<String>> {
+    match hookhost::internals::read_regular(file, hookhost::internals::MAX_CONFIG_FILE) {
+        Ok(bytes) => String::from_utf8(bytes).map(Some).map_err(|_| {
+            CliError::Usage(anyhow::anyhow!(
+                "{}: not UTF-8 text; not changed",
+                file.display()
+            ))
+        }),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(err) => Err(CliError::Usage(
+            anyhow::Error::new(err).context(format!("cannot read {}", file.display())),
+        )),
     }
-    Ok(settings)
 }
 
-fn gemini_group_is_ours(group: &Value) -> bool {
-    group
-        .get("hooks")
-        .and_then(Value::as_array)
-        .is_some_and(|handlers| {
-            !handlers.is_empty()
-                && handlers.iter().all(|handler| {
-                    handler
-                        .get("command")
-                        .and_then(Value::as_str)
-                        .is_some_and(|command| is_ours(command, Agent::Gemini))
-                })
-        })
+/// Trust entries in Codex's `config.toml` for exactly hookhost's groups in `hooks_file`;
+/// whether the file changed.
+fn trust_codex(args: &AgentInstallArgs, hooks_file: &Path) -> CliResult<bool> {
+    let settings = read_settings(hooks_file)?.unwrap_or_default();
+    let ours = Layout::of(Agent::Codex)
+        .map(|layout| layout.find(&settings, Agent::Codex))
+        .unwrap_or_default();
+    let config = codex_config(&args.home().map_err(CliError::Usage)?);
+    let _lock = lock_settings(&config).map_err(CliError::Internal)?;
+    let text = read_text(&config)?.unwrap_or_default();
+    let mut doc = codex_trust::parse(&config, &text).map_err(CliError::Usage)?;
+    codex_trust::trust(&mut doc, hooks_file, &ours)
+        .map_err(|err| CliError::Usage(err.context(format!("{}", config.display()))))?;
+    let updated = doc.to_string();
+    if updated == text {
+        return Ok(false);
+    }
+    write_text(&config, current_bytes(&config).as_deref(), &updated).map_err(CliError::Internal)?;
+    Ok(true)
 }
 
 /// `hookhost uninstall --agent`.
 pub fn uninstall(args: &AgentInstallArgs) -> CliResult {
+    if args.agent == Agent::Claude {
+        return claude::uninstall_as(args.claude_scope());
+    }
     let file = args.file().map_err(CliError::Usage)?;
-    let _lock = claude::lock_settings(&file).map_err(CliError::Internal)?;
-    let Some(mut settings) = claude::read_settings(&file)? else {
-        println!("nothing to remove: {} does not exist", file.display());
-        return Ok(ExitCode::SUCCESS);
+    let _lock = lock_settings(&file).map_err(CliError::Internal)?;
+    let removed = match Layout::of(args.agent) {
+        Some(layout) => uninstall_entries(args, &file, &layout)?,
+        None => uninstall_plugin(&file)?,
     };
-    let removed = match args.agent {
-        Agent::Copilot if copilot_is_ours(&settings) => {
-            settings.clear();
-            1
-        }
-        Agent::Copilot => 0,
-        _ => remove_gemini(&mut settings),
-    };
-    if removed == 0 {
-        println!("nothing to remove: no hookhost entry in {}", file.display());
-        return Ok(ExitCode::SUCCESS);
-    }
-    let backup = claude::backup_path(&file);
-    let restored = claude::read_settings(&backup).ok().flatten();
-    if restored.as_ref() == Some(&settings) {
-        // Nothing else changed since install: the file as it was, byte for byte.
-        let bytes = claude::current_bytes(&backup).unwrap_or_default();
-        std::fs::write(&file, bytes)
-            .with_context(|| format!("cannot restore {}", file.display()))?;
-        let _ = std::fs::remove_file(&backup);
-    } else if settings.is_empty() && !backup.exists() {
-        // Install created the file: it goes again.
-        std::fs::remove_file(&file).with_context(|| format!("cannot remove {}", file.display()))?;
+    if removed {
+        println!("removed hookhost from {}", file.display());
     } else {
-        claude::write_settings(&file, claude::current_bytes(&file).as_deref(), &settings)
-            .map_err(CliError::Internal)?;
+        println!("nothing to remove: no hookhost entry in {}", file.display());
     }
-    println!("removed hookhost from {}", file.display());
     Ok(ExitCode::SUCCESS)
 }
 
-/// Takes hookhost's groups out of Gemini's settings (and the lists and `hooks` they
-/// leave empty); how many it took.
-fn remove_gemini(settings: &mut Map<String, Value>) -> usize {
-    let Some(Value::Object(hooks)) = settings.get_mut("hooks") else {
-        return 0;
+/// Takes hookhost's entries out of the agent's JSON file (and Codex's trust in them);
+/// whether there were any.
+fn uninstall_entries(args: &AgentInstallArgs, file: &Path, layout: &Layout) -> CliResult<bool> {
+    let Some(mut settings) = read_settings(file)? else {
+        return Ok(false);
     };
-    let mut removed = 0;
-    for (event, _) in GEMINI_EVENTS {
-        if let Some(Value::Array(groups)) = hooks.get_mut(*event) {
-            let before = groups.len();
-            groups.retain(|group| !gemini_group_is_ours(group));
-            removed += before - groups.len();
-            if groups.is_empty() && before > 0 {
-                hooks.remove(*event);
+    let found = layout.find(&settings, args.agent);
+    if layout.remove(&mut settings, args.agent) == 0 {
+        return Ok(false);
+    }
+    put_back(file, &settings)?;
+    if args.agent == Agent::Codex {
+        let config = codex_config(&args.home().map_err(CliError::Usage)?);
+        let _lock = lock_settings(&config).map_err(CliError::Internal)?;
+        if let Some(text) = read_text(&config)? {
+            let mut doc = codex_trust::parse(&config, &text).map_err(CliError::Usage)?;
+            codex_trust::untrust(&mut doc, file, &found);
+            let updated = doc.to_string();
+            if updated != text {
+                write_text(&config, current_bytes(&config).as_deref(), &updated)
+                    .map_err(CliError::Internal)?;
             }
         }
     }
-    if removed > 0 && hooks.is_empty() {
-        settings.remove("hooks");
+    Ok(true)
+}
+
+/// Writes `settings` back after uninstall: the backup's bytes when it holds exactly
+/// this (nothing else changed since install), no file when install created it.
+fn put_back(file: &Path, settings: &Map<String, Value>) -> CliResult<()> {
+    let backup = backup_path(file);
+    let restored = read_settings(&backup).ok().flatten();
+    if restored.as_ref() == Some(settings) {
+        let bytes = current_bytes(&backup).unwrap_or_default();
+        write_text(file, None, &String::from_utf8_lossy(&bytes)).map_err(CliError::Internal)?;
+        let _ = std::fs::remove_file(&backup);
+    } else if settings.is_empty() && !backup.exists() {
+        std::fs::remove_file(file).with_context(|| format!("cannot remove {}", file.display()))?;
+    } else {
+        write_settings(file, current_bytes(file).as_deref(), settings)
+            .map_err(CliError::Internal)?;
     }
-    removed
+    Ok(())
+}
+
+/// Removes OpenCode's plugin file when install wrote it; whether it did.
+fn uninstall_plugin(file: &Path) -> CliResult<bool> {
+    match read_text(file)? {
+        Some(text) if opencode::command_of(&text).is_some() => {
+            std::fs::remove_file(file)
+                .with_context(|| format!("cannot remove {}", file.display()))?;
+            Ok(true)
+        }
+        _ => Ok(false),
+    }
 }

@@ -52,13 +52,18 @@ pub(crate) enum Command {
     /// OpenCode, Factory): its input normalised to hookhost's events and tools, the hooks of
     /// hookhost's own files run, the answer in the agent's form — always in-band.
     Hook(agent_hook::AgentHookArgs),
-    /// Wire hookhost into another agent's hook files (Copilot CLI: its own file in the
-    /// hooks folder; Gemini CLI: entries in its settings.json): idempotent, every other
-    /// key and entry kept, atomic, a backup of the previous content.
+    /// Wire hookhost into an agent's hook files (Claude Code, Copilot CLI, Codex — with
+    /// its trust entries —, Gemini CLI, Cursor, OpenCode's plugin folder, Factory):
+    /// idempotent, every other key and entry kept, atomic, a backup of the previous
+    /// content.
     Install(agent_install::AgentInstallArgs),
     /// Take out what `install --agent` wrote; the file comes back byte for byte when
     /// nothing else changed.
     Uninstall(agent_install::AgentInstallArgs),
+    /// For one agent or every agent found in the home: which files hold hookhost's
+    /// wiring, what the agent runs, and what leaves it unguarded (exit 1 when anything
+    /// does).
+    Status(agent_install::StatusArgs),
     /// For every configured hook: whether it runs for this input and, if not, why; then
     /// each answer and how the merge decided.
     Explain(explain::ExplainArgs),

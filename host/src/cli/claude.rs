@@ -7,14 +7,16 @@ pub(super) mod entries;
 mod plugin;
 mod status;
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use clap::{Args, Subcommand, ValueEnum};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
+use super::settings_file::{
+    backup_path, current_bytes, lock_settings, read_settings, write_settings,
+};
 use super::{CliError, CliResult, ConfigArgs, Format};
 use entries::Wiring;
 
@@ -111,6 +113,15 @@ pub async fn run(command: ClaudeCommand) -> CliResult {
 }
 
 impl ScopeArgs {
+    /// The files of `scope`, for `project_dir` and `home` (defaults where `None`).
+    pub(super) fn new(scope: Scope, project_dir: Option<PathBuf>, home: Option<PathBuf>) -> Self {
+        ScopeArgs {
+            scope,
+            project_dir,
+            home,
+        }
+    }
+
     fn home(&self) -> anyhow::Result<PathBuf> {
         match &self.home {
             Some(home) => Ok(std::path::absolute(home)?),
@@ -182,110 +193,29 @@ pub(super) fn own_exe() -> anyhow::Result<String> {
         .context("hookhost's own path is not UTF-8")
 }
 
-/// Reads a Claude Code settings file as a JSON object: an absent or empty file is `{}`;
-/// anything that is not a JSON object is refused, naming line and column. The read is
-/// bounded and regular-file-only, as for hookhost's own files: a repository's
-/// `settings.json` that is a link to `/dev/zero` or a FIFO is refused, never read until
-/// memory runs out or waited on.
-pub(super) fn read_settings(file: &Path) -> anyhow::Result<Option<Map<String, Value>>> {
-    let limit = hookhost::internals::MAX_CONFIG_FILE;
-    let bytes = match hookhost::internals::read_regular(file, limit) {
-        Ok(bytes) => bytes,
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(err) => return Err(err).with_context(|| format!("cannot read {}", file.display())),
-    };
-    let text = String::from_utf8(bytes)
-        .map_err(|_| anyhow::anyhow!("{}: not UTF-8 text; not changed", file.display()))?;
-    if text.trim().is_empty() {
-        return Ok(Some(Map::new()));
-    }
-    match serde_json::from_str::<Value>(&text) {
-        Ok(Value::Object(map)) => Ok(Some(map)),
-        Ok(_) => bail!("{}: not a JSON object; not changed", file.display()),
-        Err(err) => bail!(
-            "{}: not valid JSON at line {} column {} ({}); not changed",
-            file.display(),
-            err.line(),
-            err.column(),
-            strip_position(&err.to_string())
-        ),
-    }
+/// `hookhost install --agent claude`: `claude install` into `scope`'s file, every
+/// default event.
+pub(super) fn install_as(
+    scope: ScopeArgs,
+    serve: Option<String>,
+    folders: &super::OwnerFolders,
+) -> CliResult {
+    install(&InstallArgs {
+        scope,
+        serve,
+        events: Vec::new(),
+        folders: folders.clone(),
+    })
 }
 
-/// serde_json's message without its own " at line L column C" tail.
-fn strip_position(message: &str) -> &str {
-    message.split(" at line ").next().unwrap_or(message)
+/// `hookhost uninstall --agent claude`: `claude uninstall`.
+pub(super) fn uninstall_as(scope: ScopeArgs) -> CliResult {
+    uninstall(&scope)
 }
 
-/// Writes `settings` to `file` atomically (a temporary file beside it, then a rename),
-/// keeping `previous` (the content read under the lock) as `<file>.hookhost-backup`
-/// (one backup: the last). Backup and temporary file are created fresh and private in
-/// the file's own folder and renamed into place: a link a repository planted at either
-/// name is replaced, never written through.
-pub(super) fn write_settings(
-    file: &Path,
-    previous: Option<&[u8]>,
-    settings: &Map<String, Value>,
-) -> anyhow::Result<()> {
-    let dir = file.parent().context("settings file without a folder")?;
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let mut text = serde_json::to_string_pretty(settings)?;
-    text.push('\n');
-    if let Some(previous) = previous {
-        let backup = backup_path(file);
-        let mut fresh = tempfile::NamedTempFile::new_in(dir)
-            .with_context(|| format!("cannot write in {}", dir.display()))?;
-        fresh.write_all(previous)?;
-        fresh.as_file().sync_all()?;
-        fresh
-            .persist(&backup)
-            .with_context(|| format!("cannot keep a backup at {}", backup.display()))?;
-    }
-    let mut temp = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| format!("cannot write in {}", dir.display()))?;
-    if let Ok(meta) = std::fs::metadata(file) {
-        let _ = std::fs::set_permissions(temp.path(), meta.permissions());
-    }
-    temp.write_all(text.as_bytes())?;
-    temp.as_file().sync_all()?;
-    temp.persist(file)
-        .with_context(|| format!("cannot replace {}", file.display()))?;
-    Ok(())
-}
-
-/// Holds `file`'s install lock (`<file>.hookhost-lock` beside it, never opened through a
-/// link) until dropped: two installs at once edit one after the other, each reading what
-/// the other wrote.
-pub(super) fn lock_settings(file: &Path) -> anyhow::Result<std::fs::File> {
-    let dir = file.parent().context("settings file without a folder")?;
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let mut name = file.file_name().unwrap_or_default().to_os_string();
-    name.push(".hookhost-lock");
-    let path = file.with_file_name(name);
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true).write(true).create(true).truncate(false);
-    let platform = |options: &mut std::fs::OpenOptions| {
-        hookhost::internals::platform::private_file(hookhost::internals::platform::no_follow(
-            options,
-        ))
-        .open(&path)
-    };
-    let lock = platform(&mut options)
-        .with_context(|| format!("cannot open the lock {}", path.display()))?;
-    lock.lock()
-        .with_context(|| format!("cannot lock {}", path.display()))?;
-    Ok(lock)
-}
-
-/// The file's bytes as they are now (for the backup), when it exists.
-pub(super) fn current_bytes(file: &Path) -> Option<Vec<u8>> {
-    hookhost::internals::read_regular(file, hookhost::internals::MAX_CONFIG_FILE).ok()
-}
-
-pub(super) fn backup_path(file: &Path) -> PathBuf {
-    let mut name = file.file_name().unwrap_or_default().to_os_string();
-    name.push(".hookhost-backup");
-    file.with_file_name(name)
+/// `hookhost status --agent claude`: `claude status`.
+pub(super) fn status_as(scope: ScopeArgs) -> CliResult {
+    status::run(&scope)
 }
 
 fn install(args: &InstallArgs) -> CliResult {

@@ -165,14 +165,29 @@ pub fn hook_command(exe: &str, locations: &Locations) -> String {
 /// The command line running the binary at `exe` with `words`, then the location flags:
 /// every word quoted for `sh` where it needs quoting.
 pub fn command_line(exe: &str, words: &[&str], locations: &Locations) -> String {
-    let mut words: Vec<String> = std::iter::once(quote(exe))
-        .chain(words.iter().map(|word| quote(word)))
+    line(&argv(exe, words, locations))
+}
+
+/// The argument vector [`command_line`] quotes: `exe`, `words`, then each location flag
+/// and its folder.
+pub fn argv(exe: &str, words: &[&str], locations: &Locations) -> Vec<String> {
+    let mut argv: Vec<String> = std::iter::once(exe)
+        .chain(words.iter().copied())
+        .map(str::to_string)
         .collect();
     for (flag, value) in LOCATION_FLAGS.iter().zip(locations.values()) {
-        words.push(flag.to_string());
-        words.push(quote(value));
+        argv.push(flag.to_string());
+        argv.push(value.to_string());
     }
-    words.join(" ")
+    argv
+}
+
+/// `argv` as one `sh` command line, each word quoted where it needs it.
+pub fn line(argv: &[String]) -> String {
+    argv.iter()
+        .map(|word| quote(word))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The words of a command line as [`command_line`] writes them; `None` for any other

@@ -8,8 +8,9 @@ use std::process::ExitCode;
 
 use serde_json::Value;
 
+use super::ScopeArgs;
 use super::entries::{self, installed_command, is_ours};
-use super::{ScopeArgs, read_settings};
+use crate::cli::settings_file::read_settings;
 use crate::cli::{CliResult, ConfigArgs};
 
 /// Handler types Claude Code knows; any other makes it drop every hook of the file.

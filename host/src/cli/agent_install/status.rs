@@ -1,0 +1,243 @@
+//! `hookhost status [--agent NAME]`: for each agent (the one named, else every agent whose
+//! folder is in the home), which of its files hold hookhost's wiring, the command the
+//! agent will run, and every problem that leaves the agent unguarded — not installed, a
+//! binary that is gone, Codex entries it will skip as untrusted, a Cursor file it will
+//! drop for an event name it does not know. Exit 1 when there is a problem.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::Args;
+use hookhost::Agent;
+use serde_json::Value;
+
+use super::layout::{Found, Layout};
+use super::{
+    AgentScope, agent_file, codex_config, codex_trust, home_of, opencode, project_of, read_text,
+};
+use crate::cli::claude::{self as claude, entries};
+use crate::cli::settings_file::read_settings;
+use crate::cli::{CliError, CliResult};
+
+/// Every event name Cursor documents; one it does not know drops the whole file.
+const CURSOR_KNOWN_EVENTS: &[&str] = &[
+    "beforeShellExecution",
+    "afterShellExecution",
+    "beforeMCPExecution",
+    "afterMCPExecution",
+    "beforeReadFile",
+    "afterFileEdit",
+    "beforeSubmitPrompt",
+    "afterAgentResponse",
+    "afterAgentThought",
+    "stop",
+    "sessionStart",
+    "sessionEnd",
+    "preToolUse",
+    "postToolUse",
+    "postToolUseFailure",
+    "subagentStart",
+    "subagentStop",
+    "preCompact",
+    "beforeTabFileRead",
+    "afterTabFileEdit",
+];
+
+/// `hookhost status`.
+#[derive(Debug, Clone, Args)]
+pub struct StatusArgs {
+    /// The agent (default: every agent whose folder is in the home).
+    #[arg(long, value_parser = crate::cli::agent_hook::parse_agent)]
+    agent: Option<Agent>,
+    /// Project directory (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    project_dir: Option<PathBuf>,
+    /// Home directory (default: the account's home from the password database).
+    #[arg(long, value_name = "DIR")]
+    home: Option<PathBuf>,
+}
+
+/// The agent's own folder in the home: its presence says the agent is used here.
+fn agent_folder(agent: Agent, home: &Path) -> PathBuf {
+    home.join(match agent {
+        Agent::Copilot => ".copilot",
+        Agent::Codex => ".codex",
+        Agent::Gemini => ".gemini",
+        Agent::Cursor => ".cursor",
+        Agent::OpenCode => ".config/opencode",
+        Agent::Factory => ".factory",
+        _ => ".claude",
+    })
+}
+
+/// `hookhost status`.
+pub(in crate::cli) fn status(args: &StatusArgs) -> CliResult {
+    let home = home_of(args.home.as_deref()).map_err(CliError::Usage)?;
+    let project = project_of(args.project_dir.as_deref()).map_err(CliError::Usage)?;
+    let agents: Vec<Agent> = match args.agent {
+        Some(agent) => vec![agent],
+        None => Agent::ALL
+            .into_iter()
+            .filter(|agent| agent_folder(*agent, &home).is_dir())
+            .collect(),
+    };
+    if agents.is_empty() {
+        println!(
+            "no agent found in {} (none of ~/.claude, ~/.copilot, ~/.codex, ~/.gemini, ~/.cursor, ~/.config/opencode, ~/.factory)",
+            home.display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut problems = 0;
+    for agent in agents {
+        if agent == Agent::Claude {
+            println!("== claude");
+            let scope = claude::ScopeArgs::new(
+                claude::Scope::User,
+                Some(project.clone()),
+                Some(home.clone()),
+            );
+            if claude::status_as(scope)? != ExitCode::SUCCESS {
+                problems += 1;
+            }
+            continue;
+        }
+        let found = report(agent, &home, &project);
+        for problem in &found {
+            println!("  problem: {problem}");
+        }
+        problems += found.len();
+    }
+    Ok(if problems == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// Prints one agent's files and what they run; its problems.
+fn report(agent: Agent, home: &Path, project: &Path) -> Vec<String> {
+    println!("== {}", agent.name());
+    let mut problems = Vec::new();
+    let mut installed = false;
+    for scope in [AgentScope::User, AgentScope::Project] {
+        let file = agent_file(agent, scope, home, project);
+        let shown = file.display();
+        let commands = match wiring(agent, &file, home, &mut problems) {
+            Ok(Some(commands)) => commands,
+            Ok(None) => {
+                println!("  {:<8} {shown} (absent)", scope_name(scope));
+                continue;
+            }
+            Err(why) => {
+                println!("  {:<8} {shown} (unreadable)", scope_name(scope));
+                problems.push(format!("{why:#}"));
+                continue;
+            }
+        };
+        if commands.is_empty() {
+            println!("  {:<8} {shown} (no hookhost entry)", scope_name(scope));
+            continue;
+        }
+        installed = true;
+        let events: Vec<&str> = commands.iter().map(|found| found.event.as_str()).collect();
+        println!(
+            "  {:<8} {shown}: hookhost for {}",
+            scope_name(scope),
+            events.join(", ")
+        );
+        println!("           runs {}", commands[0].command);
+        for found in &commands {
+            if let Some(words) = entries::words(&found.command)
+                && let Some(exe) = words.first()
+                && !Path::new(exe).is_file()
+            {
+                problems.push(format!(
+                    "{shown}: the {} entry runs {exe}, which is not there: run `hookhost install --agent {}` again",
+                    found.event,
+                    agent.name()
+                ));
+                break;
+            }
+        }
+        if scope == AgentScope::Project {
+            match agent {
+                Agent::Copilot => {
+                    println!("           (Copilot CLI reads it only in a folder the user trusts)")
+                }
+                Agent::Codex => {
+                    println!("           (Codex reads it only in a project the user trusts)")
+                }
+                _ => {}
+            }
+        }
+    }
+    if !installed {
+        problems.push(format!(
+            "hookhost is not installed for {0}: run `hookhost install --agent {0}`",
+            agent.name()
+        ));
+    }
+    problems
+}
+
+fn scope_name(scope: AgentScope) -> &'static str {
+    match scope {
+        AgentScope::User => "user",
+        AgentScope::Project => "project",
+    }
+}
+
+/// hookhost's entries in one of the agent's files (`None`: no file), adding what the
+/// agent will make of them to `problems`.
+fn wiring(
+    agent: Agent,
+    file: &Path,
+    home: &Path,
+    problems: &mut Vec<String>,
+) -> anyhow::Result<Option<Vec<Found>>> {
+    let Some(layout) = Layout::of(agent) else {
+        // OpenCode's plugin file.
+        let text = read_text(file).map_err(|err| anyhow::anyhow!("{err}"))?;
+        return Ok(text.map(|text| {
+            opencode::command_of(&text)
+                .map(|command| Found {
+                    event: "tool.execute.before".into(),
+                    index: 0,
+                    matcher: None,
+                    command,
+                    timeout: None,
+                })
+                .into_iter()
+                .collect()
+        }));
+    };
+    let Some(settings) = read_settings(file)? else {
+        return Ok(None);
+    };
+    let found = layout.find(&settings, agent);
+    match agent {
+        Agent::Codex if !found.is_empty() => {
+            let config = codex_config(home);
+            let text = read_text(&config)
+                .map_err(|err| anyhow::anyhow!("{err}"))?
+                .unwrap_or_default();
+            let doc = codex_trust::parse(&config, &text)?;
+            problems.extend(codex_trust::problems(&doc, file, &found));
+        }
+        Agent::Cursor => {
+            if let Some(Value::Object(hooks)) = settings.get("hooks") {
+                for event in hooks.keys() {
+                    if !CURSOR_KNOWN_EVENTS.contains(&event.as_str()) {
+                        problems.push(format!(
+                            "{}: Cursor drops the whole file for the event name `{event}`, which it does not know",
+                            file.display()
+                        ));
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+    Ok(Some(found))
+}
