@@ -5,6 +5,7 @@
 //! that target in CI (see README, "Supported systems").
 #![cfg(unix)]
 
+mod agent_clients;
 mod agents;
 mod cases;
 mod claude_code;
