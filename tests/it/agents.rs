@@ -451,3 +451,232 @@ fn gemini_install_keeps_the_users_settings_and_uninstall_gives_them_back_byte_fo
         "{\n  \"hooks\": {,\n}\n"
     );
 }
+
+#[test]
+fn codex_install_trusts_exactly_its_own_entries_and_never_shifts_the_users() {
+    let test = TestEnv::new();
+    guarded(&test, guests::BASH_GUARD);
+    let hooks_file = test.home.join(".codex/hooks.json");
+    let config = test.home.join(".codex/config.toml");
+    std::fs::create_dir_all(hooks_file.parent().unwrap()).unwrap();
+    // The user's own hook, trusted by the user, and their configuration.
+    let users_hooks = r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "mine.sh"}]}]}}"#;
+    let trust_key = format!(
+        "[hooks.state.\"{}:pre_tool_use:0:0\"]",
+        hooks_file.display()
+    );
+    let users_config = format!(
+        "# mine\nmodel = \"gpt-5\"\n\n{trust_key}\nenabled = true\ntrusted_hash = \"sha256:aa\"\n"
+    );
+    std::fs::write(&hooks_file, users_hooks).unwrap();
+    std::fs::write(&config, &users_config).unwrap();
+    let (code, out, err) = cli(&test, &["install", "--agent", "codex"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let hooks: Value = serde_json::from_slice(&std::fs::read(&hooks_file).unwrap()).unwrap();
+    let pre = hooks["hooks"]["PreToolUse"].as_array().unwrap();
+    assert_eq!(
+        pre[0]["hooks"][0]["command"], "mine.sh",
+        "the user's group keeps index 0"
+    );
+    let command = pre[1]["hooks"][0]["command"].as_str().unwrap();
+    let text = std::fs::read_to_string(&config).unwrap();
+    assert!(
+        text.starts_with(&users_config),
+        "the user's config moved: {text}"
+    );
+    for event in [
+        "session_start",
+        "user_prompt_submit",
+        "post_tool_use",
+        "stop",
+    ] {
+        assert!(
+            text.contains(&format!("{}:{event}:0:0", hooks_file.display())),
+            "{event}: {text}"
+        );
+    }
+    assert!(
+        text.contains(&format!("{}:pre_tool_use:1:0", hooks_file.display())),
+        "{text}"
+    );
+    let (code, out, _) = cli(&test, &["status", "--agent", "codex"]);
+    assert_eq!(code, 0, "{out}");
+    // The installed command denies Codex's recorded call.
+    let mut input = recorded("codex-PreToolUse.json", &test.project);
+    input["tool_input"]["command"] = json!(ATTACK);
+    assert_eq!(
+        run_installed(command, &input)["hookSpecificOutput"]["permissionDecision"],
+        "deny"
+    );
+    // Content changed behind install's back: Codex would skip it silently; status says so.
+    let tampered = std::fs::read_to_string(&hooks_file)
+        .unwrap()
+        .replace("\"timeout\": 60", "\"timeout\": 61");
+    std::fs::write(&hooks_file, &tampered).unwrap();
+    let (code, out, _) = cli(&test, &["status", "--agent", "codex"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("trusted for other content"), "{out}");
+    // A second install restores the content and its trust; uninstall gives both files back.
+    cli(&test, &["install", "--agent", "codex"]);
+    assert_eq!(cli(&test, &["status", "--agent", "codex"]).0, 0);
+    let (code, _, _) = cli(&test, &["uninstall", "--agent", "codex"]);
+    assert_eq!(code, 0);
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), users_config);
+    let left: Value = serde_json::from_slice(&std::fs::read(&hooks_file).unwrap()).unwrap();
+    let users: Value = serde_json::from_str(users_hooks).unwrap();
+    assert_eq!(left, users);
+    // A config.toml that does not parse is refused, named with its position.
+    std::fs::write(&config, "model = \n").unwrap();
+    let (code, _, err) = cli(&test, &["install", "--agent", "codex"]);
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("config.toml") && err.contains("line 1"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), "model = \n");
+}
+
+/// One agent's install checked through the documented payload its installed command gets.
+struct Documented {
+    agent: &'static str,
+    file: &'static str,
+    /// The user's own file before install.
+    users: &'static str,
+    /// The installed command for the shell call, from the written file.
+    command: fn(&Value) -> Option<String>,
+    /// The case (see [`cases`]) whose input and answer the command gets.
+    case: usize,
+}
+
+#[test]
+fn cursor_and_factory_installs_deny_through_their_documented_payloads_and_go_again() {
+    let documented = [
+        Documented {
+            agent: "cursor",
+            file: ".cursor/hooks.json",
+            users: "{\"version\": 1, \"hooks\": {\"afterFileEdit\": [{\"command\": \"./format.sh\"}]}}\n",
+            command: |file| {
+                file["hooks"]["beforeShellExecution"][0]["command"]
+                    .as_str()
+                    .map(String::from)
+            },
+            case: 4,
+        },
+        Documented {
+            agent: "factory",
+            file: ".factory/settings.json",
+            users: "{\"model\": \"x\", \"hooks\": {\"PreToolUse\": [{\"matcher\": \"Execute\", \"hooks\": [{\"type\": \"command\", \"command\": \"mine.sh\"}]}]}}\n",
+            command: |file| {
+                file["hooks"]["PreToolUse"][1]["hooks"][0]["command"]
+                    .as_str()
+                    .map(String::from)
+            },
+            case: 6,
+        },
+    ];
+    let cases = cases();
+    for agent in documented {
+        let test = TestEnv::new();
+        guarded(&test, guests::BASH_GUARD);
+        let file = test.home.join(agent.file);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, agent.users).unwrap();
+        let (code, out, err) = cli(&test, &["install", "--agent", agent.agent]);
+        assert_eq!(code, 0, "{out}{err}");
+        let written = std::fs::read(&file).unwrap();
+        let (_, out, _) = cli(&test, &["install", "--agent", agent.agent]);
+        assert!(out.contains("unchanged"), "{}: {out}", agent.agent);
+        let settings: Value = serde_json::from_slice(&written).unwrap();
+        let command = (agent.command)(&settings).unwrap_or_else(|| panic!("{settings}"));
+        let case = &cases[agent.case];
+        assert_eq!(case.agent, agent.agent);
+        let (decision, reason) =
+            (case.read)(&run_installed(&command, &(case.input)(&test, ATTACK)));
+        assert_eq!(decision.as_deref(), Some("deny"), "{}", agent.agent);
+        assert!(reason.contains(GUARD_REASON), "{reason}");
+        let (decision, _) = (case.read)(&run_installed(&command, &(case.input)(&test, "ls")));
+        assert_ne!(decision.as_deref(), Some("deny"), "{}", agent.agent);
+        let (code, out, _) = cli(&test, &["status", "--agent", agent.agent]);
+        assert_eq!(code, 0, "{out}");
+        let (code, _, _) = cli(&test, &["uninstall", "--agent", agent.agent]);
+        assert_eq!(code, 0);
+        assert_eq!(
+            std::fs::read_to_string(&file).unwrap(),
+            agent.users,
+            "{}",
+            agent.agent
+        );
+    }
+    // Cursor drops a whole file for one event name it does not know: status says so.
+    let test = TestEnv::new();
+    let file = test.home.join(".cursor/hooks.json");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(
+        &file,
+        r#"{"version": 1, "hooks": {"beforeShell": [{"command": "x"}]}}"#,
+    )
+    .unwrap();
+    cli(&test, &["install", "--agent", "cursor"]);
+    let (code, out, _) = cli(&test, &["status", "--agent", "cursor"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("`beforeShell`"), "{out}");
+}
+
+#[test]
+fn opencodes_plugin_throws_on_a_deny_when_node_runs_it() {
+    let test = TestEnv::new();
+    guarded(&test, guests::BASH_GUARD);
+    let (code, out, err) = cli(&test, &["install", "--agent", "opencode"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let plugin = test.home.join(".config/opencode/plugin/hookhost.js");
+    // The plugin as OpenCode loads it: its export called with a project, its hook with
+    // OpenCode's (input, output) for a bash call.
+    let driver = test.root.join("drive.mjs");
+    std::fs::write(
+        &driver,
+        format!(
+            r#"import {{ HookhostPlugin }} from {plugin:?};
+const hooks = await HookhostPlugin({{ directory: {project:?} }});
+for (const command of process.argv.slice(2)) {{
+  try {{
+    await hooks["tool.execute.before"]({{ tool: "bash", sessionID: "s1", callID: "c1" }}, {{ args: {{ command }} }});
+    console.log("ran");
+  }} catch (err) {{
+    console.log("refused: " + err.message);
+  }}
+}}
+"#,
+            plugin = plugin.display().to_string(),
+            project = test.project.display().to_string(),
+        ),
+    )
+    .unwrap();
+    let out = Command::new("node")
+        .arg(&driver)
+        .args([ATTACK, "ls"])
+        .output()
+        .expect("node");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines.len(),
+        2,
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        lines[0].starts_with("refused: ") && lines[0].contains(GUARD_REASON),
+        "{text}"
+    );
+    assert_eq!(lines[1], "ran");
+    // A plugin of that name install did not write is refused; uninstall leaves it.
+    let (code, _, _) = cli(&test, &["uninstall", "--agent", "opencode"]);
+    assert_eq!(code, 0);
+    assert!(!plugin.exists());
+    std::fs::write(&plugin, "export const Mine = async () => ({});\n").unwrap();
+    let (code, _, err) = cli(&test, &["install", "--agent", "opencode"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("did not write"), "{err}");
+    cli(&test, &["uninstall", "--agent", "opencode"]);
+    assert!(plugin.exists());
+}
