@@ -159,11 +159,20 @@ static CODEX: Contract = Contract {
     event_field: "hook_event_name",
     events: &[],
     fields: &[],
-    tools: &[ToolMap {
-        agent: "exec_command",
-        tool: BASH,
-        args: &[("cmd", "command")],
-    }],
+    tools: &[
+        ToolMap {
+            agent: "exec_command",
+            tool: BASH,
+            args: &[("cmd", "command")],
+        },
+        // What the model types into a shell it started with `exec_command` (`tty`): as
+        // much a command as the first one.
+        ToolMap {
+            agent: "write_stdin",
+            tool: BASH,
+            args: &[("chars", "command")],
+        },
+    ],
     patch_tool: Some("apply_patch"),
     mcp_prefix: None,
     mcp_separator: "__",

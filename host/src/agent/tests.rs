@@ -30,6 +30,12 @@ fn every_agents_shell_call_is_bash_with_its_command() {
                    "tool_name": "exec_command", "tool_input": {"cmd": "ls"}}),
         ),
         (
+            Agent::Codex,
+            None,
+            json!({"hook_event_name": "PreToolUse", "session_id": "s", "cwd": "/p",
+                   "tool_name": "write_stdin", "tool_input": {"session_id": 3, "chars": "ls"}}),
+        ),
+        (
             Agent::Gemini,
             None,
             json!({"hook_event_name": "BeforeTool", "session_id": "s", "cwd": "/p",
