@@ -5,9 +5,10 @@
 use serde_json::{Map, Value, json};
 
 /// The patch text of an `apply_patch` call's input: the input itself, or the string
-/// field (or `command` list entry) that holds a `*** Begin Patch` block.
+/// field (or `command` list entry) that holds a `*** Begin Patch` block — anywhere in it,
+/// a heredoc around it included, as Codex itself reads it leniently.
 pub(super) fn text(tool_input: &Value) -> Option<&str> {
-    let is_patch = |text: &&str| text.trim_start().starts_with("*** Begin Patch");
+    let is_patch = |text: &&str| text.contains("*** Begin Patch");
     match tool_input {
         Value::String(text) => Some(text.as_str()).filter(is_patch),
         Value::Object(map) => map.values().find_map(|value| match value {
@@ -24,7 +25,8 @@ pub(super) fn text(tool_input: &Value) -> Option<&str> {
 pub(super) fn files(patch: &str) -> Vec<(&'static str, String)> {
     let mut out = Vec::new();
     for line in patch.lines() {
-        let line = line.trim_end();
+        // Indented or not: a reader stricter than the agent's would miss a file.
+        let line = line.trim();
         let (tool, path) = if let Some(path) = line.strip_prefix("*** Add File: ") {
             ("Write", path)
         } else if let Some(path) = line.strip_prefix("*** Delete File: ") {
@@ -90,5 +92,12 @@ mod tests {
             assert_eq!(text(&input), Some(PATCH));
         }
         assert_eq!(text(&json!({"command": "ls"})), None);
+        // Wrapped in a heredoc, its lines indented: every file is still found.
+        let wrapped = "apply_patch <<'EOF'\n  *** Begin Patch\n  *** Add File: ~/.codex/hooks.json\n+{}\n  *** End Patch\nEOF\n";
+        let input = json!({"command": ["bash", "-lc", wrapped]});
+        assert_eq!(
+            files(text(&input).unwrap()),
+            vec![("Write", "~/.codex/hooks.json".to_string())]
+        );
     }
 }
