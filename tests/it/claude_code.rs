@@ -5,39 +5,15 @@
 //! `hookhost serve`, and `hookhost claude install` (command and `--serve` wiring) with
 //! Wasm hooks in hookhost's own hook files.
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 
+use hookhost_tests::mock::MockProcess;
 use hookhost_tests::serve::Served;
 use hookhost_tests::{TESTS_DIR, TestEnv, guests, hooks, wasm};
 use serde_json::{Value, json};
 
 const CLI: &str = env!("CARGO_BIN_EXE_hookhost");
-
-/// A child process killed when dropped.
-struct Killed(Child);
-
-impl Drop for Killed {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// Starts `command` and reads its first stdout line.
-fn start(mut command: Command) -> (Killed, String) {
-    let mut child = command
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    (Killed(child), line.trim().to_string())
-}
 
 fn claude_binary() -> PathBuf {
     let path =
@@ -64,8 +40,7 @@ fn start_serve(test: &TestEnv, args: &[&str]) -> (Served, String, String) {
 
 /// The Messages API mock, asking for one Bash `command`.
 struct Mock {
-    _child: Killed,
-    port: String,
+    process: MockProcess,
     log: PathBuf,
 }
 
@@ -76,10 +51,8 @@ impl Mock {
         mock.arg(PathBuf::from(TESTS_DIR).join("claude/mock_messages.py"))
             .arg(&log)
             .arg(command);
-        let (child, port) = start(mock);
         Mock {
-            _child: child,
-            port,
+            process: MockProcess::start(mock),
             log,
         }
     }
@@ -131,7 +104,7 @@ fn claude_run(test: &TestEnv, mock: &Mock, tools: &[&str], env: &[(&str, &str)])
         .env_remove("CLAUDE_PROJECT_DIR")
         .env(
             "ANTHROPIC_BASE_URL",
-            format!("http://127.0.0.1:{}", mock.port),
+            format!("http://127.0.0.1:{}", mock.process.port),
         )
         .env("ANTHROPIC_API_KEY", "sk-test")
         .env("DISABLE_TELEMETRY", "1")

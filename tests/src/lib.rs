@@ -1,6 +1,7 @@
 //! Test harness for hookhost's integration tests: temporary projects with settings,
 //! scripts and plugin bundles, engines built on them, and the compiled Wasm guests.
 
+pub mod mock;
 pub mod serve;
 pub mod server;
 

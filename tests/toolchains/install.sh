@@ -13,36 +13,30 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 out="$root/target/toolchains"
-mkdir -p "$out/js"
+mkdir -p "$out"
 
-# The tree in package-lock.json (componentize-js finds some of its modules only where that
-# tree hoists them). `npm install` rather than `npm ci`: npm leaves other platforms'
-# optional packages out of a lock file, which `npm ci` then refuses. The stamp is written
-# only once the install succeeded.
-if ! cmp -s "$here/package-lock.json" "$out/js/installed-lock.json" || [ ! -x "$out/js/node_modules/.bin/componentize-js" ]; then
-    rm -f "$out/js/installed-lock.json"
-    cp "$here/package.json" "$here/package-lock.json" "$out/js/"
-    (cd "$out/js" && npm install --no-audit --no-fund --loglevel=error)
-    cp "$here/package-lock.json" "$out/js/installed-lock.json"
-fi
+# One npm tree: `$here/$1/package{,-lock}.json` installed into `$out/$2` unless the lock
+# file installed last is this one and `$3` is there. `npm install` rather than `npm ci`:
+# npm leaves other platforms' optional packages out of a lock file, which `npm ci` then
+# refuses. The stamp is written only once the install succeeded.
+npm_tree() {
+    local from="$here/$1" to="$out/$2"
+    mkdir -p "$to"
+    if ! cmp -s "$from/package-lock.json" "$to/installed-lock.json" || [ ! -x "$to/node_modules/.bin/$3" ]; then
+        rm -f "$to/installed-lock.json"
+        cp "$from/package.json" "$from/package-lock.json" "$to/"
+        (cd "$to" && npm install --no-audit --no-fund --loglevel=error)
+        cp "$from/package-lock.json" "$to/installed-lock.json"
+    fi
+}
 
-# The real Claude Code CLI for tests/it/claude_code.rs (same stamp rule).
-mkdir -p "$out/claude"
-if ! cmp -s "$here/claude/package-lock.json" "$out/claude/installed-lock.json" || [ ! -x "$out/claude/node_modules/.bin/claude" ]; then
-    rm -f "$out/claude/installed-lock.json"
-    cp "$here/claude/package.json" "$here/claude/package-lock.json" "$out/claude/"
-    (cd "$out/claude" && npm install --no-audit --no-fund --loglevel=error)
-    cp "$here/claude/package-lock.json" "$out/claude/installed-lock.json"
-fi
-
-# The other agents' real clients for tests/it/agent_clients.rs (same stamp rule).
-mkdir -p "$out/agents"
-if ! cmp -s "$here/agents/package-lock.json" "$out/agents/installed-lock.json" || [ ! -x "$out/agents/node_modules/.bin/codex" ]; then
-    rm -f "$out/agents/installed-lock.json"
-    cp "$here/agents/package.json" "$here/agents/package-lock.json" "$out/agents/"
-    (cd "$out/agents" && npm install --no-audit --no-fund --loglevel=error)
-    cp "$here/agents/package-lock.json" "$out/agents/installed-lock.json"
-fi
+# The guests' tree (componentize-js finds some of its modules only where package-lock.json
+# hoists them).
+npm_tree . js componentize-js
+# The real Claude Code CLI for tests/it/claude_code.rs.
+npm_tree claude claude claude
+# The other agents' real clients for tests/it/agent_clients.rs.
+npm_tree agents agents codex
 
 if ! cmp -s "$here/requirements.txt" "$out/py/requirements.txt" 2>/dev/null || [ ! -x "$out/py/bin/componentize-py" ]; then
     python3 -m venv "$out/py"
