@@ -680,3 +680,62 @@ for (const command of process.argv.slice(2)) {{
     cli(&test, &["uninstall", "--agent", "opencode"]);
     assert!(plugin.exists());
 }
+
+/// The agent hands its hooks its parent's environment: a proxy variable there must not
+/// route `hook --agent --serve` through a party that answers "allow".
+#[tokio::test(flavor = "multi_thread")]
+async fn a_proxy_in_the_agents_environment_never_answers_for_serve() {
+    use hookhost_tests::server::{Reply, TestServer};
+    let proxy = TestServer::start(|_| {
+        Reply::new(
+            200,
+            r#"{"stdout": "{\"decision\": \"allow\"}", "exitCode": 0}"#,
+        )
+    })
+    .await;
+    let test = TestEnv::new();
+    let proxy_url = format!("http://{}", proxy.addr);
+    let mut input = recorded("gemini-BeforeTool.json", &test.project);
+    input["tool_input"]["command"] = json!(ATTACK);
+    let out = tokio::task::spawn_blocking(move || {
+        use std::io::Write;
+        let mut child = Command::new(CLI)
+            // Nothing listens on port 1: the answer must be the deny for a serve gone.
+            .args([
+                "hook",
+                "--agent",
+                "gemini",
+                "--serve",
+                "http://127.0.0.1:1",
+                "--home",
+            ])
+            .arg(&test.home)
+            .env("HTTP_PROXY", &proxy_url)
+            .env("http_proxy", &proxy_url)
+            .env("ALL_PROXY", &proxy_url)
+            .env_remove("NO_PROXY")
+            .env_remove("no_proxy")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.to_string().as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    })
+    .await
+    .unwrap();
+    let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(answer["decision"], "deny", "{answer}");
+    assert!(
+        answer["reason"].as_str().unwrap().contains("unreachable"),
+        "{answer}"
+    );
+    assert!(proxy.requests().is_empty(), "the proxy was asked");
+}

@@ -12,7 +12,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Args;
-use hookhost::{Agent, AgentReply, EventOutcome};
+use hookhost::{Agent, AgentReply, Answer, EventOutcome, Normalised};
 use serde_json::Value;
 
 use super::{ConfigArgs, OwnerFolders};
@@ -37,6 +37,11 @@ pub struct AgentHookArgs {
     home: Option<PathBuf>,
     #[command(flatten)]
     folders: OwnerFolders,
+    /// Ask a running `hookhost serve` at this base URL (its `/v1/agent/NAME` route) instead
+    /// of running the hooks here, sending the token in the owner's `serve-token` file; a
+    /// serve that cannot be reached is answered as a deny.
+    #[arg(long, value_name = "URL")]
+    serve: Option<String>,
 }
 
 pub(super) fn parse_agent(name: &str) -> Result<Agent, String> {
@@ -75,6 +80,9 @@ async fn answer(args: AgentHookArgs) -> AgentReply {
         Ok(bytes) => bytes,
         Err(err) => return agent.failure_reply(&given_event, true, &format!("{err:#}")),
     };
+    if let Some(url) = args.serve.clone() {
+        return served(&args, &url, bytes).await;
+    }
     let raw: Option<Value> = serde_json::from_slice(&bytes).ok();
     let project = raw.as_ref().and_then(|raw| project_of(agent, raw));
     let mut config = ConfigArgs::own(project);
@@ -104,18 +112,43 @@ async fn answer(args: AgentHookArgs) -> AgentReply {
     };
     let guarded = engine.has_fail_closed(&normalised.event);
     let limits = hookhost::RequestLimits::new(super::FIRE_MAX_INPUT, false);
+    let event = normalised.event.clone();
+    let reply = reply_to(agent, &normalised, guarded, |body| {
+        let (engine, limits, event) = (&engine, &limits, &event);
+        async move {
+            let request =
+                hookhost::Request::new(&body, agent.name(), limits).event(Some(event.as_str()));
+            engine.answer(request).await
+        }
+    })
+    .await;
+    engine.close().await;
+    reply
+}
+
+/// The agent's reply to `normalised`: each of its inputs (one per file of a Codex patch)
+/// answered by `answer` in turn, the first deny ending it — one file refused refuses the
+/// patch. A failure is the agent's failure reply, a deny where `guarded`.
+pub(crate) async fn reply_to<F, Fut>(
+    agent: Agent,
+    normalised: &Normalised,
+    guarded: bool,
+    mut answer: F,
+) -> AgentReply
+where
+    F: FnMut(Vec<u8>) -> Fut,
+    Fut: Future<Output = Answer>,
+{
     let mut outcome: Option<EventOutcome> = None;
     for input in &normalised.inputs {
         let body = serde_json::to_vec(input).unwrap_or_default();
-        let request =
-            hookhost::Request::new(&body, agent.name(), &limits).event(Some(&normalised.event));
-        match engine.answer(request).await.into_result() {
+        match answer(body).await.into_result() {
             Ok(this) => {
                 let denies = this.should_block
                     || this.permission_decision == Some(hookhost::PermissionDecision::Deny);
                 outcome = Some(this);
                 if denies {
-                    break; // one file of a patch refused refuses the patch
+                    break;
                 }
             }
             Err(failure) => {
@@ -123,11 +156,78 @@ async fn answer(args: AgentHookArgs) -> AgentReply {
             }
         }
     }
-    engine.close().await;
     match outcome {
         Some(outcome) => agent.reply(&normalised.agent_event, &outcome),
         None => AgentReply::default(),
     }
+}
+
+/// The answer of the `hookhost serve` at `url` to the input `bytes`. The bearer token is
+/// the owner's `serve-token` (where there is one); no proxy is used whatever the
+/// environment says (an agent's environment could name one that answers "allow"). A
+/// serve that cannot be reached, or answers anything but a reply, is a deny: hookhost
+/// cannot tell then which hooks guard the event.
+async fn served(args: &AgentHookArgs, url: &str, bytes: Vec<u8>) -> AgentReply {
+    let agent = args.agent;
+    let given_event = args.event.clone().unwrap_or_default();
+    let fail = |why: String| {
+        agent.failure_reply(
+            &given_event,
+            true,
+            &format!("hookhost serve at {url}: {why}"),
+        )
+    };
+    let token_file = match (&args.folders.config_dir, &args.home) {
+        (Some(dir), _) => Some(dir.join("serve-token")),
+        (None, home) => super::config_dir(home.clone()).map(|dir| dir.join("serve-token")),
+    };
+    let token = match token_file {
+        Some(path) if path.exists() => match super::serve::read_token(&path) {
+            Ok(token) => Some(String::from_utf8_lossy(&token).into_owned()),
+            Err(err) => return fail(format!("{err:#}")),
+        },
+        _ => None,
+    };
+    let client = match reqwest::Client::builder()
+        .no_proxy()
+        .timeout(Duration::from_secs(args.deadline.max(1)))
+        .build()
+    {
+        Ok(client) => client,
+        Err(err) => return fail(err.to_string()),
+    };
+    let mut request = client
+        .post(format!(
+            "{}/v1/agent/{}",
+            url.trim_end_matches('/'),
+            agent.name()
+        ))
+        .header("content-type", "application/json")
+        .body(bytes);
+    if let Some(event) = &args.event {
+        request = request.query(&[("event", event)]);
+    }
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    let response = match request.send().await {
+        Ok(response) => response,
+        Err(err) => return fail(format!("unreachable ({err})")),
+    };
+    let status = response.status();
+    let body: Value = match response.json().await {
+        Ok(body) if status.is_success() => body,
+        Ok(body) => return fail(format!("{status}: {}", body["error"])),
+        Err(err) => return fail(format!("{status}: {err}")),
+    };
+    let mut reply = AgentReply::default();
+    reply.stdout = body["stdout"].as_str().unwrap_or_default().to_string();
+    reply.stderr = body["stderr"].as_str().map(String::from);
+    reply.exit_code = body["exitCode"]
+        .as_i64()
+        .and_then(|code| i32::try_from(code).ok())
+        .unwrap_or(0);
+    reply
 }
 
 /// The project an agent's input names: its working directory (`cwd`, or Cursor's first

@@ -59,8 +59,11 @@ pub struct AgentInstallArgs {
     /// Home directory (default: the account's home from the password database).
     #[arg(long, value_name = "DIR")]
     home: Option<PathBuf>,
-    /// Claude Code only: call a running `hookhost serve` at this base URL (see `hookhost
-    /// claude install --serve`); the other agents run hooks as commands only.
+    /// Ask a running `hookhost serve --own-files --all-projects` at this base URL (e.g.
+    /// http://127.0.0.1:8787) instead of running the hooks in each hook process: Claude
+    /// Code calls it over HTTP (as `claude install --serve`), every other agent through
+    /// `hookhost hook --agent NAME --serve URL` (the owner's `serve-token` as the token; a
+    /// serve that cannot be reached is a deny).
     #[arg(long, value_name = "URL")]
     serve: Option<String>,
     /// The folders the installed command names.
@@ -133,10 +136,14 @@ impl AgentInstallArgs {
         let locations = claude::locations(self.home()?, &self.folders)?;
         let exe = claude::own_exe()?;
         let agent = self.agent;
+        let serve = self.serve.clone();
         Ok(move |event: &str| {
             let mut words = vec!["hook", "--agent", agent.name()];
             if pass_event {
                 words.extend(["--event", event]);
+            }
+            if let Some(url) = &serve {
+                words.extend(["--serve", url.as_str()]);
             }
             entries::argv(&exe, &words, &locations)
         })
@@ -160,10 +167,11 @@ pub fn install(args: &AgentInstallArgs) -> CliResult {
     if args.agent == Agent::Claude {
         return claude::install_as(args.claude_scope(), args.serve.clone(), &args.folders);
     }
-    if args.serve.is_some() {
+    if let Some(url) = &args.serve
+        && !(url.starts_with("http://") || url.starts_with("https://"))
+    {
         return Err(CliError::Usage(anyhow::anyhow!(
-            "--serve: only Claude Code calls hookhost over HTTP; {} runs it as a command",
-            args.agent.name()
+            "--serve: `{url}` is no http(s) URL"
         )));
     }
     let file = args.file().map_err(CliError::Usage)?;

@@ -6,6 +6,7 @@
 //! | --- | --- |
 //! | `POST /hooks` | the Claude Code HTTP-hook answer for the Claude Code hook input in the body (a drop-in `{"type":"http","url":…}` hook) |
 //! | `POST /v1/fire[?event=NAME]` | the `EventOutcome` JSON (event from `?event=` or the input's event field) |
+//! | `POST /v1/agent/NAME[?event=EVENT]` | another agent's hook input (`hookhost hook --agent NAME --serve URL` sends it), answered in that agent's form: `{"stdout", "stderr", "exitCode"}` |
 //! | `GET /healthz` | `ok` (no token needed) |
 //! | `GET /metrics` | Prometheus text: calls per event and decision, hook results per hook and status, a latency histogram, Wasm cache counters, reloads |
 //! | `GET /v1/diagnostics` | the running configuration's diagnostics and the last failed reload |
@@ -54,6 +55,7 @@ mod routes;
 mod stdio;
 mod unix_socket;
 
+pub(crate) use auth::read_token;
 use auth::*;
 use hookhost::{Answer, Engine, EventOutcome, Failure, RequestLimits, Severity};
 use metrics::*;
@@ -272,6 +274,7 @@ pub async fn serve(mut args: ServeArgs) -> CliResult {
     let app = Router::new()
         .route("/hooks", post(claude_hook))
         .route("/v1/fire", post(fire_outcome))
+        .route("/v1/agent/{name}", post(agent_hook))
         .route("/metrics", get(metrics))
         .route("/v1/diagnostics", get(diagnostics))
         .layer(middleware::from_fn_with_state(server.clone(), authorize))

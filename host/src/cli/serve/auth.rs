@@ -5,7 +5,7 @@ use super::*;
 
 /// The token in `path`: a private file (readable by no one else), at least 16
 /// characters.
-pub(super) fn read_token(path: &Path) -> anyhow::Result<Vec<u8>> {
+pub(crate) fn read_token(path: &Path) -> anyhow::Result<Vec<u8>> {
     use hookhost::internals::platform;
     let file = hookhost::internals::open_regular(path, 4096)
         .with_context(|| format!("cannot read --token-file {}", path.display()))?;

@@ -136,6 +136,47 @@ pub(super) struct FireQuery {
     event: Option<String>,
 }
 
+/// `POST /v1/agent/NAME`: another agent's hook input, normalised as `hookhost hook --agent
+/// NAME` does, each of its inputs through the front door, answered in that agent's form
+/// (what its hook command prints and exits with). Failures are answered in-band too: a
+/// deny where a failClosed hook guards.
+pub(super) async fn agent_hook(
+    State(server): State<Arc<Server>>,
+    axum::extract::Path(name): axum::extract::Path<String>,
+    Query(query): Query<FireQuery>,
+    request: Request,
+) -> Response {
+    let Some(agent) = hookhost::Agent::parse(&name) else {
+        let error = json!({"error": format!("unknown agent `{name}`")});
+        return (StatusCode::NOT_FOUND, axum::Json(error)).into_response();
+    };
+    let given = query.event.clone().unwrap_or_default();
+    let normalised = match read_body(&server, request).await {
+        Ok(bytes) => serde_json::from_slice(&bytes)
+            .map_err(|err| format!("the input is not JSON: {err}"))
+            .and_then(|raw| {
+                agent
+                    .normalise(query.event.as_deref(), raw)
+                    .map_err(|err| err.to_string())
+            }),
+        Err((failure, _)) => Err(failure.to_string()),
+    };
+    let reply = match normalised {
+        Err(reason) => agent.failure_reply(&given, server.engine().has_any_fail_closed(), &reason),
+        Ok(normalised) => {
+            let guarded = server.engine().has_fail_closed(&normalised.event);
+            let event = normalised.event.clone();
+            crate::cli::agent_hook::reply_to(agent, &normalised, guarded, |body| {
+                let (server, event) = (&server, &event);
+                async move { server.answer(Some(event.as_str()), Ok(&body)).await }
+            })
+            .await
+        }
+    };
+    axum::Json(json!({"stdout": reply.stdout, "stderr": reply.stderr, "exitCode": reply.exit_code}))
+        .into_response()
+}
+
 /// `POST /v1/fire`: the whole outcome.
 pub(super) async fn fire_outcome(
     State(server): State<Arc<Server>>,
