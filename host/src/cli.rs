@@ -433,9 +433,10 @@ async fn list(args: &ConfigArgs) -> CliResult {
     // Components from registries are resolved (and their signatures checked) to show
     // what runs; local files are left for `check` to compile.
     let from_registry = |hook: &hookhost::HookInfo| {
-        hook.component
-            .as_deref()
-            .is_some_and(|c| hookhost::OciRef::is_oci(&c.to_string_lossy()))
+        hook.component.as_deref().is_some_and(|c| {
+            let c = c.to_string_lossy();
+            hookhost::OciRef::is_oci(&c) || hookhost::Builtin::is_builtin(&c)
+        })
     };
     if engine.hooks().iter().any(from_registry) {
         engine.prepare_all().await;

@@ -47,6 +47,7 @@
 mod admission;
 mod agent;
 mod agent_files;
+mod builtin;
 mod condition;
 mod config;
 mod dialect;
@@ -75,6 +76,8 @@ mod tools;
 
 // The API: an engine, what it loads, what it answers.
 pub use agent::{AGENT_FIELD, Agent, AgentError, AgentReply, Normalised};
+// The guards that come with hookhost (`builtin:NAME`).
+pub use builtin::Builtin;
 pub use config::{
     Diagnostic, ExecutorKind, FileSet, Layer, LoadOptions, Severity, Trust, TrustError, TrustStore,
 };

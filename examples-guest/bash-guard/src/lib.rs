@@ -13,7 +13,10 @@
 //! git's own options (`-C repo`, `--git-dir d`) are read past. Each reason tells the model what to do instead. A command the
 //! host cannot fully read is refused (fail closed).
 
-use hookhost_guest::shell::{Command, Script, Words};
+mod options;
+mod place;
+
+use hookhost_guest::shell::{Command, Script, Via, Words};
 use hookhost_guest::{Answer, Hook, PreToolUse, config, export_hook};
 
 /// The hook.
@@ -71,7 +74,16 @@ pub fn verdict(
 
 fn download_into_shell(cmd: &Command) -> Option<String> {
     let fetches = |c: Command| matches!(c.name(), "curl" | "wget" | "fetch" | "aria2c");
-    (cmd.runs_code() && cmd.upstream().chain(cmd.inside()).any(fetches)).then(|| {
+    // A shell in a process substitution reads what the command holding it writes there
+    // (`curl x > >(sh)`, `curl x | tee >(sh)`).
+    let fed_by_holder = || {
+        cmd.via() == Via::ProcessSubstitution
+            && cmd
+                .ancestors()
+                .next()
+                .is_some_and(|holder| fetches(holder) || holder.upstream().any(fetches))
+    };
+    (cmd.runs_code() && (cmd.upstream().chain(cmd.inside()).any(fetches) || fed_by_holder())).then(|| {
         "running a download as code runs unreviewed code; download the script to a file, read it, then run it explicitly".to_string()
     })
 }
@@ -120,34 +132,29 @@ fn hides_git_commands(setting: &str) -> bool {
         || key.contains(['$', '`', '*', '?', '[', '{'])
 }
 
+/// `rm` recursive on a place the guard protects. Recursive is enough: an agent's shell
+/// has no terminal, so `rm -r` asks nothing even without `-f`.
 fn rm(args: Words, project: &str) -> Option<String> {
     let mut recursive = false;
-    let mut force = false;
     let mut options_done = false;
     let mut dangerous = None;
-    let project = project.trim_end_matches('/');
-    for arg in args.map(|w| w.text) {
+    for word in args {
+        let arg = word.text;
         if !options_done && arg == "--" {
             options_done = true;
         } else if !options_done && arg.starts_with("--") {
-            recursive |= arg == "--recursive";
-            force |= arg == "--force";
+            recursive |= options::long(arg, options::RM) == Some("recursive");
         } else if !options_done && arg.starts_with('-') && arg.len() > 1 {
             recursive |= arg.contains('r') || arg.contains('R');
-            force |= arg.contains('f');
-        } else if dangerous.is_none() {
-            let t = arg.trim_end_matches('/');
-            let t = t.strip_suffix("/*").unwrap_or(t);
-            if matches!(t, "" | "/" | "~" | "$HOME" | "${HOME}" | "." | ".." | "*")
-                || (!project.is_empty() && t == project)
-            {
-                dangerous = Some(arg);
-            }
+        } else if dangerous.is_none()
+            && let Some(what) = place::protected_reach(arg, word.dynamic, project)
+        {
+            dangerous = Some((arg, what));
         }
     }
-    let dangerous = dangerous.filter(|_| recursive && force)?;
+    let (arg, what) = dangerous.filter(|_| recursive)?;
     Some(format!(
-        "`rm -rf {dangerous}` would delete the filesystem root, the home directory or the whole project; remove the specific files or directories you mean, by path inside the project"
+        "`rm -rf {arg}` would delete the filesystem root, the home directory or the whole project (here: {what}); remove the specific files or directories you mean, by path inside the project"
     ))
 }
 
@@ -191,7 +198,7 @@ fn git(args: Words, protected: impl Fn() -> Vec<String>) -> Option<String> {
         std::slice::from_ref(&sub.text)
     };
     subs.iter().find_map(|sub| match *sub {
-        "reset" if rest().any(|a| a == "--hard") => Some(
+        "reset" if rest().any(|a| options::long(a, options::GIT_RESET) == Some("hard")) => Some(
             "`git reset --hard` discards uncommitted work; use `git stash` to set changes aside, or `git restore <path>` for specific files".into(),
         ),
         "config" if rest().any(hides_git_commands) => Some(
@@ -199,7 +206,7 @@ fn git(args: Words, protected: impl Fn() -> Vec<String>) -> Option<String> {
         ),
         "push" => {
             let force = rest().any(|a| {
-                a == "--force" || a == "--force-with-lease" || a.starts_with("--force-with-lease=")
+                matches!(options::long(a, options::GIT_PUSH), Some("force" | "force-with-lease"))
                     || (a.starts_with('-') && !a.starts_with("--") && a.contains('f'))
             });
             let protected = protected();

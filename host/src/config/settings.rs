@@ -461,7 +461,14 @@ fn read_handler(
         .transpose()
         .map_err(|err| format!("`if`: {err}"))?;
     let fail_closed = match &common.fail_closed {
-        None | Some(Value::Null) => false,
+        // A guard that comes with hookhost guards unless the entry says otherwise.
+        None | Some(Value::Null) => {
+            kind == "wasm"
+                && raw
+                    .get("component")
+                    .and_then(Value::as_str)
+                    .is_some_and(crate::builtin::Builtin::is_builtin)
+        }
         Some(Value::Bool(b)) => *b,
         Some(_) => return Err("`failClosed` must be a boolean".into()),
     };
@@ -616,7 +623,7 @@ fn read_wasm(raw: &Value, ctx: &FileContext) -> Result<WasmHandler, String> {
         // A registry reference is taken as written: no `${…}` in it is expanded, so no
         // variable (some come from the environment) can move an owner's guard to another
         // registry or repository; one left in it fails to parse, by name.
-        if crate::oci::OciRef::is_oci(path) {
+        if crate::oci::OciRef::is_oci(path) || crate::builtin::Builtin::is_builtin(path) {
             return PathBuf::from(path);
         }
         let expanded = PathBuf::from(ctx.expand(path));

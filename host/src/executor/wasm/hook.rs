@@ -54,7 +54,14 @@ pub(crate) fn executor(
     name: &str,
 ) -> Arc<dyn Executor> {
     let text = handler.component.to_string_lossy();
-    let source = if crate::oci::OciRef::is_oci(&text) {
+    let source = if crate::builtin::Builtin::is_builtin(&text) {
+        crate::builtin::Builtin::find(&text)
+            .map(Source::Builtin)
+            .ok_or_else(|| LoadError::UnknownBuiltin {
+                name: text.to_string(),
+                known: crate::builtin::Builtin::names(),
+            })
+    } else if crate::oci::OciRef::is_oci(&text) {
         crate::oci::OciRef::parse(&text)
             .map(Source::Oci)
             .map_err(LoadError::Oci)

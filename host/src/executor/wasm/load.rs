@@ -19,6 +19,8 @@ use super::{cache, limits};
 pub(super) enum Source {
     File(PathBuf),
     Bytes(Arc<[u8]>),
+    /// A guard that comes with hookhost (`builtin:NAME`).
+    Builtin(&'static crate::builtin::Builtin),
     /// A component in an OCI registry, pulled into the store at load.
     Oci(crate::oci::OciRef),
 }
@@ -313,6 +315,18 @@ pub(super) fn prepare(
                 digest,
                 None,
                 None,
+            )
+        }
+        Source::Builtin(builtin) => {
+            let digest = cache::digest(builtin.bytes);
+            check_pin(pin, &digest)?;
+            // Part of the binary the owner installed: a signing policy accepts it as it
+            // accepts the binary.
+            (
+                rt.cache.load(&digest, || Ok(builtin.bytes.into()))?,
+                digest,
+                None,
+                Some(builtin.reference()),
             )
         }
         Source::Oci(reference) => {

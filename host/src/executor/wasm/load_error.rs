@@ -105,6 +105,14 @@ pub enum LoadError {
     /// A directory grant was refused (see `grants`).
     #[error("{0}")]
     Grant(String),
+    /// `builtin:NAME` names no guard that comes with hookhost.
+    #[error("`{name}` is no builtin guard (the builtins: {known})")]
+    UnknownBuiltin {
+        /// The reference as configured.
+        name: String,
+        /// The builtins there are.
+        known: String,
+    },
     /// The component could not be fetched from its registry (and nothing usable is
     /// stored).
     #[error("{0}")]
