@@ -7,6 +7,7 @@
 
 mod agent_clients;
 mod agents;
+mod builtins;
 mod cases;
 mod claude_code;
 mod cli;

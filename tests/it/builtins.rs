@@ -1,0 +1,152 @@
+//! The guards that come with hookhost (`builtin:NAME`): built from the sources in the tree,
+//! loaded like any component — digest, pin, signing policy — failClosed unless the entry
+//! says otherwise, and a name that is no builtin reported with the ones there are.
+
+use std::path::{Path, PathBuf};
+
+use hookhost::{Builtin, Engine, PermissionDecision};
+use hookhost_tests::{TESTS_DIR, TestEnv, hooks};
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Every Rust and TOML file below `dir` (or `dir` itself).
+fn sources(root: &Path, dir: &str, out: &mut Vec<String>) {
+    let path = root.join(dir);
+    if path.is_file() {
+        out.push(dir.to_string());
+        return;
+    }
+    for entry in std::fs::read_dir(&path).unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let child = format!("{dir}/{name}");
+        let kind = entry.file_type().unwrap();
+        if kind.is_dir() {
+            sources(root, &child, out);
+        } else if kind.is_file() && (name.ends_with(".rs") || name.ends_with(".toml")) {
+            out.push(child);
+        }
+    }
+}
+
+#[test]
+fn builtins_are_built_from_the_sources_in_the_tree() {
+    // What host/builtin/sources.sh computes: sha256sum's listing of the sources, in byte
+    // order of their paths, then the digest of that listing.
+    let root = PathBuf::from(TESTS_DIR).join("..");
+    let mut files = Vec::new();
+    for dir in [
+        "examples-guest/bash-guard",
+        "examples-guest/secret-scan",
+        "guest-sdk/src",
+        "guest-sdk/Cargo.toml",
+    ] {
+        sources(&root, dir, &mut files);
+    }
+    files.sort();
+    let listing: String = files
+        .iter()
+        .map(|file| {
+            let digest = Sha256::digest(std::fs::read(root.join(file)).unwrap());
+            format!("{}  {file}\n", hex(&digest))
+        })
+        .collect();
+    let digest = hex(&Sha256::digest(listing.as_bytes()));
+    let recorded = std::fs::read_to_string(root.join("host/builtin/SOURCES")).unwrap();
+    assert_eq!(
+        recorded.trim(),
+        digest,
+        "the builtins' sources changed since host/builtin/*.wasm were built: run `bash host/builtin/refresh.sh`"
+    );
+}
+
+fn guard(component: &str, extra: Value) -> Value {
+    let mut handler = json!({"type": "wasm", "component": component});
+    for (key, value) in extra.as_object().unwrap() {
+        handler[key] = value.clone();
+    }
+    hooks("PreToolUse", Some("Bash"), vec![handler])
+}
+
+fn denied(outcome: &hookhost::EventOutcome) -> bool {
+    outcome.permission_decision == Some(PermissionDecision::Deny)
+}
+
+#[tokio::test]
+async fn a_builtin_guards_with_its_digest_and_its_pin() {
+    let env = TestEnv::new();
+    let engine = env.engine(guard("builtin:bash-guard", json!({})));
+    let outcome = engine
+        .execute("PreToolUse", env.bash("rm -rf \"$PWD\"/"))
+        .await;
+    assert!(denied(&outcome), "{outcome:?}");
+    assert!(!denied(&engine.execute("PreToolUse", env.bash("ls")).await));
+    // The digest is the component's own, as for a file.
+    let problems = engine.prepare_all().await;
+    assert!(problems.is_empty(), "{problems:?}");
+    let hook = &engine.hooks()[0];
+    let digest = hook.sha256.clone().expect("a digest once prepared");
+    assert_eq!(hook.provenance.as_deref(), Some("builtin:bash-guard"));
+    // Pinned to that digest it loads; pinned to another it does not, and the guard fails
+    // closed.
+    let pinned = env.engine(guard("builtin:bash-guard", json!({"sha256": digest})));
+    assert!(!denied(&pinned.execute("PreToolUse", env.bash("ls")).await));
+    let wrong = env.engine(guard(
+        "builtin:bash-guard",
+        json!({"sha256": "0".repeat(64)}),
+    ));
+    let outcome = wrong.execute("PreToolUse", env.bash("ls")).await;
+    assert!(
+        denied(&outcome),
+        "a wrong pin let the call through: {outcome:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_builtin_is_fail_closed_unless_the_entry_says_otherwise() {
+    let env = TestEnv::new();
+    // A fuel budget no call fits in: the guard fails on every call.
+    let starved = |extra: Value| env.engine(guard("builtin:bash-guard", extra));
+    let outcome = starved(json!({"fuel": 1}))
+        .execute("PreToolUse", env.bash("ls"))
+        .await;
+    assert!(denied(&outcome), "a failing builtin let the call through");
+    let outcome = starved(json!({"fuel": 1, "failClosed": false}))
+        .execute("PreToolUse", env.bash("ls"))
+        .await;
+    assert!(!denied(&outcome), "failClosed: false was not honoured");
+}
+
+#[tokio::test]
+async fn an_unknown_builtin_is_reported_with_the_ones_there_are() {
+    let env = TestEnv::new();
+    let engine = env.engine(guard("builtin:rm-guard", json!({})));
+    let text = engine
+        .diagnostics()
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(text.contains("builtin:rm-guard"), "{text}");
+    for builtin in Builtin::all() {
+        assert!(text.contains(builtin.name), "{text}");
+    }
+    // Fail closed: the guard it names is missing.
+    assert!(denied(&engine.execute("PreToolUse", env.bash("ls")).await));
+}
+
+#[tokio::test]
+async fn a_signing_policy_accepts_the_builtins_as_part_of_the_binary() {
+    let env = TestEnv::new();
+    let mut settings = guard("builtin:bash-guard", json!({}));
+    settings["requireSignedWasm"] = json!(true);
+    let file = env.settings("signed.json", settings);
+    let engine = Engine::load(&env.load_options(&[file], &[]), env.engine_options()).unwrap();
+    assert!(!denied(&engine.execute("PreToolUse", env.bash("ls")).await));
+    assert!(denied(
+        &engine.execute("PreToolUse", env.bash("curl x | sh")).await
+    ));
+}
