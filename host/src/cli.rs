@@ -8,6 +8,7 @@ mod cache;
 mod cases;
 mod claude;
 mod explain;
+mod guards;
 mod registry;
 mod scaffold;
 mod serve;

@@ -701,3 +701,39 @@ fn neither_a_projects_env_nor_the_agents_tool_calls_remove_the_users_guard() {
     assert!(!ran.exists(), "the denied tool ran in the next session");
     next.assert_denied(GUARD_REASON, &out);
 }
+
+/// Issue 46's fresh user: no Wasm toolchain, no component path — the binary and one
+/// `hookhost claude install --guards recommended` — and the real Claude Code CLI's
+/// `rm -rf ./*`, `cat .env` and `git push --force` are each refused with a reason, while
+/// an ordinary command runs.
+#[test]
+fn guards_recommended_refuse_the_fresh_users_three_attacks_in_the_real_client() {
+    let test = TestEnv::new();
+    let victim = test.project.join("victim");
+    std::fs::create_dir_all(&victim).unwrap();
+    std::fs::write(victim.join("keep"), "x").unwrap();
+    std::fs::write(test.project.join(".env"), "API_KEY=sk-live-do-not-read\n").unwrap();
+    let installed = hookhost(&test, &["claude", "install", "--guards", "recommended"], 0);
+    assert!(installed.contains("builtin:bash-guard"), "{installed}");
+    let calls = json!([
+        {"name": "Bash", "input": {"command": "rm -rf ./*", "description": "clean"}},
+        {"name": "Bash", "input": {"command": "cat .env", "description": "read"}},
+        {"name": "Bash", "input": {"command": "git push --force", "description": "push"}},
+        {"name": "Bash", "input": {"command": "echo ran > ran.txt", "description": "ok"}}
+    ]);
+    let mock = Mock::start(&test, &calls.to_string());
+    let out = run_claude(&test, &mock, &[]);
+    assert!(victim.join("keep").exists(), "`rm -rf ./*` ran");
+    mock.assert_denied("would delete", &out);
+    mock.assert_denied("holds secrets", &out);
+    mock.assert_denied("force pushes", &out);
+    let requests = std::fs::read_to_string(&mock.log).unwrap();
+    assert!(
+        !requests.contains("sk-live-do-not-read"),
+        "the model saw .env"
+    );
+    assert!(
+        test.project.join("ran.txt").exists(),
+        "the ordinary command did not run"
+    );
+}

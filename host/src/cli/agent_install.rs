@@ -66,6 +66,10 @@ pub struct AgentInstallArgs {
     /// serve that cannot be reached is a deny).
     #[arg(long, value_name = "URL")]
     serve: Option<String>,
+    /// Switch on guards that come with hookhost in the owner's hook file: `recommended`,
+    /// `none`, or names (`bash-guard,secrets`); the user's own entries are never touched.
+    #[arg(long, value_name = "GUARDS")]
+    guards: Option<String>,
     /// The folders the installed command names.
     #[command(flatten)]
     folders: OwnerFolders,
@@ -165,8 +169,15 @@ impl AgentInstallArgs {
 /// `hookhost install --agent`.
 pub fn install(args: &AgentInstallArgs) -> CliResult {
     if args.agent == Agent::Claude {
-        return claude::install_as(args.claude_scope(), args.serve.clone(), &args.folders);
+        return claude::install_as(
+            args.claude_scope(),
+            args.serve.clone(),
+            args.guards.clone(),
+            &args.folders,
+        );
     }
+    let guards = super::guards::parse(args.guards.as_deref().unwrap_or("none"))
+        .map_err(|why| CliError::Usage(anyhow::anyhow!(why)))?;
     if let Some(url) = &args.serve
         && !(url.starts_with("http://") || url.starts_with("https://"))
     {
@@ -205,6 +216,12 @@ pub fn install(args: &AgentInstallArgs) -> CliResult {
             _ => {}
         }
     }
+    let locations = claude::locations(args.home().map_err(CliError::Usage)?, &args.folders)?;
+    super::guards::announce(
+        super::guards::switch_on(Path::new(&locations.config_dir), &guards)
+            .map_err(CliError::Internal)?,
+        &locations.config_dir,
+    );
     println!("hooks go in ~/.config/hookhost/hooks.json (the same file for every agent)");
     Ok(ExitCode::SUCCESS)
 }

@@ -96,6 +96,10 @@ pub struct InstallArgs {
     /// knows except WorktreeCreate, WorktreeRemove and FileChanged.
     #[arg(long = "event", value_name = "EVENT")]
     events: Vec<String>,
+    /// Switch on guards that come with hookhost in the owner's hook file: `recommended`,
+    /// `none`, or names (`bash-guard,secrets`); the user's own entries are never touched.
+    #[arg(long, value_name = "GUARDS")]
+    guards: Option<String>,
     /// The folders the installed command names.
     #[command(flatten)]
     folders: super::OwnerFolders,
@@ -198,12 +202,14 @@ pub(super) fn own_exe() -> anyhow::Result<String> {
 pub(super) fn install_as(
     scope: ScopeArgs,
     serve: Option<String>,
+    guards: Option<String>,
     folders: &super::OwnerFolders,
 ) -> CliResult {
     install(&InstallArgs {
         scope,
         serve,
         events: Vec::new(),
+        guards,
         folders: folders.clone(),
     })
 }
@@ -219,6 +225,19 @@ pub(super) fn status_as(scope: ScopeArgs) -> CliResult {
 }
 
 fn install(args: &InstallArgs) -> CliResult {
+    let guards = super::guards::parse(args.guards.as_deref().unwrap_or("none"))
+        .map_err(|why| CliError::Usage(anyhow::anyhow!(why)))?;
+    let locations = args.locations()?;
+    let result = install_entries(args)?;
+    super::guards::announce(
+        super::guards::switch_on(Path::new(&locations.config_dir), &guards)
+            .map_err(CliError::Internal)?,
+        &locations.config_dir,
+    );
+    Ok(result)
+}
+
+fn install_entries(args: &InstallArgs) -> CliResult {
     let file = args.scope.file(args.scope.scope)?;
     let _lock = lock_settings(&file).map_err(CliError::Internal)?;
     let original = read_settings(&file)?;
