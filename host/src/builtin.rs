@@ -36,8 +36,8 @@ static BUILTINS: &[Builtin] = &[
     Builtin {
         name: "secrets",
         event: "PreToolUse",
-        matcher: "Write|Edit|MultiEdit|NotebookEdit",
-        summary: "cloud keys, private key blocks and API tokens written into files (redacted in the reason)",
+        matcher: "Write|Edit|MultiEdit|NotebookEdit|Read|Grep|Glob|LS|Bash",
+        summary: "secret files read by file tools or commands (`.env`, SSH keys, cloud and registry credentials; config `allow`), and cloud keys, private key blocks and API tokens written into files (redacted in the reason)",
         bytes: include_bytes!("../builtin/secrets.wasm"),
     },
 ];

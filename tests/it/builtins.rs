@@ -150,3 +150,49 @@ async fn a_signing_policy_accepts_the_builtins_as_part_of_the_binary() {
         &engine.execute("PreToolUse", env.bash("curl x | sh")).await
     ));
 }
+
+#[tokio::test]
+async fn secrets_keeps_secret_files_from_file_tools_and_commands() {
+    let env = TestEnv::new();
+    std::fs::write(env.project.join(".env"), "KEY=1\n").unwrap();
+    std::fs::write(env.project.join(".env.test"), "KEY=t\n").unwrap();
+    std::fs::write(env.project.join("README.md"), "# hi\n").unwrap();
+    // A link with an innocent name planted on the secret file.
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(env.project.join(".env"), env.project.join("notes.txt")).unwrap();
+    let engine = env.engine(hooks(
+        "PreToolUse",
+        Some("Read|Grep|Glob|Bash|Write"),
+        vec![json!({"type": "wasm", "component": "builtin:secrets",
+                    "config": {"allow": [".env.test"]}})],
+    ));
+    let project = env.project.display().to_string();
+    let read = |path: &str| env.file_tool("Read", json!({"file_path": format!("{project}/{path}")}));
+    let cases = [
+        (read(".env"), true),
+        (read("notes.txt"), cfg!(unix)),
+        (read("README.md"), false),
+        (read(".env.test"), false),
+        (env.file_tool("Grep", json!({"pattern": "KEY", "glob": ".env*"})), true),
+        (env.file_tool("Grep", json!({"pattern": ".env", "path": project})), false),
+        (env.file_tool("Glob", json!({"pattern": "**/id_*"})), true),
+        (env.file_tool("Glob", json!({"pattern": "src/**/*.rs"})), false),
+        (env.bash("cat ~/.aws/credentials"), true),
+        (env.bash("cp .env /tmp/x"), true),
+        (env.bash("source .env && make"), true),
+        (env.bash("grep KEY < ./.env"), true),
+        (env.bash("echo $(base64 $HOME/.ssh/id_ed25519)"), true),
+        (env.bash("ls -la .env"), false),
+        (env.bash("cat .env.example"), false),
+        (env.bash("cat .env.test"), false),
+        (env.bash("cat README.md"), false),
+    ];
+    let mut wrong = Vec::new();
+    for (input, refused) in cases {
+        let outcome = engine.execute("PreToolUse", input.clone()).await;
+        if denied(&outcome) != refused {
+            wrong.push(format!("{}: {:?}", input["tool_input"], outcome.block_reason));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

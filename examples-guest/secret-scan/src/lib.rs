@@ -1,30 +1,102 @@
-//! `secret-scan`: blocks Write, Edit, MultiEdit and NotebookEdit calls whose new content
-//! contains credentials — cloud keys, private key blocks, API tokens — and names what it
-//! found without repeating the secret (only a short, redacted prefix).
+//! `secret-scan` (the builtin `secrets`): blocks Write, Edit, MultiEdit and NotebookEdit
+//! calls whose new content contains credentials — cloud keys, private key blocks, API
+//! tokens — naming what it found without repeating the secret (only a short, redacted
+//! prefix); and keeps secret files from being read: `.env` files, SSH private keys, key
+//! stores and the credential files of cloud CLIs and registries ([`secret_files`]), by
+//! Read (on the path the host resolved past links, and the path as given), by a Grep or
+//! Glob that names them, and by any command that names one (`cat`, `less`, `grep`,
+//! `cp`, `source`, `< file`, …, through the host's shell view). Config `allow` lists names
+//! or paths to let through (`[".env.test"]`).
 //!
 //! Scanning is hand-written prefix matching rather than regular expressions: every call
 //! runs in a fresh instance, and compiling a regex set per call would cost more than the
 //! whole scan.
 
-use hookhost_guest::{Answer, Hook, PreToolUse, export_hook};
+pub mod secret_files;
+
+use hookhost_guest::{Answer, Hook, PreToolUse, config, export_hook};
+use secret_files::{pattern_names_secrets, secret_kind};
 
 /// The hook.
 pub struct SecretScan;
 
 const FILE_TOOLS: &[&str] = &["Write", "Edit", "MultiEdit", "NotebookEdit"];
 
+/// Commands that name a file without reading it.
+const NOT_READING: &[&str] = &[
+    "ls", "stat", "test", "[", "[[", "file", "rm", "touch", "chmod", "chown", "mkdir",
+];
+
 impl Hook for SecretScan {
     fn pre_tool_use(call: PreToolUse) -> Result<Answer, String> {
-        if !call.tool_name().is_some_and(|t| FILE_TOOLS.contains(&t)) {
-            return Ok(Answer::none());
-        }
-        let findings: Vec<Finding> = call
-            .new_content()
-            .iter()
-            .flat_map(|text| scan(text))
-            .collect();
-        Ok(answer(&findings, call.file_path().unwrap_or("the file")))
+        let allow = config::get_list("allow");
+        Ok(match call.tool_name() {
+            Some(tool) if FILE_TOOLS.contains(&tool) => {
+                let findings: Vec<Finding> = call
+                    .new_content()
+                    .iter()
+                    .flat_map(|text| scan(text))
+                    .collect();
+                answer(&findings, call.file_path().unwrap_or("the file"))
+            }
+            Some("Read" | "Grep" | "Glob" | "LS") => read_answer(&call, &allow),
+            Some("Bash") => command_answer(&call, &allow),
+            _ => Answer::none(),
+        })
     }
+}
+
+/// A file tool's read of a secret file: its target as the host resolved it, the path
+/// as given, and a Grep's or Glob's file pattern.
+fn read_answer(call: &PreToolUse, allow: &[String]) -> Answer {
+    let resolved = call.target().map(|target| target.resolved_path);
+    let given = ["file_path", "path"]
+        .iter()
+        .filter_map(|field| call.tool_field(field).map(str::to_string));
+    for path in resolved.into_iter().chain(given) {
+        if let Some(kind) = secret_kind(&path, allow) {
+            return refuse_read(&path, kind);
+        }
+    }
+    for field in ["glob", "pattern"] {
+        if call.tool_name() == Some("Grep") && field == "pattern" {
+            continue; // Grep's pattern is the text searched for
+        }
+        if let Some(pattern) = call.tool_field(field)
+            && pattern_names_secrets(pattern)
+        {
+            return refuse_read(pattern, "secret files");
+        }
+    }
+    Answer::none()
+}
+
+/// A command naming a secret file (as an argument or a redirection), anywhere bash would
+/// run it.
+fn command_answer(call: &PreToolUse, allow: &[String]) -> Answer {
+    let Some(script) = call.shell() else {
+        return Answer::none();
+    };
+    for command in script.commands() {
+        if NOT_READING.contains(&command.name()) {
+            continue;
+        }
+        for word in command.operand_words() {
+            if let Some(kind) = secret_kind(word.text, allow) {
+                return refuse_read(word.text, kind);
+            }
+        }
+    }
+    Answer::none()
+}
+
+fn refuse_read(path: &str, kind: &str) -> Answer {
+    let instead = if kind == "environment secrets" {
+        "read `.env.example` for the variable names instead"
+    } else {
+        "ask the user for what you need from it"
+    };
+    Answer::deny(format!("`{path}` holds {kind}; {instead}"))
 }
 
 export_hook!(SecretScan);
