@@ -7,7 +7,7 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
 # guest package → builtin name
-guests=("bash-guard:bash-guard" "secret-scan:secrets")
+guests=("bash-guard:bash-guard" "secret-scan:secrets" "write-guard:write-guard")
 packages=()
 for pair in "${guests[@]}"; do packages+=(-p "${pair%%:*}"); done
 cargo build --quiet --profile guest --target wasm32-wasip2 --target-dir target/builtin "${packages[@]}"

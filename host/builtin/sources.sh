@@ -4,5 +4,5 @@
 # listing. tests/it/builtins.rs computes the same.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-find examples-guest/bash-guard examples-guest/secret-scan guest-sdk/src guest-sdk/Cargo.toml \
+find examples-guest/bash-guard examples-guest/secret-scan examples-guest/write-guard guest-sdk/src guest-sdk/Cargo.toml \
     -type f \( -name '*.rs' -o -name '*.toml' \) | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -d' ' -f1

@@ -23,7 +23,12 @@ pub struct Builtin {
     pub summary: &'static str,
     /// The component.
     pub(crate) bytes: &'static [u8],
+    /// Its configuration before the entry's own `config` (whose keys win), as JSON.
+    pub(crate) preset: &'static str,
 }
+
+/// The places `system-dirs` keeps every tool and command from writing.
+const SYSTEM_DIRS: &str = r#"{"label": "a system directory", "paths": ["/etc", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/boot", "/sys", "/proc", "/System", "/Library", "/private/etc", "/private/var/db", "C:\\Windows", "C:\\Program Files", "C:\\Program Files (x86)", "C:\\ProgramData"]}"#;
 
 static BUILTINS: &[Builtin] = &[
     Builtin {
@@ -32,6 +37,7 @@ static BUILTINS: &[Builtin] = &[
         matcher: "Bash",
         summary: "recursive deletes of the root, the home or the project (however named), a download run as code, `git reset --hard`, force pushes to protected branches (config `protectedBranches`), reading `.env` files, git aliases that hide the command",
         bytes: include_bytes!("../builtin/bash-guard.wasm"),
+        preset: "{}",
     },
     Builtin {
         name: "secrets",
@@ -39,6 +45,23 @@ static BUILTINS: &[Builtin] = &[
         matcher: "Write|Edit|MultiEdit|NotebookEdit|Read|Grep|Glob|LS|Bash",
         summary: "secret files read by file tools or commands (`.env`, SSH keys, cloud and registry credentials; config `allow`), and cloud keys, private key blocks and API tokens written into files (redacted in the reason)",
         bytes: include_bytes!("../builtin/secrets.wasm"),
+        preset: "{}",
+    },
+    Builtin {
+        name: "protected-paths",
+        event: "PreToolUse",
+        matcher: "Write|Edit|MultiEdit|NotebookEdit|Bash",
+        summary: "any write under the configured `paths` (file tools on the resolved target; commands: redirections, `tee`, `sed -i`, `cp`/`mv`/`rm`/`ln`/`chmod`, …)",
+        bytes: include_bytes!("../builtin/write-guard.wasm"),
+        preset: r#"{"label": "a protected path"}"#,
+    },
+    Builtin {
+        name: "system-dirs",
+        event: "PreToolUse",
+        matcher: "Write|Edit|MultiEdit|NotebookEdit|Bash",
+        summary: "any write under the system's own folders: `/etc`, `/usr`, `/bin`, `/sbin`, `/lib`, `/boot`, `/System`, `/Library`, `C:\\Windows`, `C:\\Program Files`, …",
+        bytes: include_bytes!("../builtin/write-guard.wasm"),
+        preset: SYSTEM_DIRS,
     },
 ];
 
@@ -62,6 +85,16 @@ impl Builtin {
     /// The reference that names it in a hook file.
     pub fn reference(&self) -> String {
         format!("{PREFIX}{}", self.name)
+    }
+
+    /// `configured` (an entry's `config`) over the builtin's own configuration.
+    pub(crate) fn config(&self, configured: serde_json::Value) -> serde_json::Value {
+        let mut config: serde_json::Map<String, serde_json::Value> =
+            serde_json::from_str(self.preset).unwrap_or_default();
+        if let serde_json::Value::Object(own) = configured {
+            config.extend(own);
+        }
+        serde_json::Value::Object(config)
     }
 
     /// The names of every builtin, for a message.
@@ -89,6 +122,23 @@ mod tests {
             );
         }
         assert!(Builtin::find("builtin:nope").is_none());
+        let system = Builtin::find("builtin:system-dirs").unwrap();
+        let config = system.config(serde_json::json!({"label": "mine"}));
+        assert_eq!(config["label"], "mine");
+        assert!(
+            config["paths"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|p| p == "/etc")
+        );
+        assert!(
+            config["paths"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|p| p == "C:\\Windows")
+        );
         assert!(Builtin::is_builtin("builtin:nope"));
         assert!(!Builtin::is_builtin("./builtin:x.wasm"));
     }

@@ -41,6 +41,7 @@ fn builtins_are_built_from_the_sources_in_the_tree() {
     for dir in [
         "examples-guest/bash-guard",
         "examples-guest/secret-scan",
+        "examples-guest/write-guard",
         "guest-sdk/src",
         "guest-sdk/Cargo.toml",
     ] {
@@ -167,16 +168,26 @@ async fn secrets_keeps_secret_files_from_file_tools_and_commands() {
                     "config": {"allow": [".env.test"]}})],
     ));
     let project = env.project.display().to_string();
-    let read = |path: &str| env.file_tool("Read", json!({"file_path": format!("{project}/{path}")}));
+    let read =
+        |path: &str| env.file_tool("Read", json!({"file_path": format!("{project}/{path}")}));
     let cases = [
         (read(".env"), true),
         (read("notes.txt"), cfg!(unix)),
         (read("README.md"), false),
         (read(".env.test"), false),
-        (env.file_tool("Grep", json!({"pattern": "KEY", "glob": ".env*"})), true),
-        (env.file_tool("Grep", json!({"pattern": ".env", "path": project})), false),
+        (
+            env.file_tool("Grep", json!({"pattern": "KEY", "glob": ".env*"})),
+            true,
+        ),
+        (
+            env.file_tool("Grep", json!({"pattern": ".env", "path": project})),
+            false,
+        ),
         (env.file_tool("Glob", json!({"pattern": "**/id_*"})), true),
-        (env.file_tool("Glob", json!({"pattern": "src/**/*.rs"})), false),
+        (
+            env.file_tool("Glob", json!({"pattern": "src/**/*.rs"})),
+            false,
+        ),
         (env.bash("cat ~/.aws/credentials"), true),
         (env.bash("cp .env /tmp/x"), true),
         (env.bash("source .env && make"), true),
@@ -191,8 +202,78 @@ async fn secrets_keeps_secret_files_from_file_tools_and_commands() {
     for (input, refused) in cases {
         let outcome = engine.execute("PreToolUse", input.clone()).await;
         if denied(&outcome) != refused {
-            wrong.push(format!("{}: {:?}", input["tool_input"], outcome.block_reason));
+            wrong.push(format!(
+                "{}: {:?}",
+                input["tool_input"], outcome.block_reason
+            ));
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[tokio::test]
+async fn protected_paths_and_system_dirs_refuse_every_kind_of_write_under_them() {
+    let env = TestEnv::new();
+    let project = env.project.display().to_string();
+    std::fs::create_dir_all(env.project.join("deploy")).unwrap();
+    std::fs::create_dir_all(env.project.join("src")).unwrap();
+    // A link with an innocent name planted on the protected folder.
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(env.project.join("deploy"), env.project.join("notes")).unwrap();
+    let guards = |protected_paths: Value| {
+        env.engine(hooks(
+            "PreToolUse",
+            Some("Write|Edit|Bash"),
+            vec![
+                json!({"type": "wasm", "component": "builtin:system-dirs"}),
+                protected_paths,
+            ],
+        ))
+    };
+    // The builtin, and the guest it is built from named by its file: the same answers.
+    let engines = [
+        guards(
+            json!({"type": "wasm", "component": "builtin:protected-paths",
+                      "config": {"paths": ["deploy"]}}),
+        ),
+        guards(hookhost_tests::wasm(
+            hookhost_tests::guests::WRITE_GUARD,
+            json!({"config": {"paths": ["deploy"], "label": "a protected path"}, "failClosed": true}),
+        )),
+    ];
+    let write = |path: &str| env.file_tool("Write", json!({"file_path": path, "content": "x"}));
+    let cases = [
+        (write(&format!("{project}/deploy/prod.yml")), true),
+        (write(&format!("{project}/notes/prod.yml")), cfg!(unix)),
+        (write(&format!("{project}/src/lib.rs")), false),
+        (write("/etc/hosts"), true),
+        (env.bash("echo x > deploy/prod.yml"), true),
+        (env.bash("echo x | tee -a ./deploy/x"), true),
+        (env.bash("sed -i s/a/b/ src/../deploy/x"), true),
+        (env.bash("cp src/a deploy/"), true),
+        (env.bash("cp -t deploy src/a"), true),
+        (env.bash("mv deploy/x src/x"), true),
+        (env.bash("rm -f deploy/x"), true),
+        (env.bash("chmod 777 /usr/local/bin/x"), true),
+        (env.bash("echo 'x' | sudo tee /etc/sudoers"), true),
+        (env.bash("bash -c 'echo x >> /etc/profile'"), true),
+        (env.bash("dd if=/dev/zero of=/boot/x"), true),
+        (env.bash("cat deploy/prod.yml"), false),
+        (env.bash("cp deploy/prod.yml src/"), false),
+        (env.bash("echo x > src/out.txt 2>&1"), false),
+        (env.bash("ls /etc"), false),
+    ];
+    for engine in &engines {
+        let mut wrong = Vec::new();
+        for (input, refused) in &cases {
+            let outcome = engine.execute("PreToolUse", input.clone()).await;
+            if denied(&outcome) != *refused {
+                wrong.push(format!(
+                    "{}: {:?}",
+                    input["tool_input"], outcome.block_reason
+                ));
+            }
+        }
+        assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    }
 }

@@ -13,8 +13,9 @@ use serde_json::{Map, Value, json};
 
 use super::settings_file::{current_bytes, lock_settings, read_settings, write_settings};
 
-/// The guards `recommended` switches on: every builtin with safe defaults.
-const RECOMMENDED: &[&str] = &["bash-guard", "secrets"];
+/// The guards `recommended` switches on: every builtin whose defaults guard something
+/// (`protected-paths` guards only the paths an owner configures).
+const RECOMMENDED: &[&str] = &["bash-guard", "secrets", "system-dirs"];
 
 /// The builtins `selection` names: `recommended`, `none`, or a comma-separated list.
 pub(crate) fn parse(selection: &str) -> Result<Vec<&'static Builtin>, String> {

@@ -648,7 +648,10 @@ fn read_wasm(raw: &Value, ctx: &FileContext) -> Result<WasmHandler, String> {
             })
             .collect(),
         env: wasm.env,
-        config: expand_strings(wasm.config, ctx),
+        config: match crate::builtin::Builtin::find(&wasm.component) {
+            Some(builtin) => builtin.config(expand_strings(wasm.config, ctx)),
+            None => expand_strings(wasm.config, ctx),
+        },
         max_output_bytes: wasm.max_output_bytes,
         sha256: match wasm.sha256 {
             Some(hex) if hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_hexdigit()) => {
