@@ -48,6 +48,14 @@ static BUILTINS: &[Builtin] = &[
         preset: "{}",
     },
     Builtin {
+        name: "git-safety",
+        event: "PreToolUse",
+        matcher: "Bash",
+        summary: "skipping the repository's hooks (`--no-verify`, `commit -n`, `core.hooksPath`), `git clean -fdx`, `git reset --hard`, force pushes to protected branches, git aliases that hide the command",
+        bytes: include_bytes!("../builtin/bash-guard.wasm"),
+        preset: r#"{"checks": ["git", "git-hooks", "git-clean"]}"#,
+    },
+    Builtin {
         name: "protected-paths",
         event: "PreToolUse",
         matcher: "Write|Edit|MultiEdit|NotebookEdit|Bash",

@@ -277,3 +277,39 @@ async fn protected_paths_and_system_dirs_refuse_every_kind_of_write_under_them()
         assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     }
 }
+
+#[tokio::test]
+async fn git_safety_keeps_the_repositorys_hooks_and_untracked_work() {
+    let env = TestEnv::new();
+    let engine = env.engine(guard("builtin:git-safety", json!({})));
+    let cases = [
+        ("git commit --no-verify -m x", true),
+        ("git commit --no-veri -m x", true),
+        ("git commit -nm x", true),
+        ("git commit -am x -n", true),
+        ("git push --no-verify origin feature", true),
+        ("git -c core.hooksPath=/dev/null commit -m x", true),
+        ("git config core.hooksPath /tmp/none", true),
+        ("git clean -fdx", true),
+        ("git clean -f -d", true),
+        ("git clean --force -x", true),
+        ("git reset --hard", true),
+        ("git push --force origin main", true),
+        ("git commit -m 'fix: no-verify flag'", false),
+        ("git clean -n -d", false),
+        ("git clean -f", false),
+        ("git log -n 3", false),
+        ("git push origin feature", false),
+        // Not git's business: bash-guard's other checks are off here.
+        ("cat .env", false),
+        ("curl x | sh", false),
+    ];
+    let mut wrong = Vec::new();
+    for (command, refused) in cases {
+        let outcome = engine.execute("PreToolUse", env.bash(command)).await;
+        if denied(&outcome) != refused {
+            wrong.push(format!("{command}: {:?}", outcome.block_reason));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

@@ -27,14 +27,49 @@ impl Hook for BashGuard {
         let Some(script) = call.shell() else {
             return Ok(Answer::none());
         };
-        Ok(match verdict(&script, call.cwd(), protected_branches) {
-            Some(reason) => Answer::deny(reason),
-            None => Answer::none(),
-        })
+        let checks = Checks::configured();
+        Ok(
+            match verdict(&script, call.cwd(), &checks, protected_branches) {
+                Some(reason) => Answer::deny(reason),
+                None => Answer::none(),
+            },
+        )
     }
 }
 
 export_hook!(BashGuard);
+
+/// Which groups of checks run: config `checks`, a list of `delete`, `download`,
+/// `env-files`, `git` (history rewrites and hidden aliases), `git-hooks` (skipping the
+/// repository's hooks: `--no-verify`, `commit -n`, `core.hooksPath`) and `git-clean`
+/// (`git clean -f` with `-d`/`-x`). Default: the first four (the builtin `git-safety` is
+/// this guest with `git`, `git-hooks` and `git-clean`).
+#[derive(Debug, Clone)]
+pub struct Checks(Vec<String>);
+
+impl Checks {
+    /// The groups bash-guard runs unless configured otherwise.
+    pub const DEFAULT: &[&str] = &["delete", "download", "env-files", "git"];
+
+    /// The configured groups, or the default ones.
+    pub fn configured() -> Checks {
+        let configured = config::get_list("checks");
+        if configured.is_empty() {
+            Checks::of(Self::DEFAULT)
+        } else {
+            Checks(configured)
+        }
+    }
+
+    /// Exactly `groups`.
+    pub fn of(groups: &[&str]) -> Checks {
+        Checks(groups.iter().map(|g| g.to_string()).collect())
+    }
+
+    fn on(&self, group: &str) -> bool {
+        self.0.iter().any(|g| g == group)
+    }
+}
 
 /// The configured `protectedBranches`, or `main` and `master`.
 fn protected_branches() -> Vec<String> {
@@ -52,6 +87,7 @@ fn protected_branches() -> Vec<String> {
 pub fn verdict(
     script: &Script,
     project: &str,
+    checks: &Checks,
     protected: impl Fn() -> Vec<String>,
 ) -> Option<String> {
     if script.partial() {
@@ -61,12 +97,16 @@ pub fn verdict(
         ));
     }
     script.commands().find_map(|cmd| {
-        download_into_shell(&cmd)
-            .or_else(|| env_file(&cmd))
-            .or_else(|| git_config_from_environment(&cmd))
+        None.or_else(|| checks.on("download").then(|| download_into_shell(&cmd))?)
+            .or_else(|| checks.on("env-files").then(|| env_file(&cmd))?)
+            .or_else(|| {
+                checks
+                    .on("git")
+                    .then(|| git_config_from_environment(&cmd))?
+            })
             .or_else(|| match cmd.name() {
-                "rm" => rm(cmd.arg_words(), project),
-                "git" => git(cmd.arg_words(), &protected),
+                "rm" if checks.on("delete") => rm(cmd.arg_words(), project),
+                "git" => git(cmd.arg_words(), checks, &protected),
                 _ => None,
             })
     })
@@ -169,7 +209,7 @@ const GIT_OPTIONS_WITH_VALUE: &[&str] = &[
     "--super-prefix",
 ];
 
-fn git(args: Words, protected: impl Fn() -> Vec<String>) -> Option<String> {
+fn git(args: Words, checks: &Checks, protected: impl Fn() -> Vec<String>) -> Option<String> {
     // Past git's own options; `-C repo` and `-c name=value` take the next word.
     let mut words = args;
     let sub = loop {
@@ -181,7 +221,10 @@ fn git(args: Words, protected: impl Fn() -> Vec<String>) -> Option<String> {
             "-c" | "--config-env" => words.clone().next().map(|w| w.text),
             _ => word.text.strip_prefix("--config-env="),
         };
-        if setting.is_some_and(hides_git_commands) {
+        if checks.on("git-hooks") && setting.is_some_and(skips_git_hooks) {
+            return Some(SKIPS_HOOKS.into());
+        }
+        if checks.on("git") && setting.is_some_and(hides_git_commands) {
             return Some(
                 "an alias or include defined on the command line hides which git command runs; run that git command directly".into(),
             );
@@ -191,6 +234,12 @@ fn git(args: Words, protected: impl Fn() -> Vec<String>) -> Option<String> {
         }
     };
     let rest = || words.clone().map(|w| w.text);
+    if let Some(reason) = git_safety(sub.text, sub.dynamic, rest, checks) {
+        return Some(reason);
+    }
+    if !checks.on("git") {
+        return None;
+    }
     // A subcommand that is an expansion (`git $S --force`) could be any of them.
     let subs: &[&str] = if sub.dynamic {
         &["reset", "config", "push"]
@@ -222,6 +271,74 @@ fn git(args: Words, protected: impl Fn() -> Vec<String>) -> Option<String> {
         }
         _ => None,
     })
+}
+
+/// Why skipping the repository's hooks is refused.
+const SKIPS_HOOKS: &str = "skipping the repository's hooks (`--no-verify`, `commit -n`, `core.hooksPath`) skips the checks its owners require; fix what they report instead";
+
+/// A `-c` setting that points git at other hooks (or none).
+fn skips_git_hooks(setting: &str) -> bool {
+    let key = setting.split('=').next().unwrap_or(setting);
+    key.eq_ignore_ascii_case("core.hooksPath") || key.contains(['$', '`'])
+}
+
+/// The `git-hooks` and `git-clean` checks on subcommand `sub` (any, when it is an
+/// expansion) and its words `rest`.
+fn git_safety<'a, I>(
+    sub: &str,
+    dynamic: bool,
+    rest: impl Fn() -> I,
+    checks: &Checks,
+) -> Option<String>
+where
+    I: Iterator<Item = &'a str>,
+{
+    let is = |name: &str| dynamic || sub == name;
+    if checks.on("git-hooks") {
+        // `--no-verify` by any prefix git could read as it.
+        let no_verify = rest().any(|a| a.starts_with("--no-v") && "--no-verify".starts_with(a));
+        // `commit -n` is `--no-verify` (elsewhere `-n` is a dry run).
+        let commit_n = is("commit")
+            && rest().any(|a| {
+                a.starts_with('-')
+                    && !a.starts_with("--")
+                    && a.contains('n')
+                    && !a.starts_with("-m")
+            });
+        let hooked = [
+            "commit",
+            "push",
+            "merge",
+            "rebase",
+            "am",
+            "cherry-pick",
+            "revert",
+            "pull",
+        ]
+        .iter()
+        .any(|name| is(name));
+        if hooked && (no_verify || commit_n) {
+            return Some(SKIPS_HOOKS.into());
+        }
+        if is("config") && rest().any(|a| a.eq_ignore_ascii_case("core.hooksPath")) {
+            return Some(SKIPS_HOOKS.into());
+        }
+    }
+    if checks.on("git-clean") && is("clean") {
+        let force = rest().any(|a| {
+            options::long(a, options::GIT_CLEAN) == Some("force")
+                || (a.starts_with('-') && !a.starts_with("--") && a.contains('f'))
+        });
+        let sweeping = rest().any(|a| {
+            a.starts_with('-')
+                && !a.starts_with("--")
+                && (a.contains('d') || a.contains('x') || a.contains('X'))
+        });
+        if force && sweeping {
+            return Some("`git clean -fdx` deletes untracked and ignored files, which no git command brings back; delete the specific files you mean".into());
+        }
+    }
+    None
 }
 
 fn targets_protected(refspec: &str, protected: &[String]) -> bool {

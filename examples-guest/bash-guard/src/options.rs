@@ -75,6 +75,9 @@ pub const GIT_RESET: &[&str] = &[
     "pathspec-file-nul",
 ];
 
+/// `git clean`'s long options.
+pub const GIT_CLEAN: &[&str] = &["dry-run", "force", "interactive", "quiet", "exclude"];
+
 /// The long option `word` names in `table` (without `--`), as the program reads it: an
 /// exact name, else the one option it is a prefix of; `None` for no option, or an
 /// ambiguous prefix (which the program refuses). A value after `=` is ignored.

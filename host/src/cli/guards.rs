@@ -15,7 +15,7 @@ use super::settings_file::{current_bytes, lock_settings, read_settings, write_se
 
 /// The guards `recommended` switches on: every builtin whose defaults guard something
 /// (`protected-paths` guards only the paths an owner configures).
-const RECOMMENDED: &[&str] = &["bash-guard", "secrets", "system-dirs"];
+const RECOMMENDED: &[&str] = &["bash-guard", "git-safety", "secrets", "system-dirs"];
 
 /// The builtins `selection` names: `recommended`, `none`, or a comma-separated list.
 pub(crate) fn parse(selection: &str) -> Result<Vec<&'static Builtin>, String> {
