@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use hookhost_tests::{TestEnv, guests, hooks, wasm};
+use hookhost_tests::{TestEnv, guests, hooks, run_with_stdin, wasm};
 use serde_json::{Value, json};
 
 /// What bash-guard says about piping a download into a shell.
@@ -27,7 +27,6 @@ fn recorded(file: &str, project: &Path) -> Value {
 
 /// Runs `hookhost hook --agent AGENT [--event EVENT]` on `input`: (exit status, stdout).
 fn hook(test: &TestEnv, agent: &str, event: Option<&str>, input: &Value) -> (i32, Value) {
-    use std::io::Write;
     let mut command = Command::new(CLI);
     command
         .args(["hook", "--agent", agent, "--home"])
@@ -35,21 +34,10 @@ fn hook(test: &TestEnv, agent: &str, event: Option<&str>, input: &Value) -> (i32
     if let Some(event) = event {
         command.args(["--event", event]);
     }
-    let mut child = command
+    command
         .current_dir(&test.project)
-        .env_remove("HOOKHOST_LOG")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.to_string().as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+        .env_remove("HOOKHOST_LOG");
+    let out = run_with_stdin(&mut command, input.to_string().as_bytes());
     let stdout = String::from_utf8_lossy(&out.stdout);
     let answer = serde_json::from_str(stdout.trim()).unwrap_or(Value::Null);
     (out.status.code().unwrap_or(-1), answer)
@@ -348,21 +336,10 @@ fn cli(test: &TestEnv, args: &[&str]) -> (i32, String, String) {
 
 /// Runs an installed entry's command line through `sh`, as the agent does, on `input`.
 fn run_installed(command: &str, input: &Value) -> Value {
-    use std::io::Write;
-    let mut child = Command::new("sh")
-        .args(["-c", command])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.to_string().as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = run_with_stdin(
+        Command::new("sh").args(["-c", command]),
+        input.to_string().as_bytes(),
+    );
     assert_eq!(out.status.code(), Some(0));
     serde_json::from_slice(&out.stdout).unwrap_or(Value::Null)
 }
@@ -698,8 +675,8 @@ async fn a_proxy_in_the_agents_environment_never_answers_for_serve() {
     let mut input = recorded("gemini-BeforeTool.json", &test.project);
     input["tool_input"]["command"] = json!(ATTACK);
     let out = tokio::task::spawn_blocking(move || {
-        use std::io::Write;
-        let mut child = Command::new(CLI)
+        let mut command = Command::new(CLI);
+        command
             // Nothing listens on port 1: the answer must be the deny for a serve gone.
             .args([
                 "hook",
@@ -714,19 +691,8 @@ async fn a_proxy_in_the_agents_environment_never_answers_for_serve() {
             .env("http_proxy", &proxy_url)
             .env("ALL_PROXY", &proxy_url)
             .env_remove("NO_PROXY")
-            .env_remove("no_proxy")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(input.to_string().as_bytes())
-            .unwrap();
-        child.wait_with_output().unwrap()
+            .env_remove("no_proxy");
+        run_with_stdin(&mut command, input.to_string().as_bytes())
     })
     .await
     .unwrap();

@@ -437,20 +437,12 @@ fn a_relative_component_is_relative_to_the_file_that_names_it() {
 #[test]
 fn shell_prints_the_view_a_hook_gets() {
     let view = |args: &[&str], stdin: &str| -> Value {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_hookhost"))
-            .arg("shell")
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(stdin.as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
+        let out = hookhost_tests::run_with_stdin(
+            Command::new(env!("CARGO_BIN_EXE_hookhost"))
+                .arg("shell")
+                .args(args),
+            stdin.as_bytes(),
+        );
         assert!(out.status.success());
         serde_json::from_slice(&out.stdout).unwrap()
     };

@@ -322,3 +322,19 @@ pub fn sha256_of(path: impl AsRef<Path>) -> String {
         .expect("run sha256sum");
     String::from_utf8(out.stdout).expect("hex")[..64].to_string()
 }
+
+/// Runs `command` with `input` on its stdin and its stdout and stderr captured; panics
+/// when it cannot start.
+pub fn run_with_stdin(command: &mut std::process::Command, input: &[u8]) -> std::process::Output {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start the process");
+    // A process that exits without reading its input closes the pipe: not an error here.
+    let _ = child.stdin.take().expect("piped stdin").write_all(input);
+    child.wait_with_output().expect("wait for the process")
+}

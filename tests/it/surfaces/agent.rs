@@ -55,27 +55,17 @@ fn command_guard(test: &TestEnv) -> Value {
 /// Runs `command` as Claude Code runs a hook: `sh -c`, the event on stdin, in the
 /// project, with only `env` (and a PATH) in the environment.
 fn run_hook(test: &TestEnv, command: &str, input: &Value, env: &[(&str, String)]) -> Run {
-    use std::io::Write;
-    let mut child = Command::new("sh")
-        .arg("-c")
-        .arg(command)
-        .current_dir(&test.project)
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("CLAUDE_PROJECT_DIR", &test.project)
-        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.to_string().as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = hookhost_tests::run_with_stdin(
+        Command::new("sh")
+            .arg("-c")
+            .arg(command)
+            .current_dir(&test.project)
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("CLAUDE_PROJECT_DIR", &test.project)
+            .envs(env.iter().map(|(k, v)| (*k, v.as_str()))),
+        input.to_string().as_bytes(),
+    );
     Run {
         code: out.status.code().unwrap_or(-1),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
