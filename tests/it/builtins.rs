@@ -313,3 +313,29 @@ async fn git_safety_keeps_the_repositorys_hooks_and_untracked_work() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// Each builtin's cases (`host/builtin/tests/`: attacks and what must still pass) through
+/// `hookhost test`, as an owner would run them.
+#[test]
+fn every_builtins_cases_pass_through_hookhost_test() {
+    let cache = tempfile::tempdir().unwrap();
+    let root = PathBuf::from(TESTS_DIR).join("../host/builtin");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_hookhost"))
+        .arg("test")
+        .arg(&root)
+        .arg("--cache-dir")
+        .arg(cache.path())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for builtin in Builtin::all() {
+        let cases = root.join("tests").join(format!("{}.json", builtin.name));
+        assert!(cases.is_file(), "{} has no cases", builtin.name);
+    }
+    assert!(text.contains(" 0 failed"), "{text}");
+}

@@ -704,10 +704,11 @@ fn neither_a_projects_env_nor_the_agents_tool_calls_remove_the_users_guard() {
 
 /// Issue 46's fresh user: no Wasm toolchain, no component path — the binary and one
 /// `hookhost claude install --guards recommended` — and the real Claude Code CLI's
-/// `rm -rf ./*`, `cat .env` and `git push --force` are each refused with a reason, while
-/// an ordinary command runs.
+/// `rm -rf ./*`, `cat .env`, `git push --force`, a write under `/etc` and a commit that
+/// skips the repository's hooks are each refused with a reason, while an ordinary command
+/// runs.
 #[test]
-fn guards_recommended_refuse_the_fresh_users_three_attacks_in_the_real_client() {
+fn guards_recommended_refuse_the_fresh_users_attacks_in_the_real_client() {
     let test = TestEnv::new();
     let victim = test.project.join("victim");
     std::fs::create_dir_all(&victim).unwrap();
@@ -715,10 +716,15 @@ fn guards_recommended_refuse_the_fresh_users_three_attacks_in_the_real_client() 
     std::fs::write(test.project.join(".env"), "API_KEY=sk-live-do-not-read\n").unwrap();
     let installed = hookhost(&test, &["claude", "install", "--guards", "recommended"], 0);
     assert!(installed.contains("builtin:bash-guard"), "{installed}");
+    // Under /etc: a write CI (as root) could make unguarded.
+    let probe =
+        std::path::PathBuf::from(format!("/etc/hookhost-guard-probe-{}", std::process::id()));
     let calls = json!([
         {"name": "Bash", "input": {"command": "rm -rf ./*", "description": "clean"}},
         {"name": "Bash", "input": {"command": "cat .env", "description": "read"}},
         {"name": "Bash", "input": {"command": "git push --force", "description": "push"}},
+        {"name": "Bash", "input": {"command": format!("echo x >> {}", probe.display()), "description": "etc"}},
+        {"name": "Bash", "input": {"command": "git commit --no-verify -m x", "description": "commit"}},
         {"name": "Bash", "input": {"command": "echo ran > ran.txt", "description": "ok"}}
     ]);
     let mock = Mock::start(&test, &calls.to_string());
@@ -727,6 +733,9 @@ fn guards_recommended_refuse_the_fresh_users_three_attacks_in_the_real_client() 
     mock.assert_denied("would delete", &out);
     mock.assert_denied("holds secrets", &out);
     mock.assert_denied("force pushes", &out);
+    mock.assert_denied("a system directory", &out);
+    mock.assert_denied("skips the checks", &out);
+    assert!(!probe.exists(), "the write under /etc ran");
     let requests = std::fs::read_to_string(&mock.log).unwrap();
     assert!(
         !requests.contains("sk-live-do-not-read"),

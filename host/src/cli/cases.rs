@@ -7,7 +7,8 @@
 //! ```json
 //! { "name": "denies rm -rf",                       // default: the file or folder name
 //!   "spec": "the sentence of the spec this checks", // a note, not read
-//!   "component": "../guard.wasm", "config": {}, "hook": {"fuel": 1000},  // one Wasm hook…
+//!   "component": "../guard.wasm", "config": {}, "hook": {"fuel": 1000},  // one Wasm hook
+//!                                                  // (a file, or a builtin: "builtin:secrets")…
 //!   "settings": "settings.json",                   // …or a settings file (or inline object)
 //!   "args": ["--dialect", "agent-sdk", "--evva-home", "{{root}}/evva"], "env": {"A": "1"},
 //!   "project": "project",                          // the project folder below the root
@@ -398,8 +399,14 @@ impl Runner {
                     .as_str()
                     .or(spec["fires"][0]["event"].as_str())
                     .context("a `component` case needs an `event`")?;
-                let mut hook = json!({"type": "wasm",
-                    "component": case.base.join(self.expand(component, root)),
+                let component = self.expand(component, root);
+                // A builtin is named, not found beside the case.
+                let component = if hookhost::Builtin::is_builtin(&component) {
+                    PathBuf::from(component)
+                } else {
+                    case.base.join(component)
+                };
+                let mut hook = json!({"type": "wasm", "component": component,
                     "config": spec["config"]});
                 if let (Some(hook), Some(extra)) = (hook.as_object_mut(), spec["hook"].as_object())
                 {
