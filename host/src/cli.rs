@@ -6,6 +6,7 @@ mod agent_install;
 mod args;
 mod cache;
 mod cases;
+mod checks;
 mod claude;
 mod explain;
 mod guards;
@@ -160,6 +161,7 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::Install(args) => agent_install::install(&args),
         Command::Uninstall(args) => agent_install::uninstall(&args),
         Command::Status(args) => agent_install::status(&args),
+        Command::ChecksBeforeCommit(args) => checks::run(&args),
         Command::Cache(args) => cache::run(&args),
         Command::Explain(args) => explain::run(args).await,
         Command::Shell { command } => shell_view(command),

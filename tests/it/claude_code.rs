@@ -746,3 +746,39 @@ fn guards_recommended_refuse_the_fresh_users_attacks_in_the_real_client() {
         "the ordinary command did not run"
     );
 }
+
+/// `--checks CMD`: the owner's checks run before the real Claude Code CLI's `git commit`
+/// (and not before anything else); a failing one refuses the commit with its output.
+#[test]
+fn checks_before_commit_refuse_a_commit_whose_checks_fail() {
+    let test = TestEnv::new();
+    hookhost(
+        &test,
+        &[
+            "claude",
+            "install",
+            "--checks",
+            "touch checked; echo 'test result: FAILED. 1 failed'; exit 101",
+        ],
+        0,
+    );
+    let calls = json!([
+        {"name": "Bash", "input": {"command": "echo ran > ran.txt", "description": "ok"}},
+        {"name": "Bash", "input": {"command": "git init -q . && git commit --allow-empty -m x", "description": "commit"}}
+    ]);
+    let mock = Mock::start(&test, &calls.to_string());
+    let out = run_claude(&test, &mock, &[]);
+    assert!(
+        test.project.join("ran.txt").exists(),
+        "the ordinary command did not run"
+    );
+    mock.assert_denied("test result: FAILED", &out);
+    assert!(
+        test.project.join("checked").exists(),
+        "the checks never ran"
+    );
+    assert!(
+        !test.project.join(".git").exists(),
+        "the refused commit ran"
+    );
+}

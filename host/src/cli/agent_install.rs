@@ -70,6 +70,11 @@ pub struct AgentInstallArgs {
     /// `none`, or names (`bash-guard,secrets`); the user's own entries are never touched.
     #[arg(long, value_name = "GUARDS")]
     guards: Option<String>,
+    /// Run this check (a `sh -c` command line) before the agent's `git commit` or `git
+    /// push`, refusing the call when it fails; repeatable. Other agents than Claude Code
+    /// give the hook at most `hook --agent`'s deadline (50 s).
+    #[arg(long = "checks", value_name = "CMD")]
+    checks: Vec<String>,
     /// The folders the installed command names.
     #[command(flatten)]
     folders: OwnerFolders,
@@ -153,6 +158,14 @@ impl AgentInstallArgs {
         })
     }
 
+    /// What it writes into the owner's own hook file.
+    fn owner_hooks(&self) -> super::guards::OwnerHooks {
+        super::guards::OwnerHooks {
+            guards: self.guards.clone(),
+            checks: self.checks.clone(),
+        }
+    }
+
     /// The Claude Code install this asks for.
     fn claude_scope(&self) -> claude::ScopeArgs {
         claude::ScopeArgs::new(
@@ -172,12 +185,11 @@ pub fn install(args: &AgentInstallArgs) -> CliResult {
         return claude::install_as(
             args.claude_scope(),
             args.serve.clone(),
-            args.guards.clone(),
+            args.owner_hooks(),
             &args.folders,
         );
     }
-    let guards = super::guards::parse(args.guards.as_deref().unwrap_or("none"))
-        .map_err(|why| CliError::Usage(anyhow::anyhow!(why)))?;
+    let guards = args.owner_hooks().parse()?;
     if let Some(url) = &args.serve
         && !(url.starts_with("http://") || url.starts_with("https://"))
     {
@@ -217,11 +229,7 @@ pub fn install(args: &AgentInstallArgs) -> CliResult {
         }
     }
     let locations = claude::locations(args.home().map_err(CliError::Usage)?, &args.folders)?;
-    super::guards::announce(
-        super::guards::switch_on(Path::new(&locations.config_dir), &guards)
-            .map_err(CliError::Internal)?,
-        &locations.config_dir,
-    );
+    args.owner_hooks().write(&guards, &locations.config_dir)?;
     println!("hooks go in ~/.config/hookhost/hooks.json (the same file for every agent)");
     Ok(ExitCode::SUCCESS)
 }

@@ -7,7 +7,8 @@ use anyhow::Context;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use super::{
-    CliError, agent_hook, agent_install, cache, cases, claude, explain, registry, scaffold, serve,
+    CliError, agent_hook, agent_install, cache, cases, checks, claude, explain, registry, scaffold,
+    serve,
 };
 
 use hookhost::{
@@ -64,6 +65,10 @@ pub(crate) enum Command {
     /// wiring, what the agent runs, and what leaves it unguarded (exit 1 when anything
     /// does).
     Status(agent_install::StatusArgs),
+    /// The builtin command hook that runs the owner's checks (`--run CMD`, repeatable)
+    /// before the agent's `git commit` or `git push`, refusing the call when one fails;
+    /// `hookhost claude install --checks CMD` writes its entry.
+    ChecksBeforeCommit(checks::ChecksArgs),
     /// For every configured hook: whether it runs for this input and, if not, why; then
     /// each answer and how the merge decided.
     Explain(explain::ExplainArgs),

@@ -100,6 +100,11 @@ pub struct InstallArgs {
     /// `none`, or names (`bash-guard,secrets`); the user's own entries are never touched.
     #[arg(long, value_name = "GUARDS")]
     guards: Option<String>,
+    /// Run this check (a `sh -c` command line) before the agent's `git commit` or `git
+    /// push`, refusing the call when it fails; repeatable (`hookhost checks-before-commit`
+    /// in the owner's hook file).
+    #[arg(long = "checks", value_name = "CMD")]
+    checks: Vec<String>,
     /// The folders the installed command names.
     #[command(flatten)]
     folders: super::OwnerFolders,
@@ -202,14 +207,15 @@ pub(super) fn own_exe() -> anyhow::Result<String> {
 pub(super) fn install_as(
     scope: ScopeArgs,
     serve: Option<String>,
-    guards: Option<String>,
+    owner_hooks: super::guards::OwnerHooks,
     folders: &super::OwnerFolders,
 ) -> CliResult {
     install(&InstallArgs {
         scope,
         serve,
         events: Vec::new(),
-        guards,
+        guards: owner_hooks.guards,
+        checks: owner_hooks.checks,
         folders: folders.clone(),
     })
 }
@@ -225,15 +231,14 @@ pub(super) fn status_as(scope: ScopeArgs) -> CliResult {
 }
 
 fn install(args: &InstallArgs) -> CliResult {
-    let guards = super::guards::parse(args.guards.as_deref().unwrap_or("none"))
-        .map_err(|why| CliError::Usage(anyhow::anyhow!(why)))?;
+    let owner_hooks = super::guards::OwnerHooks {
+        guards: args.guards.clone(),
+        checks: args.checks.clone(),
+    };
+    let guards = owner_hooks.parse()?;
     let locations = args.locations()?;
     let result = install_entries(args)?;
-    super::guards::announce(
-        super::guards::switch_on(Path::new(&locations.config_dir), &guards)
-            .map_err(CliError::Internal)?,
-        &locations.config_dir,
-    );
+    owner_hooks.write(&guards, &locations.config_dir)?;
     Ok(result)
 }
 

@@ -38,6 +38,44 @@ pub(crate) fn parse(selection: &str) -> Result<Vec<&'static Builtin>, String> {
         .collect()
 }
 
+/// What an install writes into the owner's own hook file: builtins (`--guards`) and the
+/// checks before a commit (`--checks`).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct OwnerHooks {
+    pub(crate) guards: Option<String>,
+    pub(crate) checks: Vec<String>,
+}
+
+impl OwnerHooks {
+    /// The builtins `--guards` names (none without it).
+    pub(crate) fn parse(&self) -> Result<Vec<&'static Builtin>, super::CliError> {
+        parse(self.guards.as_deref().unwrap_or("none"))
+            .map_err(|why| super::CliError::Usage(anyhow::anyhow!(why)))
+    }
+
+    /// Writes `guards` and the checks into the hook file in `config_dir`, saying what
+    /// changed.
+    pub(crate) fn write(
+        &self,
+        guards: &[&Builtin],
+        config_dir: &str,
+    ) -> Result<(), super::CliError> {
+        let dir = Path::new(config_dir);
+        announce(
+            switch_on(dir, guards).map_err(super::CliError::Internal)?,
+            config_dir,
+        );
+        let exe = super::claude::own_exe()?;
+        if set_checks(dir, &exe, &self.checks).map_err(super::CliError::Internal)? {
+            println!(
+                "checks before a commit or push ({}) in {config_dir}/hooks.json",
+                self.checks.join("; ")
+            );
+        }
+        Ok(())
+    }
+}
+
 /// Switches `guards` on in the owner's hook file in `config_dir`; the names it added.
 pub(crate) fn switch_on(config_dir: &Path, guards: &[&Builtin]) -> anyhow::Result<Vec<String>> {
     if guards.is_empty() {
@@ -52,6 +90,63 @@ pub(crate) fn switch_on(config_dir: &Path, guards: &[&Builtin]) -> anyhow::Resul
         write_settings(&file, current_bytes(&file).as_deref(), &settings)?;
     }
     Ok(added)
+}
+
+/// The hook's own timeout for the checks, seconds: below Claude Code's default of 600 for
+/// the entry that runs hookhost.
+const CHECKS_TIMEOUT_SECS: u64 = 540;
+
+/// Writes the `checks-before-commit` entry running `checks` into the owner's hook file
+/// in `config_dir` (replacing the one an earlier install wrote; the user's entries are not
+/// touched); whether the file changed.
+pub(crate) fn set_checks(config_dir: &Path, exe: &str, checks: &[String]) -> anyhow::Result<bool> {
+    if checks.is_empty() {
+        return Ok(false);
+    }
+    let mut argv = vec![exe.to_string(), "checks-before-commit".to_string()];
+    for check in checks {
+        argv.extend(["--run".to_string(), check.clone()]);
+    }
+    let entry = json!({"matcher": "Bash", "hooks": [{"type": "command",
+        "command": super::claude::entries::line(&argv), "timeout": CHECKS_TIMEOUT_SECS,
+        "failClosed": true}]});
+    let file = config_dir.join("hooks.json");
+    let _lock = lock_settings(&file)?;
+    let original = read_settings(&file)?;
+    let mut settings = original.clone().unwrap_or_default();
+    let groups = settings
+        .entry("hooks")
+        .or_insert_with(|| Value::Object(Map::new()))
+        .as_object_mut()
+        .context("`hooks` is not an object; not changed")?
+        .entry("PreToolUse")
+        .or_insert_with(|| Value::Array(Vec::new()))
+        .as_array_mut()
+        .context("`hooks.PreToolUse` is not a list; not changed")?;
+    match groups.iter().position(is_checks_entry) {
+        Some(at) => groups[at] = entry,
+        None => groups.push(entry),
+    }
+    if Some(&settings) == original.as_ref() {
+        return Ok(false);
+    }
+    write_settings(&file, current_bytes(&file).as_deref(), &settings)?;
+    Ok(true)
+}
+
+/// Whether a matcher group is the `checks-before-commit` entry install writes.
+fn is_checks_entry(group: &Value) -> bool {
+    group["hooks"].as_array().is_some_and(|handlers| {
+        handlers.len() == 1
+            && handlers[0]["command"]
+                .as_str()
+                .and_then(super::claude::entries::words)
+                .is_some_and(|words| {
+                    words.len() >= 2
+                        && Path::new(&words[0]).is_absolute()
+                        && words[1] == "checks-before-commit"
+                })
+    })
 }
 
 /// Says which guards `added` switched on in `config_dir`'s hook file.
@@ -123,6 +218,26 @@ mod tests {
         let before = settings.clone();
         assert!(add(&mut settings, &guards).unwrap().is_empty());
         assert_eq!(settings, before);
+    }
+
+    #[test]
+    fn the_checks_entry_is_written_once_and_replaced_by_the_next_install() {
+        let dir = tempfile::tempdir().unwrap();
+        let checks = vec!["cargo test".to_string()];
+        assert!(set_checks(dir.path(), "/opt/hookhost", &checks).unwrap());
+        assert!(!set_checks(dir.path(), "/opt/hookhost", &checks).unwrap());
+        let other = vec!["make check".to_string()];
+        assert!(set_checks(dir.path(), "/opt/hookhost", &other).unwrap());
+        let file: Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.path().join("hooks.json")).unwrap())
+                .unwrap();
+        let groups = file["hooks"]["PreToolUse"].as_array().unwrap();
+        assert_eq!(groups.len(), 1);
+        let command = groups[0]["hooks"][0]["command"].as_str().unwrap();
+        assert_eq!(
+            command,
+            "/opt/hookhost checks-before-commit --run 'make check'"
+        );
     }
 
     #[test]
