@@ -214,6 +214,15 @@ async fn bash_guard_holds_against_the_bypass_list() {
             true,
         ),
         ("GIT_CONFIG_NOSYSTEM=1 git status", false),
+        // A variable named by an expansion could be git's.
+        (
+            "N=GIT_CONFIG_PARAMETERS; export \"$N=alias.p=push -f\"; git p",
+            true,
+        ),
+        ("declare -x \"$N\"; git p", true),
+        ("read \"$N\" <<< x; git status", true),
+        ("export \"$N=1\"; ls", false),
+        ("export PATH=\"$PATH:/opt/bin\"; git status", false),
         ("S=push; git $S --force origin main", true),
         ("git $(echo reset) --hard", true),
         ("git $SUB status", false),

@@ -96,6 +96,11 @@ pub fn verdict(
             script.error().unwrap_or("partial parse")
         ));
     }
+    let runs_git = || {
+        script
+            .commands()
+            .any(|c| c.is("git") || c.name_is_dynamic())
+    };
     script.commands().find_map(|cmd| {
         None.or_else(|| checks.on("download").then(|| download_into_shell(&cmd))?)
             .or_else(|| checks.on("env-files").then(|| env_file(&cmd))?)
@@ -103,6 +108,11 @@ pub fn verdict(
                 checks
                     .on("git")
                     .then(|| git_config_from_environment(&cmd))?
+            })
+            .or_else(|| {
+                checks
+                    .on("git")
+                    .then(|| dynamic_name_before_git(&cmd, runs_git))?
             })
             .or_else(|| match cmd.name() {
                 "rm" if checks.on("delete") => rm(cmd.arg_words(), project),
@@ -159,6 +169,25 @@ fn git_config_from_environment(cmd: &Command) -> Option<String> {
                 "`{name}` sets git configuration from the environment, where an alias can hide which git command runs; run git without it"
             )
         })
+}
+
+/// A variable set or exported under a name that is itself an expansion (`export
+/// "$N=…"`, `declare -x "$N"`, `read "$N"`) could be one of git's configuration
+/// variables: refused where the command line also runs git.
+fn dynamic_name_before_git(cmd: &Command, runs_git: impl Fn() -> bool) -> Option<String> {
+    const SETS_BY_NAME: &[&str] = &[
+        "export", "declare", "typeset", "readonly", "local", "read", "printf", "env",
+    ];
+    if !SETS_BY_NAME.contains(&cmd.name()) && !cmd.words().any(|w| w.text == "env") {
+        return None;
+    }
+    let dynamic_name = cmd.words().any(|w| {
+        let name = w.text.split_once('=').map_or(w.text, |(name, _)| name);
+        w.dynamic && !name.starts_with('-') && name.contains(['$', '`'])
+    });
+    (dynamic_name && runs_git()).then(|| {
+        "a variable whose name is an expansion could be one of git's configuration variables, where an alias can hide which git command runs; name the variable".to_string()
+    })
 }
 
 /// A configuration setting (`key` or `key=value`) that defines an alias or pulls in
