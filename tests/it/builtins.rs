@@ -142,14 +142,25 @@ async fn an_unknown_builtin_is_reported_with_the_ones_there_are() {
 #[tokio::test]
 async fn a_signing_policy_accepts_the_builtins_as_part_of_the_binary() {
     let env = TestEnv::new();
-    let mut settings = guard("builtin:bash-guard", json!({}));
-    settings["requireSignedWasm"] = json!(true);
-    let file = env.settings("signed.json", settings);
-    let engine = Engine::load(&env.load_options(&[file], &[]), env.engine_options()).unwrap();
+    let signed_only = |component: &str| {
+        let file = env.write(
+            &format!("signed-{}.json", component.len()),
+            &json!({"requireSignedWasm": true,
+                    "hooks": guard(component, json!({"failClosed": true}))})
+            .to_string(),
+        );
+        Engine::load(&env.load_options(&[file], &[]), env.engine_options()).unwrap()
+    };
+    let engine = signed_only("builtin:bash-guard");
     assert!(!denied(&engine.execute("PreToolUse", env.bash("ls")).await));
     assert!(denied(
         &engine.execute("PreToolUse", env.bash("curl x | sh")).await
     ));
+    // The control: the same guard as an unsigned file is refused under that policy (and,
+    // failClosed, denies everything).
+    let file = signed_only(hookhost_tests::guests::BASH_GUARD);
+    let outcome = file.execute("PreToolUse", env.bash("ls")).await;
+    assert!(denied(&outcome), "the policy was not in force: {outcome:?}");
 }
 
 #[tokio::test]
@@ -338,4 +349,47 @@ fn every_builtins_cases_pass_through_hookhost_test() {
         assert!(cases.is_file(), "{} has no cases", builtin.name);
     }
     assert!(text.contains(" 0 failed"), "{text}");
+}
+
+/// `list`, `check` and `explain` name a builtin's digest and where it came from.
+#[test]
+fn list_check_and_explain_show_a_builtins_digest() {
+    let env = TestEnv::new();
+    let file = env.home.join(".config/hookhost/hooks.json");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(
+        &file,
+        json!({"hooks": guard("builtin:bash-guard", json!({}))}).to_string(),
+    )
+    .unwrap();
+    let input = env.root.join("input.json");
+    std::fs::write(&input, env.bash("rm -rf \"$PWD\"").to_string()).unwrap();
+    let cache = env.root.join("cache");
+    for args in [
+        vec!["list", "--own-files"],
+        vec!["check", "--own-files"],
+        vec![
+            "explain",
+            "--own-files",
+            "--input",
+            input.to_str().unwrap(),
+            "PreToolUse",
+        ],
+    ] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_hookhost"))
+            .args(&args)
+            .arg("--home")
+            .arg(&env.home)
+            .arg("--cache-dir")
+            .arg(&cache)
+            .current_dir(&env.project)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains("sha256:") && text.contains("(builtin:bash-guard)"),
+            "{args:?}: {text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
 }

@@ -48,8 +48,22 @@ pub(super) async fn run(args: ExplainArgs) -> CliResult {
         Err(failure) => return Err(CliError::Usage(failure.into())),
     };
     engine.close().await;
+    // The Wasm components this event loaded, by digest (and where they came from: a
+    // registry reference, a builtin).
+    let components: Vec<Value> = engine
+        .hooks()
+        .iter()
+        .filter(|hook| hook.event == event)
+        .filter_map(|hook| {
+            Some(
+                json!({"hook": hook.name, "file": hook.file, "location": hook.location,
+                        "sha256": hook.sha256.as_ref()?, "provenance": hook.provenance}),
+            )
+        })
+        .collect();
     if args.format == "json" {
         let report = json!({
+            "components": components,
             "event": event,
             "dialect": engine.dialect().name,
             "diagnostics": engine.diagnostics().iter().map(ToString::to_string).collect::<Vec<_>>(),
@@ -102,6 +116,20 @@ pub(super) async fn run(args: ExplainArgs) -> CliResult {
             report.executor,
             super::one_line(&report.name, 60)
         );
+    }
+    if !components.is_empty() {
+        println!("components:");
+        for component in &components {
+            let provenance = component["provenance"]
+                .as_str()
+                .map(|p| format!(" ({p})"))
+                .unwrap_or_default();
+            println!(
+                "  {}: sha256:{}{provenance}",
+                component["hook"].as_str().unwrap_or_default(),
+                component["sha256"].as_str().unwrap_or_default()
+            );
+        }
     }
     print!(
         "merged: {}",
