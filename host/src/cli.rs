@@ -8,6 +8,7 @@ mod cache;
 mod cases;
 mod checks;
 mod claude;
+mod command_line;
 mod explain;
 mod guards;
 mod registry;

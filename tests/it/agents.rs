@@ -705,3 +705,50 @@ async fn a_proxy_in_the_agents_environment_never_answers_for_serve() {
     );
     assert!(proxy.requests().is_empty(), "the proxy was asked");
 }
+
+/// serve's agent route is behind its token like every hook route: a hook command whose
+/// owner folders hold no token (or another one) gets a deny, never an unguarded allow.
+#[test]
+fn serves_agent_route_wants_the_token_and_a_refused_call_is_a_deny() {
+    let test = TestEnv::new();
+    guarded(&test, guests::BASH_GUARD);
+    let serve = hookhost_tests::serve::Served::start(
+        CLI,
+        &test.project,
+        &[
+            "--own-files",
+            "--all-projects",
+            "--listen",
+            "127.0.0.1:0",
+            "--home",
+            test.home.to_str().unwrap(),
+        ],
+        &[],
+    )
+    .unwrap_or_else(|why| panic!("serve did not start: {why}"));
+    let url = format!("http://{}", serve.host_port());
+    let ask = |home: &Path, command: &str| {
+        let mut input = recorded("gemini-BeforeTool.json", &test.project);
+        input["tool_input"]["command"] = json!(command);
+        let out = run_with_stdin(
+            Command::new(CLI)
+                .args(["hook", "--agent", "gemini", "--serve", &url, "--home"])
+                .arg(home),
+            input.to_string().as_bytes(),
+        );
+        assert_eq!(out.status.code(), Some(0));
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
+    // The owner's token: serve answers, in Gemini's form.
+    assert_eq!(ask(&test.home, ATTACK)["decision"], "deny");
+    assert_ne!(ask(&test.home, "ls")["decision"], "deny");
+    // No token in these folders: serve refuses the call, and the refusal is a deny.
+    let stranger = test.root.join("stranger");
+    std::fs::create_dir_all(&stranger).unwrap();
+    let answer = ask(&stranger, "ls");
+    assert_eq!(answer["decision"], "deny", "{answer}");
+    assert!(
+        answer["reason"].as_str().unwrap().contains("401"),
+        "{answer}"
+    );
+}

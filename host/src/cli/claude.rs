@@ -193,14 +193,7 @@ pub(super) fn locations(
     })
 }
 
-/// The absolute path of this binary, as the entries run it.
-pub(super) fn own_exe() -> anyhow::Result<String> {
-    let exe = std::env::current_exe().context("cannot find hookhost's own path")?;
-    let exe = exe.canonicalize().unwrap_or(exe);
-    exe.to_str()
-        .map(str::to_string)
-        .context("hookhost's own path is not UTF-8")
-}
+pub(super) use super::command_line::own_exe;
 
 /// `hookhost install --agent claude`: `claude install` into `scope`'s file, every
 /// default event.

@@ -65,7 +65,7 @@ impl OwnerHooks {
             switch_on(dir, guards).map_err(super::CliError::Internal)?,
             config_dir,
         );
-        let exe = super::claude::own_exe()?;
+        let exe = super::command_line::own_exe()?;
         if set_checks(dir, &exe, &self.checks).map_err(super::CliError::Internal)? {
             println!(
                 "checks before a commit or push ({}) in {config_dir}/hooks.json",
@@ -108,7 +108,7 @@ pub(crate) fn set_checks(config_dir: &Path, exe: &str, checks: &[String]) -> any
         argv.extend(["--run".to_string(), check.clone()]);
     }
     let entry = json!({"matcher": "Bash", "hooks": [{"type": "command",
-        "command": super::claude::entries::line(&argv), "timeout": CHECKS_TIMEOUT_SECS,
+        "command": super::command_line::line(&argv), "timeout": CHECKS_TIMEOUT_SECS,
         "failClosed": true}]});
     let file = config_dir.join("hooks.json");
     let _lock = lock_settings(&file)?;
@@ -140,7 +140,7 @@ fn is_checks_entry(group: &Value) -> bool {
         handlers.len() == 1
             && handlers[0]["command"]
                 .as_str()
-                .and_then(super::claude::entries::words)
+                .and_then(super::command_line::words)
                 .is_some_and(|words| {
                     words.len() >= 2
                         && Path::new(&words[0]).is_absolute()

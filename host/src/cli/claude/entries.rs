@@ -98,64 +98,6 @@ impl Locations {
     }
 }
 
-/// `word` as one `sh` word: as it is where it needs no quoting, else single-quoted.
-fn quote(word: &str) -> String {
-    let plain = !word.is_empty()
-        && word
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"/._-+:@%,".contains(&b));
-    if plain {
-        word.to_string()
-    } else {
-        format!("'{}'", word.replace('\'', r"'\''"))
-    }
-}
-
-/// The words of `command` when it is a sequence of words as [`quote`] writes them,
-/// separated by one space; `None` for anything else (other quoting, operators,
-/// expansions).
-fn unquote(command: &str) -> Option<Vec<String>> {
-    let mut words = Vec::new();
-    let mut rest = command;
-    while !rest.is_empty() {
-        let mut word = String::new();
-        loop {
-            if let Some(quoted) = rest.strip_prefix('\'') {
-                let end = quoted.find('\'')?;
-                word.push_str(&quoted[..end]);
-                rest = &quoted[end + 1..];
-                if let Some(after) = rest.strip_prefix(r"\'") {
-                    word.push('\'');
-                    rest = after;
-                    continue;
-                }
-            } else {
-                let end = rest.find([' ', '\'']).unwrap_or(rest.len());
-                let plain = &rest[..end];
-                if !plain
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b"/._-+:@%,".contains(&b))
-                {
-                    return None;
-                }
-                word.push_str(plain);
-                rest = &rest[end..];
-            }
-            if rest.is_empty() || rest.starts_with(' ') {
-                break;
-            }
-        }
-        words.push(word);
-        if let Some(after) = rest.strip_prefix(' ') {
-            if after.is_empty() {
-                return None;
-            }
-            rest = after;
-        }
-    }
-    Some(words)
-}
-
 /// The command line of a command entry for the binary at `exe` with the folders
 /// `locations`: every word quoted for `sh` where it needs quoting.
 pub fn hook_command(exe: &str, locations: &Locations) -> String {
@@ -182,19 +124,7 @@ pub fn argv(exe: &str, words: &[&str], locations: &Locations) -> Vec<String> {
     argv
 }
 
-/// `argv` as one `sh` command line, each word quoted where it needs it.
-pub fn line(argv: &[String]) -> String {
-    argv.iter()
-        .map(|word| quote(word))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// The words of a command line as [`command_line`] writes them; `None` for any other
-/// (other quoting, operators, expansions).
-pub fn words(command: &str) -> Option<Vec<String>> {
-    unquote(command)
-}
+pub use crate::cli::command_line::{line, words};
 
 /// The program and folders of a command entry `install` wrote, when `handler` is one:
 /// exactly `ABSOLUTE/hookhost claude hook`, optionally followed by the location flags in
@@ -205,7 +135,7 @@ pub fn installed_command(handler: &Value) -> Option<(String, Option<Locations>)>
     if handler.get("type").and_then(Value::as_str) != Some("command") {
         return None;
     }
-    let words = unquote(handler.get("command")?.as_str()?)?;
+    let words = words(handler.get("command")?.as_str()?)?;
     let (program, rest) = words.split_first()?;
     let path = std::path::Path::new(program);
     let name = path.file_name()?.to_str()?;
