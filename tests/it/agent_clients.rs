@@ -369,20 +369,7 @@ fn codex_cli_asks_a_running_serve_and_a_stopped_serve_still_refuses() {
     let client = codex();
     let test = TestEnv::new();
     let victim = guarded_tree(&test, client.agent);
-    let serve = Served::start(
-        CLI,
-        &test.project,
-        &[
-            "--own-files",
-            "--all-projects",
-            "--listen",
-            "127.0.0.1:0",
-            "--home",
-            test.home.to_str().unwrap(),
-        ],
-        &[],
-    )
-    .unwrap_or_else(|why| panic!("serve did not start: {why}"));
+    let serve = Served::own_files(CLI, &test.project, &test.home);
     let url = format!("http://{}", serve.host_port());
     hookhost(&test, &["install", "--agent", "codex", "--serve", &url]);
     let scripts = Mock::start(

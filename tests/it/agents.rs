@@ -712,20 +712,7 @@ async fn a_proxy_in_the_agents_environment_never_answers_for_serve() {
 fn serves_agent_route_wants_the_token_and_a_refused_call_is_a_deny() {
     let test = TestEnv::new();
     guarded(&test, guests::BASH_GUARD);
-    let serve = hookhost_tests::serve::Served::start(
-        CLI,
-        &test.project,
-        &[
-            "--own-files",
-            "--all-projects",
-            "--listen",
-            "127.0.0.1:0",
-            "--home",
-            test.home.to_str().unwrap(),
-        ],
-        &[],
-    )
-    .unwrap_or_else(|why| panic!("serve did not start: {why}"));
+    let serve = hookhost_tests::serve::Served::own_files(CLI, &test.project, &test.home);
     let url = format!("http://{}", serve.host_port());
     let ask = |home: &Path, command: &str| {
         let mut input = recorded("gemini-BeforeTool.json", &test.project);

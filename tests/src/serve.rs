@@ -24,6 +24,27 @@ impl Drop for Served {
 }
 
 impl Served {
+    /// `bin serve --own-files --all-projects` on a free loopback port, for the owner whose
+    /// home is `home` (its token generated there on first start), in `dir`; panics when it
+    /// does not start.
+    pub fn own_files(bin: &str, dir: &Path, home: &Path) -> Served {
+        let home = home.to_str().expect("a UTF-8 home");
+        Served::start(
+            bin,
+            dir,
+            &[
+                "--own-files",
+                "--all-projects",
+                "--listen",
+                "127.0.0.1:0",
+                "--home",
+                home,
+            ],
+            &[],
+        )
+        .unwrap_or_else(|why| panic!("serve did not start: {why}"))
+    }
+
     /// Starts `bin serve ARGS` in `dir`, with `env` added to its environment. `Err`
     /// holds what it printed when it did not start listening.
     pub fn start(
