@@ -45,14 +45,59 @@ pub fn state_dir() -> Option<PathBuf> {
     home().map(|home| state_dir_in(&home))
 }
 
-/// Whether `dir` is `root` or below it (both resolved where they exist): a folder hookhost
-/// owns that lies inside a project belongs to the repository, whatever a flag says.
+/// Whether `dir` is `root` or below it: a folder hookhost owns that lies inside a project
+/// belongs to the repository, whatever a flag says. Both are resolved as far as they
+/// exist ([`resolved`]), so a folder not created yet is judged by where it will be:
+/// `project/../home/state` is not inside `project`, `elsewhere/../project/x` is.
 pub fn inside(dir: &Path, root: &Path) -> bool {
-    let resolve = |path: &Path| std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    resolve(dir).starts_with(resolve(root))
+    resolved(dir).starts_with(resolved(root))
+}
+
+/// `path` with its longest existing part resolved past links, and the rest — the part
+/// not created yet — with `.` and `..` taken out lexically.
+fn resolved(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let parts: Vec<Component<'_>> = path.components().collect();
+    let (mut out, existing) = (0..=parts.len())
+        .rev()
+        .find_map(|split| {
+            let head: PathBuf = parts[..split].iter().collect();
+            Some((std::fs::canonicalize(&head).ok()?, split))
+        })
+        .unwrap_or_default();
+    for part in &parts[existing..] {
+        match part {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 /// The Wasm artifact cache: `<account home>/.cache/hookhost/wasm`.
 pub fn cache_dir() -> Option<PathBuf> {
     home().map(|home| cache_dir_in(&home).join("wasm"))
+}
+
+#[cfg(test)]
+mod inside_tests {
+    use super::*;
+
+    #[test]
+    fn a_folder_not_created_yet_is_judged_by_where_it_will_be() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let project = root.join("project");
+        std::fs::create_dir_all(&project).unwrap();
+        // Beside the project, named through it: not inside.
+        assert!(!inside(&project.join("../home/.local/state"), &project));
+        // Inside it, named from elsewhere: inside.
+        std::fs::create_dir_all(root.join("elsewhere")).unwrap();
+        assert!(inside(&root.join("elsewhere/../project/.state"), &project));
+        assert!(inside(&project.join("a/./b"), &project));
+        assert!(!inside(&root.join("projectile"), &project));
+    }
 }
