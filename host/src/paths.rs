@@ -56,25 +56,16 @@ pub fn inside(dir: &Path, root: &Path) -> bool {
 /// `path` with its longest existing part resolved past links, and the rest — the part
 /// not created yet — with `.` and `..` taken out lexically.
 fn resolved(path: &Path) -> PathBuf {
-    use std::path::Component;
-    let parts: Vec<Component<'_>> = path.components().collect();
-    let (mut out, existing) = (0..=parts.len())
+    let parts: Vec<_> = path.components().collect();
+    let (existing, split) = (0..=parts.len())
         .rev()
         .find_map(|split| {
             let head: PathBuf = parts[..split].iter().collect();
             Some((std::fs::canonicalize(&head).ok()?, split))
         })
         .unwrap_or_default();
-    for part in &parts[existing..] {
-        match part {
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::CurDir => {}
-            other => out.push(other),
-        }
-    }
-    out
+    let rest: PathBuf = parts[split..].iter().collect();
+    crate::condition::absolute(&rest, &existing)
 }
 
 /// The Wasm artifact cache: `<account home>/.cache/hookhost/wasm`.
