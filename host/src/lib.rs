@@ -115,7 +115,7 @@ pub mod internals {
     pub use crate::executor::wasm::DEFAULT_MAX_COMPONENT_BYTES as MAX_COMPONENT_BYTES;
     pub use crate::executor::wasm::cache::{
         CacheEntry, DEFAULT_MAX_BYTES as DEFAULT_CACHE_MAX_BYTES, entries as cache_entries,
-        prune as prune_cache,
+        prune as prune_cache, share_key as share_cache_key,
     };
     pub use crate::executor::wasm::compile_worker_main;
     pub use crate::executor::wasm::input_record_size;

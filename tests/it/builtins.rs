@@ -335,7 +335,9 @@ fn every_builtins_cases_pass_through_hookhost_test() {
         .arg("test")
         .arg(&root)
         .arg("--cache-dir")
-        .arg(cache.path())
+        .arg(cache.path().join("wasm"))
+        .arg("--config-dir")
+        .arg(cache.path().join("config"))
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);

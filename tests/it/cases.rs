@@ -21,7 +21,9 @@ fn run_suite(suite: &str, bless: bool) -> (String, bool) {
         .arg("test")
         .arg(&path)
         .arg("--cache-dir")
-        .arg(test.root.join("wasm-cache"));
+        .arg(test.root.join("wasm-cache"))
+        .arg("--config-dir")
+        .arg(test.root.join("config"));
     for (name, component) in guests::ALL {
         command
             .arg("--var")
@@ -117,4 +119,54 @@ fn every_check_kind_can_fail() {
             "{case}: {report}"
         );
     }
+}
+
+/// Every case runs in a home of its own, and all share the runner's cache and its
+/// artifact key (`--config-dir`): a component compiles once, not once per case (a Python
+/// guest's ten cases took 78 s instead of 8), and a second run loads the artifact the
+/// first stored instead of storing it again. Shown by the artifact's file: the same
+/// file (inode) after a second run of two cases of one component.
+#[test]
+#[cfg(unix)]
+fn a_component_compiles_once_for_all_cases_and_runs() {
+    use std::os::unix::fs::MetadataExt;
+    let test = TestEnv::new();
+    let cases = test.root.join("cases.json");
+    let case = |command: &str, decision: &str| {
+        serde_json::json!({"name": command, "component": guests::BASH_GUARD,
+            "event": "PreToolUse",
+            "input": {"tool_name": "Bash", "tool_input": {"command": command}},
+            "expect": {"decision": decision}})
+    };
+    let both = serde_json::json!([case("rm -rf /", "deny"), case("ls", "none")]);
+    std::fs::write(&cases, both.to_string()).unwrap();
+    let (cache, config) = (test.root.join("cache"), test.root.join("config"));
+    let run = || {
+        let out = Command::new(env!("CARGO_BIN_EXE_hookhost"))
+            .arg("test")
+            .arg(&cases)
+            .arg("--cache-dir")
+            .arg(&cache)
+            .arg("--config-dir")
+            .arg(&config)
+            .output()
+            .unwrap();
+        let report = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(out.status.success(), "{report}");
+        assert!(report.ends_with("2 passed, 0 failed\n"), "{report}");
+        let artifacts: Vec<_> = std::fs::read_dir(&cache)
+            .unwrap()
+            .map(|entry| entry.unwrap().path())
+            .filter(|path| path.extension().is_some_and(|ext| ext == "cwasm"))
+            .map(|path| std::fs::metadata(&path).unwrap().ino())
+            .collect();
+        assert_eq!(artifacts.len(), 1, "one artifact for the one component");
+        artifacts[0]
+    };
+    let first = run();
+    assert!(
+        config.join("cache.key").is_file(),
+        "the runner's key is made once"
+    );
+    assert_eq!(run(), first, "the second run stored the artifact again");
 }

@@ -53,8 +53,8 @@ fn make_build_test(
     let status = command.status().expect("run the build command");
     assert!(status.success(), "`{build}` failed for the {lang} project");
 
-    let cache = tempfile::tempdir().unwrap();
-    let (ok, text) = hookhost_test(&project, cache.path());
+    let folders = tempfile::tempdir().unwrap();
+    let (ok, text) = hookhost_test(&project, folders.path());
     assert!(ok, "{text}");
     assert!(text.contains("ok   denies rm -rf /"), "{text}");
     assert!(text.contains("2 passed, 0 failed"), "{text}");
@@ -160,8 +160,8 @@ export_hook!(Policy);
         stderr.contains("use of deprecated function `hookhost_guest::shell::pipelines`"),
         "{stderr}"
     );
-    let cache = tempfile::tempdir().unwrap();
-    let (ok, text) = hookhost_test(&project, cache.path());
+    let folders = tempfile::tempdir().unwrap();
+    let (ok, text) = hookhost_test(&project, folders.path());
     assert!(ok, "{text}");
     assert!(text.contains("3 passed, 0 failed"), "{text}");
 }

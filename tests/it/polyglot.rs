@@ -49,13 +49,16 @@ fn build(name: &str) -> PathBuf {
     component
 }
 
-/// Runs `hookhost test PATH`: whether it passed, and what it printed.
-pub(crate) fn hookhost_test(path: &Path, cache: &Path) -> (bool, String) {
+/// Runs `hookhost test PATH` with the cache and configuration folders in `kept`:
+/// whether it passed, and what it printed.
+pub(crate) fn hookhost_test(path: &Path, kept: &Path) -> (bool, String) {
     let out = Command::new(CLI)
         .arg("test")
         .arg(path)
         .arg("--cache-dir")
-        .arg(cache)
+        .arg(kept.join("cache"))
+        .arg("--config-dir")
+        .arg(kept.join("config"))
         .output()
         .expect("run hookhost test");
     let text =
@@ -63,10 +66,16 @@ pub(crate) fn hookhost_test(path: &Path, cache: &Path) -> (bool, String) {
     (out.status.success(), text)
 }
 
+/// Where the script guests' tests keep compiled components and the artifact key, across
+/// tests and test runs: a 9-18 MiB component compiles once (seconds of Cranelift), not
+/// once per test.
+fn kept() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("script-guests")
+}
+
 fn check_example(name: &str) {
     let component = build(name);
-    let cache = tempfile::tempdir().unwrap();
-    let (ok, text) = hookhost_test(&example(name), cache.path());
+    let (ok, text) = hookhost_test(&example(name), &kept());
     assert!(ok, "{text}");
     assert!(text.contains("10 passed, 0 failed"), "{text}");
     assert!(
@@ -81,7 +90,7 @@ fn check_example(name: &str) {
         "input": {"tool_name": "Bash", "tool_input": {"command": "git push --force"}},
         "expect": {"decision": "allow"}});
     std::fs::write(&fixture, case.to_string()).unwrap();
-    let (ok, text) = hookhost_test(&fixture, cache.path());
+    let (ok, text) = hookhost_test(&fixture, &kept());
     assert!(!ok, "{text}");
     assert!(
         text.contains("FAIL expects the wrong answer: expected decision allow, got deny"),
@@ -109,8 +118,7 @@ fn python_guest_builds_and_passes_its_fixtures() {
 async fn large_guests_run_in_the_copy_pool_and_decide_right_call_after_call() {
     use hookhost::PermissionDecision;
     use hookhost_tests::TestEnv;
-    // Compiled once per target folder (the MAC key is kept beside the cache).
-    let kept = Path::new(env!("CARGO_TARGET_TMPDIR")).join("polyglot-copy-pool");
+    let kept = kept();
     for name in ["py-guard", "ts-guard"] {
         let component = build(name);
         let env = TestEnv::new();
@@ -179,7 +187,7 @@ async fn ready(engine: &hookhost::Engine) {
 async fn script_sdks_warm_hooks_up_at_build_time_without_the_host() {
     use hookhost::PermissionDecision;
     use hookhost_tests::TestEnv;
-    let kept = Path::new(env!("CARGO_TARGET_TMPDIR")).join("polyglot-warm-up");
+    let kept = kept();
     let work = tempfile::tempdir().unwrap();
     let builds = [
         (

@@ -43,6 +43,10 @@ pub struct TestArgs {
     /// Folder for compiled components (default: the user cache).
     #[arg(long)]
     cache_dir: Option<PathBuf>,
+    /// hookhost's configuration folder whose artifact key every case's processes use,
+    /// so that a component compiles once for all cases (default: the user's).
+    #[arg(long, value_name = "DIR")]
+    config_dir: Option<PathBuf>,
     /// `NAME=VALUE`: `{{NAME}}` in a case becomes VALUE; repeatable.
     #[arg(long = "var", value_name = "NAME=VALUE")]
     vars: Vec<String>,
@@ -75,6 +79,10 @@ pub async fn run(args: TestArgs) -> anyhow::Result<ExitCode> {
         exe: std::env::current_exe().context("cannot find hookhost's own path")?,
         vars,
         cache,
+        config: match &args.config_dir {
+            Some(dir) => Some(std::path::absolute(dir).context("--config-dir")?),
+            None => hookhost::internals::config_dir(),
+        },
         bless: args.bless,
     };
     let (mut passed, mut failed) = (0, 0);
@@ -150,6 +158,9 @@ struct Runner {
     exe: PathBuf,
     vars: Vec<(String, String)>,
     cache: Option<PathBuf>,
+    /// The runner's configuration folder: its artifact key goes to every case's home, so
+    /// that a component compiled for one case loads from the cache in the next.
+    config: Option<PathBuf>,
     bless: bool,
 }
 
@@ -186,6 +197,18 @@ impl Runner {
             text = text.replace(&json_text(&dir.display().to_string()), "{{root}}");
         }
         serde_json::from_str(&text).context("a blessed value did not read back")
+    }
+
+    /// Gives the case's home the runner's artifact key (see [`Runner::config`]); a
+    /// failure only costs time: the case's processes compile what they run.
+    fn share_key(&self, root: &Path) {
+        let Some(config) = &self.config else { return };
+        let home = hookhost::internals::config_dir_in(&root.join("home"));
+        if let Err(err) = hookhost::internals::share_cache_key(config, &home) {
+            eprintln!(
+                "warning: cannot share the artifact key with a case ({err}): its components compile again"
+            );
+        }
     }
 
     fn expand_value(&self, value: &Value, root: &Path) -> anyhow::Result<Value> {
@@ -281,6 +304,7 @@ impl Runner {
         if copy_tree {
             self.copy_tree(base, root.path(), root.path())?;
         }
+        self.share_key(root.path());
         let mut case = Case {
             spec: &*spec,
             base: base.to_path_buf(),

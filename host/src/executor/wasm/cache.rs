@@ -53,6 +53,8 @@ use crate::platform;
 /// Largest artifact read back from disk (a bigger file is ignored and recompiled).
 pub const MAX_ARTIFACT_BYTES: u64 = 1 << 30;
 const MAC_BYTES: usize = blake3::OUT_LEN;
+/// The artifact key's file in hookhost's configuration folder.
+const KEY_FILE: &str = "cache.key";
 /// The format of a stored artifact: wasmtime's bytes, then a 32-byte keyed BLAKE3 MAC of
 /// them (a trailer: wasmtime maps the file whole and reads its sections, so the bytes
 /// after the last one are never looked at; the test
@@ -470,7 +472,7 @@ impl DiskCache {
     fn open(dir: PathBuf, key_dir: &Path, max_bytes: u64) -> Result<Self, String> {
         ensure_private_dir(&dir)?;
         ensure_private_dir(key_dir)?;
-        let key = load_or_create_key(&key_dir.join("cache.key"))?;
+        let key = load_or_create_key(&key_dir.join(KEY_FILE))?;
         Ok(Self {
             dir,
             key,
@@ -628,46 +630,70 @@ fn create_exclusive(dir: &Path, name: &str) -> Result<(PathBuf, std::fs::File), 
 }
 
 fn load_or_create_key(path: &Path) -> Result<[u8; 32], String> {
-    let open_existing = || -> Result<Option<[u8; 32]>, String> {
-        let file = match platform::no_follow(OpenOptions::new().read(true)).open(path) {
-            Ok(file) => file,
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(err) => return Err(format!("cannot open {}: {err}", path.display())),
-        };
-        let meta = file.metadata().map_err(|e| e.to_string())?;
-        if !meta.is_file()
-            || !platform::owned_by_me(&meta)
-            || platform::others_may_access(&meta)
-            || meta.len() != 32
-        {
-            return Err(format!(
-                "{} must be a 32-byte file owned by this user with mode 0600",
-                path.display()
-            ));
-        }
-        let mut key = [0u8; 32];
-        (&file)
-            .read_exact(&mut key)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        Ok(Some(key))
-    };
-    if let Some(key) = open_existing()? {
-        return Ok(key);
+    match read_key(path)? {
+        Some(key) => Ok(key),
+        None => store_key(path, &platform::random_bytes::<32>()?),
     }
-    let key = platform::random_bytes::<32>()?;
+}
+
+/// The key at `path`; `None` when there is none. Anything but a private 32-byte
+/// regular file of this user's is refused.
+fn read_key(path: &Path) -> Result<Option<[u8; 32]>, String> {
+    let file = match platform::no_follow(OpenOptions::new().read(true)).open(path) {
+        Ok(file) => file,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(err) => return Err(format!("cannot open {}: {err}", path.display())),
+    };
+    let meta = file.metadata().map_err(|e| e.to_string())?;
+    if !meta.is_file()
+        || !platform::owned_by_me(&meta)
+        || platform::others_may_access(&meta)
+        || meta.len() != 32
+    {
+        return Err(format!(
+            "{} must be a 32-byte file owned by this user with mode 0600",
+            path.display()
+        ));
+    }
+    let mut key = [0u8; 32];
+    (&file)
+        .read_exact(&mut key)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    Ok(Some(key))
+}
+
+/// Stores `key` at `path` unless a key is there already (another process created it
+/// first): the key `path` holds afterwards.
+fn store_key(path: &Path, key: &[u8; 32]) -> Result<[u8; 32], String> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let (temp, mut file) = create_exclusive(dir, "cache.key")?;
-    let written = file.write_all(&key).and_then(|()| file.sync_all());
+    let written = file.write_all(key).and_then(|()| file.sync_all());
     drop(file);
     // Link, not rename: if another process created the key first, keep theirs.
     let linked = written.and_then(|()| std::fs::hard_link(&temp, path));
     let _ = std::fs::remove_file(&temp);
     match linked {
-        Ok(()) => Ok(key),
+        Ok(()) => Ok(*key),
         Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => {
-            open_existing()?.ok_or_else(|| format!("{} vanished", path.display()))
+            read_key(path)?.ok_or_else(|| format!("{} vanished", path.display()))
         }
         Err(err) => Err(format!("cannot create {}: {err}", path.display())),
+    }
+}
+
+/// Gives the artifact key of the configuration folder `from` (created there when it has
+/// none) to the configuration folder `to`, unless `to` has a key of its own: processes
+/// with either folder then trust the artifacts the other stores in a cache they share.
+/// `hookhost test` runs each case in a fresh home with the one cache; without this every
+/// case would compile every component again, and store it under a key nobody keeps.
+pub fn share_key(from: &Path, to: &Path) -> Result<(), String> {
+    ensure_private_dir(from)?;
+    let key = load_or_create_key(&from.join(KEY_FILE))?;
+    ensure_private_dir(to)?;
+    let to = to.join(KEY_FILE);
+    match read_key(&to)? {
+        Some(_) => Ok(()),
+        None => store_key(&to, &key).map(drop),
     }
 }
 
