@@ -25,7 +25,7 @@ rustup target add "$target" wasm32-wasip2 >/dev/null
 # The build is the Windows lint too: clippy's driver compiles the workspace's crates (the
 # library and the binary; dependencies as usual), and a warning fails it.
 RUSTC_WORKSPACE_WRAPPER="$(rustup which clippy-driver)" CLIPPY_ARGS=-Dwarnings \
-    cargo-zigbuild build --quiet -p hookhost --lib --bins --target "$target" --target-dir target/cross
+    cargo-zigbuild build --quiet -p hookhost --lib --bins --target "$target" --target-dir target/cross --timings
 cargo build --quiet --profile guest --target wasm32-wasip2 --target-dir target/guests -p bash-guard
 
 work="$(mktemp -d)"
