@@ -221,11 +221,12 @@ async fn children_left_behind_after_exit_are_killed() {
 #[tokio::test]
 async fn huge_output_is_capped_not_buffered() {
     let env = TestEnv::new();
-    // 300 MB on stdout and 50 MB on stderr, then a normal exit.
+    // 64 MB on stdout and 16 MB on stderr (64 and 16 times the cap, a thousand times a
+    // pipe's buffer), then a normal exit: the hook is drained to its end.
     let outcome = fire_one(
         &env,
         "SessionStart",
-        "head -c 300000000 /dev/zero | tr '\\0' 'x'; head -c 50000000 /dev/zero >&2; exit 0",
+        "head -c 64000000 /dev/zero | tr '\\0' 'x'; head -c 16000000 /dev/zero >&2; exit 0",
         json!({"source": "startup"}),
     )
     .await;

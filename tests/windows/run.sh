@@ -25,7 +25,8 @@ rustup target add "$target" wasm32-wasip2 >/dev/null
 # The build is the Windows lint too: clippy's driver compiles the workspace's crates (the
 # library and the binary; dependencies as usual), and a warning fails it.
 RUSTC_WORKSPACE_WRAPPER="$(rustup which clippy-driver)" CLIPPY_ARGS=-Dwarnings \
-    cargo-zigbuild build --quiet -p hookhost --lib --bins --target "$target" --target-dir target/cross --timings
+    cargo-zigbuild build --quiet -p hookhost --lib --bins --target "$target" --target-dir target/cross --timings \
+    --profile cross
 cargo build --quiet --profile guest --target wasm32-wasip2 --target-dir target/guests -p bash-guard
 
 work="$(mktemp -d)"
@@ -36,7 +37,7 @@ cleanup() {
 }
 trap cleanup EXIT
 mkdir -p "$work/bin" "$work/shells" "$work/project" "$work/home"
-cp "target/cross/$target/debug/hookhost.exe" "$work/bin/"
+cp "target/cross/$target/cross/hookhost.exe" "$work/bin/"
 cp target/guests/wasm32-wasip2/guest/bash_guard.wasm "$work/"
 zigcc() { python3 -m ziglang cc -target x86_64-windows-gnu -O2 "$@"; }
 zigcc -shared -o "$work/bin/bcryptprimitives.dll" "$here/bcryptprimitives.c" -ladvapi32
