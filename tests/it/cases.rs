@@ -170,3 +170,33 @@ fn a_component_compiles_once_for_all_cases_and_runs() {
     );
     assert_eq!(run(), first, "the second run stored the artifact again");
 }
+
+/// The runner's artifact key sits in every case's home (above): a component that a case
+/// grants the case's whole scratch folder (`.` in a case's settings; the home is in it)
+/// could read the key
+/// and forge artifacts the owner's hookhost would then run as native code. Such a grant
+/// overlaps hookhost's configuration folder and is refused; the hook never runs.
+#[test]
+fn a_case_cannot_grant_its_component_the_folder_with_the_key() {
+    let test = TestEnv::new();
+    let cases = test.root.join("grant.json");
+    let case = serde_json::json!({"name": "grants the scratch root",
+        "component": guests::BASH_GUARD,
+        "hook": {"allowedPaths": [{"path": "."}]},
+        "event": "PreToolUse",
+        "input": {"tool_name": "Bash", "tool_input": {"command": "ls"}},
+        "expect": {"error": "overlaps hookhost's configuration folder"}});
+    std::fs::write(&cases, case.to_string()).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_hookhost"))
+        .arg("test")
+        .arg(&cases)
+        .arg("--cache-dir")
+        .arg(test.root.join("cache"))
+        .arg("--config-dir")
+        .arg(test.root.join("config"))
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{report}");
+    assert!(report.ends_with("1 passed, 0 failed\n"), "{report}");
+}
