@@ -173,9 +173,9 @@ fn a_component_compiles_once_for_all_cases_and_runs() {
 
 /// The runner's artifact key sits in every case's home (above): a component that a case
 /// grants the case's whole scratch folder (`.` in a case's settings; the home is in it)
-/// could read the key
-/// and forge artifacts the owner's hookhost would then run as native code. Such a grant
-/// overlaps hookhost's configuration folder and is refused; the hook never runs.
+/// could read the key and forge artifacts the owner's hookhost would then run as native
+/// code. Such a grant overlaps hookhost's configuration folder and is refused; the hook
+/// never runs.
 #[test]
 fn a_case_cannot_grant_its_component_the_folder_with_the_key() {
     let test = TestEnv::new();
