@@ -121,11 +121,13 @@ fn every_check_kind_can_fail() {
     }
 }
 
-/// Every case runs in a home of its own, and all share the runner's cache and its
-/// artifact key (`--config-dir`): a component compiles once, not once per case (a Python
-/// guest's ten cases took 78 s instead of 8), and a second run loads the artifact the
-/// first stored instead of storing it again. Shown by the artifact's file: the same
-/// file (inode) after a second run of two cases of one component.
+/// Every case runs in a home of its own, and all share the runner's cache and the cases'
+/// artifact key (`test-cache.key` in `--config-dir`): a component compiles once, not once
+/// per case (a Python guest's ten cases took 78 s instead of 8), and a second run loads
+/// the artifact the first stored instead of storing it again. Shown by the artifact's
+/// file: the same file (inode) after a second run of two cases of one component. The
+/// owner's own key (`cache.key`) is never read or made: a case's command hook can read
+/// its home, where the cases' key is.
 #[test]
 #[cfg(unix)]
 fn a_component_compiles_once_for_all_cases_and_runs() {
@@ -165,10 +167,14 @@ fn a_component_compiles_once_for_all_cases_and_runs() {
     };
     let first = run();
     assert!(
-        config.join("cache.key").is_file(),
-        "the runner's key is made once"
+        config.join("test-cache.key").is_file(),
+        "the cases' key is made once"
     );
     assert_eq!(run(), first, "the second run stored the artifact again");
+    assert!(
+        !config.join("cache.key").exists(),
+        "the owner's artifact key went to the cases"
+    );
 }
 
 /// The runner's artifact key sits in every case's home (above): a component that a case

@@ -158,8 +158,13 @@ fn bash_engine(
         hookhost_tests::hooks("PreToolUse", Some("Bash"), vec![handler]),
     );
     let mut options = env.engine_options();
+    // The key `hookhost test` gives its cases (`hookhost_test`), so that the engine and
+    // the runner's cases load each other's artifacts.
+    let engine_config = kept.join("engine-config");
+    hookhost::internals::share_cache_key(&kept.join("config/test-cache.key"), &engine_config)
+        .unwrap();
     options.wasm.cache_dir = Some(kept.join("cache"));
-    options.wasm.config_dir = Some(kept.join("config"));
+    options.wasm.config_dir = Some(engine_config);
     hookhost::Engine::load(&env.load_options(&[settings], &[]), options).unwrap()
 }
 

@@ -40,11 +40,13 @@ pub struct TestArgs {
     /// `case.json`), or one case file.
     #[arg(default_value = ".")]
     path: PathBuf,
-    /// Folder for compiled components (default: the user cache).
+    /// Folder for compiled components, shared by every case (default: `test-wasm` beside
+    /// the user's artifact cache, which the cases' key never touches).
     #[arg(long)]
     cache_dir: Option<PathBuf>,
-    /// hookhost's configuration folder whose artifact key every case's processes use,
-    /// so that a component compiles once for all cases (default: the user's).
+    /// hookhost's configuration folder; its `test-cache.key` (made when missing; never
+    /// the owner's `cache.key`) is every case's artifact key, so a component compiles
+    /// once for all cases and runs (default: the user's).
     #[arg(long, value_name = "DIR")]
     config_dir: Option<PathBuf>,
     /// `NAME=VALUE`: `{{NAME}}` in a case becomes VALUE; repeatable.
@@ -71,18 +73,19 @@ pub async fn run(args: TestArgs) -> anyhow::Result<ExitCode> {
             .with_context(|| format!("--var {var}: not NAME=VALUE"))?;
         vars.push((format!("{{{{{name}}}}}"), value.to_string()));
     }
-    let cache = args
-        .cache_dir
-        .clone()
-        .or_else(hookhost::internals::cache_dir);
+    let cache = args.cache_dir.clone().or_else(|| {
+        hookhost::internals::cache_dir()
+            .and_then(|dir| dir.parent().map(|parent| parent.join("test-wasm")))
+    });
     let runner = Runner {
         exe: std::env::current_exe().context("cannot find hookhost's own path")?,
         vars,
         cache,
-        config: match &args.config_dir {
+        key: match &args.config_dir {
             Some(dir) => Some(std::path::absolute(dir).context("--config-dir")?),
             None => hookhost::internals::config_dir(),
-        },
+        }
+        .map(|dir| dir.join("test-cache.key")),
         bless: args.bless,
     };
     let (mut passed, mut failed) = (0, 0);
@@ -158,9 +161,11 @@ struct Runner {
     exe: PathBuf,
     vars: Vec<(String, String)>,
     cache: Option<PathBuf>,
-    /// The runner's configuration folder: its artifact key goes to every case's home, so
-    /// that a component compiled for one case loads from the cache in the next.
-    config: Option<PathBuf>,
+    /// The cases' artifact key (`test-cache.key` in the runner's configuration folder):
+    /// it goes to every case's home, so that a component compiled for one case loads
+    /// from the cache in the next. Never the owner's key: a case's command hook may read
+    /// its home, and with the owner's key it could forge what the owner's hookhost runs.
+    key: Option<PathBuf>,
     bless: bool,
 }
 
@@ -199,12 +204,12 @@ impl Runner {
         serde_json::from_str(&text).context("a blessed value did not read back")
     }
 
-    /// Gives the case's home the runner's artifact key (see [`Runner::config`]); a
-    /// failure only costs time: the case's processes compile what they run.
+    /// Gives the case's home the cases' artifact key (see [`Runner::key`]); a failure
+    /// only costs time: the case's processes compile what they run.
     fn share_key(&self, root: &Path) {
-        let Some(config) = &self.config else { return };
+        let Some(key) = &self.key else { return };
         let home = hookhost::internals::config_dir_in(&root.join("home"));
-        if let Err(err) = hookhost::internals::share_cache_key(config, &home) {
+        if let Err(err) = hookhost::internals::share_cache_key(key, &home) {
             eprintln!(
                 "warning: cannot share the artifact key with a case ({err}): its components compile again"
             );

@@ -681,14 +681,17 @@ fn store_key(path: &Path, key: &[u8; 32]) -> Result<[u8; 32], String> {
     }
 }
 
-/// Gives the artifact key of the configuration folder `from` (created there when it has
-/// none) to the configuration folder `to`, unless `to` has a key of its own: processes
-/// with either folder then trust the artifacts the other stores in a cache they share.
-/// `hookhost test` runs each case in a fresh home with the one cache; without this every
-/// case would compile every component again, and store it under a key nobody keeps.
-pub fn share_key(from: &Path, to: &Path) -> Result<(), String> {
-    ensure_private_dir(from)?;
-    let key = load_or_create_key(&from.join(KEY_FILE))?;
+/// Makes the key in the file `key` (created when missing) the artifact key of the
+/// configuration folder `to`, unless `to` has a key of its own: processes with `to` as
+/// their configuration folder then trust the artifacts each other store in a cache they
+/// share. `hookhost test` gives its cases fresh homes, one cache and a key of its own
+/// (never the owner's: a case's command hook may read its home). Without it every case
+/// compiled every component again.
+pub fn share_key(key: &Path, to: &Path) -> Result<(), String> {
+    if let Some(dir) = key.parent() {
+        ensure_private_dir(dir)?;
+    }
+    let key = load_or_create_key(key)?;
     ensure_private_dir(to)?;
     let to = to.join(KEY_FILE);
     match read_key(&to)? {

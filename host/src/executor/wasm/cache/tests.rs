@@ -95,9 +95,12 @@ fn exclusive_temp_files_do_not_follow_symlinks() {
 #[test]
 fn a_shared_key_verifies_in_the_other_folder_and_never_replaces_its_own() {
     let dir = tempfile::tempdir().unwrap();
-    let (from, to) = (dir.path().join("owner"), dir.path().join("case/.config"));
+    let (from, to) = (
+        dir.path().join("runner/test.key"),
+        dir.path().join("case/.config"),
+    );
     share_key(&from, &to).unwrap();
-    let owner = load_or_create_key(&from.join(KEY_FILE)).unwrap();
+    let owner = load_or_create_key(&from).unwrap();
     assert_eq!(load_or_create_key(&to.join(KEY_FILE)).unwrap(), owner);
     // A folder with a key of its own keeps it.
     let other = dir.path().join("other");
@@ -112,7 +115,7 @@ fn a_shared_key_verifies_in_the_other_folder_and_never_replaces_its_own() {
 #[cfg(unix)]
 fn a_key_is_never_shared_through_a_link() {
     let dir = tempfile::tempdir().unwrap();
-    let (from, to) = (dir.path().join("owner"), dir.path().join("case"));
+    let (from, to) = (dir.path().join("runner/test.key"), dir.path().join("case"));
     std::fs::create_dir(&to).unwrap();
     let elsewhere = dir.path().join("elsewhere.key");
     std::os::unix::fs::symlink(&elsewhere, to.join(KEY_FILE)).unwrap();
