@@ -8,7 +8,7 @@
 //! — is answered as a block naming the cause, never as an error a host would read as
 //! "proceed". Without such a hook the answer says what failed.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::{Map, Value};
@@ -262,33 +262,11 @@ fn outside(cwd: &str, project: &Path) -> Option<Failure> {
     })
 }
 
-/// Whether `path` is `root` or below it, judged on the words of the path (`..` climbs,
-/// `.` is dropped; a relative path is never within) and, when both exist, on the
-/// resolved paths too, so a symlink inside the project cannot point out of it.
+/// Whether `path` is `root` or below it: an absolute path, judged where it leads
+/// ([`crate::paths::inside`]: past links, and `..` taken out of the part not created
+/// yet), so neither `..` nor a symlink inside the project leads out of it.
 fn within(path: &Path, root: &Path) -> bool {
-    if !path.is_absolute() {
-        return false;
-    }
-    let mut words: Vec<Component> = Vec::new();
-    for part in path.components() {
-        match part {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                if words.len() > 1 {
-                    words.pop();
-                }
-            }
-            other => words.push(other),
-        }
-    }
-    let lexical: PathBuf = words.iter().collect();
-    if !lexical.starts_with(root) {
-        return false;
-    }
-    match (lexical.canonicalize(), root.canonicalize()) {
-        (Ok(real), Ok(real_root)) => real.starts_with(real_root),
-        _ => true,
-    }
+    path.is_absolute() && crate::paths::inside(path, root)
 }
 
 #[cfg(test)]
@@ -313,6 +291,11 @@ mod tests {
         {
             std::os::unix::fs::symlink(&root, project.join("out")).unwrap();
             assert!(!within(&project.join("out"), &project));
+            // A project named through a link (macOS's /tmp) and a cwd given as its real
+            // path: the same folder.
+            let alias = root.join("alias");
+            std::os::unix::fs::symlink(&root, &alias).unwrap();
+            assert!(within(&project.join("sub"), &alias.join("p")));
         }
     }
 }
