@@ -9,6 +9,7 @@ mod cases;
 mod checks;
 mod claude;
 mod command_line;
+mod envelope;
 mod explain;
 mod guards;
 mod registry;
@@ -94,6 +95,10 @@ pub fn main() -> ExitCode {
         .with_ansi(std::io::stderr().is_terminal())
         .with_writer(std::io::stderr)
         .try_init();
+    // The launcher enters namespaces, which a process with a second thread cannot.
+    if let Command::Envelope(envelope::EnvelopeCommand::Run(args)) = &cli.command {
+        return envelope::run(args);
+    }
     if let Command::CompileWorker { memory_bytes } = cli.command {
         return ExitCode::from(hookhost::internals::compile_worker_main(memory_bytes) as u8);
     }
@@ -165,6 +170,9 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::ChecksBeforeCommit(args) => checks::run(&args),
         Command::Cache(args) => cache::run(&args),
         Command::Explain(args) => explain::run(args).await,
+        Command::Envelope(envelope::EnvelopeCommand::Show(args)) => envelope::show(*args),
+        // Dispatched before the runtime starts (see `main`).
+        Command::Envelope(envelope::EnvelopeCommand::Run(_)) => Ok(ExitCode::from(70)),
         Command::Shell { command } => shell_view(command),
         Command::Pull(args) => registry::pull(&args),
         Command::Push(args) => registry::push(&args),

@@ -7,6 +7,7 @@
 //! [`plugin`] reads bundles. Only resolved types reach the engine.
 
 mod discover;
+mod envelope_setting;
 pub mod grant_policy;
 mod http_policy;
 pub mod hygge;
@@ -473,6 +474,29 @@ pub struct SelfProtectionSettings {
     pub allow: Vec<PathBuf>,
 }
 
+/// The owners' `envelope` setting (managed ▸ `--settings` ▸ user; a repository's is
+/// ignored): whether every shell command the agent runs gets the kernel's envelope, and
+/// what the owner adds to it.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct EnvelopeSettings {
+    /// Off unless an owner turns it on (`true`, or an object).
+    pub enabled: bool,
+    /// How strictly (`enforce`, the default, or the weaker `landlock-only`).
+    pub mode: crate::envelope::Mode,
+    /// What the network may reach.
+    pub network: crate::envelope::Network,
+    /// Folders the owner adds to the writable ones.
+    pub writable: Vec<PathBuf>,
+    /// Places the owner adds to the read-only ones (relative: to the project).
+    pub read_only: Vec<PathBuf>,
+    /// Signals only to processes of the same command (default off: a later command
+    /// stopping a server an earlier one started is ordinary work).
+    pub scope_signals: bool,
+    /// Abstract unix sockets only when made inside (default on).
+    pub scope_abstract_sockets: bool,
+}
+
 /// Everything configuration produced.
 #[derive(Debug, Clone)]
 pub struct LoadedConfig {
@@ -522,6 +546,8 @@ pub struct LoadedConfig {
     pub prompt_endpoint: Option<PromptEndpoint>,
     /// `selfProtection` from the owners' settings.
     pub self_protection: SelfProtectionSettings,
+    /// `envelope` from the owners' settings.
+    pub envelope: EnvelopeSettings,
     /// Every file that decides which hooks run (see self-protection).
     pub guard_files: Vec<PathBuf>,
 }
@@ -554,6 +580,17 @@ impl DroppedHook {
 }
 
 impl LoadedConfig {
+    /// A configuration with no files at all (tests of later stages).
+    #[cfg(test)]
+    pub(crate) fn empty() -> LoadedConfig {
+        let nowhere = PathBuf::from("/nonexistent-hookhost-test");
+        load(&LoadOptions {
+            home: Some(nowhere.clone()),
+            managed_path: Some(nowhere.join("managed.json")),
+            ..Default::default()
+        })
+    }
+
     /// Whether any diagnostic is an error.
     pub fn has_errors(&self) -> bool {
         self.diagnostics

@@ -9,6 +9,7 @@
 
 mod audit;
 mod build;
+mod enclose;
 mod error;
 mod explain;
 mod inner;
@@ -304,7 +305,10 @@ impl Engine {
     ) -> EventOutcome {
         // The one typed input every stage below reads.
         let input = self.input(event, input, fill);
-        let outcome = self.fire(&input).await;
+        let mut outcome = self.fire(&input).await;
+        if let Some(enclosure) = &self.inner.enclosure {
+            outcome = enclosure.apply(&input, outcome);
+        }
         if let Some(log) = &self.inner.audit {
             log.record(&audit::InputSummary::of(&input), &outcome);
         }
@@ -402,6 +406,13 @@ impl Engine {
             Some(why) => crate::merge::refused(&input.event, &why),
             None => outcome,
         }
+    }
+
+    /// The owner's envelope, when the owners switched it on, and why no shell command
+    /// may run in it here (the kernel cannot enforce it, it cannot be kept), if so.
+    pub fn envelope(&self) -> Option<(&crate::envelope::Envelope, Option<&str>)> {
+        let enclosure = self.inner.enclosure.as_ref()?;
+        Some((&enclosure.envelope, enclosure.refusal.as_deref()))
     }
 
     /// Whether self-protection is on (it is unless an owner turned it off).

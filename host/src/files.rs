@@ -63,6 +63,29 @@ pub fn open_private_append(path: &Path) -> io::Result<File> {
     Ok(file)
 }
 
+/// Writes `bytes` as the whole of `path`, mode 0600: a new file beside it (created, never
+/// opened through a link) renamed over it, so a link planted at `path` is replaced, not
+/// followed, and a reader never sees half of it.
+pub fn replace_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    use std::io::Write;
+    let mut id = [0u8; 8];
+    getrandom::fill(&mut id).map_err(io::Error::other)?;
+    let suffix: String = id.iter().map(|b| format!("{b:02x}")).collect();
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(".{suffix}.tmp"));
+    let temp = path.with_file_name(name);
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    let written = platform::no_follow(platform::private_file(&mut options))
+        .open(&temp)
+        .and_then(|mut file| file.write_all(bytes))
+        .and_then(|()| std::fs::rename(&temp, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    written
+}
+
 /// Refuses what is not a regular file of this user, writable by no one else.
 pub fn check_private(meta: &std::fs::Metadata) -> io::Result<()> {
     if !meta.is_file() {

@@ -52,6 +52,7 @@ mod condition;
 mod config;
 mod dialect;
 mod engine;
+pub mod envelope;
 mod event;
 mod executor;
 mod file_target;

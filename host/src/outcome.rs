@@ -281,6 +281,10 @@ pub struct EventOutcome {
     /// configuration order.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub custom_instructions: Option<String>,
+    /// The digest of the envelope the tool call's command runs in (the owner's
+    /// `envelope`), when it got one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub envelope: Option<String>,
     /// Answer fields set on an event that does not honour them.
     pub ignored_fields: Vec<IgnoredField>,
     /// One report per hook, in configuration order.
@@ -315,6 +319,7 @@ impl EventOutcome {
             system_prompt_append: None,
             worktree_path: None,
             custom_instructions: None,
+            envelope: None,
             ignored_fields: Vec::new(),
             hooks: Vec::new(),
             counts: Counts::default(),

@@ -129,6 +129,8 @@ const HOOKHOST_COMMANDS: &[(&[&str], Option<&str>)] = &[
     (&["cache"], Some("--prune")),
     // Moves a tag's remembered resolution in the component store.
     (&["pull"], None),
+    // The envelope's launcher: only hookhost's own rewrite of a command calls it.
+    (&["envelope", "run"], None),
 ];
 
 /// Why a tool call is refused.
@@ -612,18 +614,41 @@ impl SelfProtection {
 }
 
 /// The self-protection of an engine loaded from `config` with the Wasm folders of `wasm`
-/// and the session state folder `state_dir` (`None` when an owner turned it off): hookhost's folders, the audit log, the project's `.hookhost/`,
-/// every hook settings file, and the owners' additions, less what they allow.
+/// and the session state folder `state_dir` (`None` when an owner turned it off): the
+/// [`places`] it protects.
 pub(crate) fn for_engine(
     config: &crate::config::LoadedConfig,
     wasm: &crate::executor::wasm::WasmOptions,
     state_dir: Option<&Path>,
     audit: Option<&Path>,
 ) -> Option<SelfProtection> {
-    let settings = &config.self_protection;
-    if !settings.enabled {
+    if !config.self_protection.enabled {
         return None;
     }
+    let (places, secrets) = places(config, wasm, state_dir, audit);
+    Some(SelfProtection::new(
+        places,
+        secrets,
+        config.home.clone(),
+        config.project_dir.clone(),
+        wasm.views.clone(),
+    ))
+}
+
+/// A place and what it is.
+pub(crate) type Named = (PathBuf, String);
+
+/// What decides which guards run — hookhost's folders, the audit log, the project's
+/// `.hookhost/`, every hook settings file, and the owners' additions, less what they
+/// allow — and hookhost's secrets (the serve token, the artifact key), each with what it
+/// is: what self-protection guards and the envelope keeps read-only.
+pub(crate) fn places(
+    config: &crate::config::LoadedConfig,
+    wasm: &crate::executor::wasm::WasmOptions,
+    state_dir: Option<&Path>,
+    audit: Option<&Path>,
+) -> (Vec<Named>, Vec<Named>) {
+    let settings = &config.self_protection;
     let mut places: Vec<(std::path::PathBuf, String)> = Vec::new();
     let mut add = |path: Option<&Path>, what: &str| {
         if let Some(path) = path {
@@ -662,13 +687,7 @@ pub(crate) fn for_engine(
             .iter()
             .any(|allowed| path.starts_with(allowed))
     });
-    Some(SelfProtection::new(
-        places,
-        secrets,
-        config.home.clone(),
-        config.project_dir.clone(),
-        wasm.views.clone(),
-    ))
+    (places, secrets)
 }
 
 /// The reason to refuse `hookhost ARGS`, when it changes what guards run.

@@ -7,8 +7,8 @@ use anyhow::Context;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use super::{
-    CliError, agent_hook, agent_install, cache, cases, checks, claude, explain, registry, scaffold,
-    serve,
+    CliError, agent_hook, agent_install, cache, cases, checks, claude, envelope, explain, registry,
+    scaffold, serve,
 };
 
 use hookhost::{
@@ -72,6 +72,11 @@ pub(crate) enum Command {
     /// For every configured hook: whether it runs for this input and, if not, why; then
     /// each answer and how the merge decided.
     Explain(explain::ExplainArgs),
+    /// The kernel envelope every shell command the agent runs gets, derived from the
+    /// owner's policy: `show` prints it whole with what this kernel enforces; `run` is the
+    /// launcher hookhost rewrites each command into.
+    #[command(subcommand)]
+    Envelope(envelope::EnvelopeCommand),
     /// Create a hook project (Rust, TypeScript or Python): the smallest hook, one build
     /// command, a fixture for `hookhost test`, a README, and the guest SDK.
     New(scaffold::NewArgs),
@@ -399,13 +404,17 @@ impl ConfigArgs {
     /// The per-session state: `--state-dir`, else below the owner's home; its
     /// `sessions` folder.
     pub(crate) fn state_dir(&self) -> Option<PathBuf> {
-        let base = match &self.folders.state_dir {
+        self.state_base().map(|dir| dir.join("sessions"))
+    }
+
+    /// hookhost's state folder: `--state-dir`, else below the owner's home.
+    fn state_base(&self) -> Option<PathBuf> {
+        match &self.folders.state_dir {
             Some(dir) => Self::absolute(dir).ok(),
             None => self
                 .owner_home()
                 .map(|home| hookhost::internals::state_dir_in(&home)),
-        };
-        base.map(|dir| dir.join("sessions"))
+        }
     }
 
     pub(crate) fn engine_with(&self, mut options: EngineOptions) -> Result<Engine, CliError> {
@@ -416,6 +425,8 @@ impl ConfigArgs {
         // Compile in a child process of this very binary: memory- and time-bounded.
         options.wasm.compile_worker = std::env::current_exe().ok();
         options.audit_log = self.audit_log.clone();
+        options.envelope_dir = self.state_base().map(|dir| dir.join("envelope"));
+        options.envelope_launcher = std::env::current_exe().ok();
         if let Some(per_hook) = self.prepared_instances {
             options.wasm.prepare.per_hook = per_hook;
         }

@@ -200,6 +200,7 @@ pub fn load(options: &LoadOptions) -> LoadedConfig {
     let signing = super::owners::signing_policy(&sources, &mut diags);
     let prompt_endpoint = super::owners::prompt_endpoint(&sources, &mut diags);
     let self_protection = super::owners::self_protection(&sources, &mut diags);
+    let envelope = super::envelope_setting::envelope(&sources, &mut diags);
     let guard_files = super::discover::guard_files(options);
     let wasm_update_interval = owner_values(&sources, "wasmUpdateInterval", false)
         .into_iter()
@@ -251,6 +252,7 @@ pub fn load(options: &LoadOptions) -> LoadedConfig {
         wasm_update_interval,
         prompt_endpoint,
         self_protection,
+        envelope,
         guard_files,
     }
 }

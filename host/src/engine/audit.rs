@@ -107,6 +107,7 @@ fn line(input: &InputSummary, outcome: &EventOutcome, now: std::time::SystemTime
         "hooks": hooks,
         "decision": decision,
         "reason": outcome.block_reason,
+        "envelope": outcome.envelope,
     })
 }
 

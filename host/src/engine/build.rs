@@ -36,6 +36,7 @@ pub(super) fn inner(mut config: LoadedConfig, mut options: EngineOptions) -> Inn
             &mut options.wasm.config_dir,
             "configuration folder (artifact key)",
         ),
+        (&mut options.envelope_dir, "envelope folder"),
     ] {
         if let Some(path) = dir.as_deref()
             && in_project(path)
@@ -56,6 +57,25 @@ pub(super) fn inner(mut config: LoadedConfig, mut options: EngineOptions) -> Inn
         options.session_state_dir.as_deref(),
         audit_path.as_deref(),
     );
+    let enclosure = config.envelope.enabled.then(|| {
+        let (mut places, secrets) = crate::self_protection::places(
+            &config,
+            &options.wasm,
+            options.session_state_dir.as_deref(),
+            audit_path.as_deref(),
+        );
+        let dir = options.envelope_dir.as_deref();
+        if let Some(dir) = dir {
+            places.push((dir.to_path_buf(), "hookhost's envelope folder".into()));
+        }
+        let envelope = crate::envelope::derive(
+            &config,
+            places,
+            secrets,
+            dir.unwrap_or(std::path::Path::new("/nonexistent")),
+        );
+        super::enclose::Enclosure::new(envelope, dir, options.envelope_launcher.clone())
+    });
     options.wasm.signing = std::sync::Arc::new(config.signing.clone());
     if let Some(mb) = config.wasm_cache_max_mb {
         options.wasm.cache_max_bytes = mb.saturating_mul(1 << 20);
@@ -131,6 +151,7 @@ pub(super) fn inner(mut config: LoadedConfig, mut options: EngineOptions) -> Inn
         shared,
         wasm_update_interval: config.wasm_update_interval,
         self_protection,
+        enclosure,
     }
 }
 

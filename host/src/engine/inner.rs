@@ -42,6 +42,8 @@ pub(crate) struct Inner {
     pub(super) wasm_update_interval: Option<u64>,
     /// What the agent's tool calls may not touch (`None`: an owner turned it off).
     pub(super) self_protection: Option<SelfProtection>,
+    /// The owner's envelope (`None`: the owners did not switch it on).
+    pub(crate) enclosure: Option<super::enclose::Enclosure>,
 }
 
 impl Drop for Inner {

@@ -26,6 +26,12 @@ pub struct EngineOptions {
     /// blocks) outlives the process — for hosts that run one process per event
     /// (`hookhost fire`). `None`: kept in memory, as a long-running engine does.
     pub session_state_dir: Option<PathBuf>,
+    /// The folder the owner's envelope is kept in (hookhost's state folder's
+    /// `envelope`): needed when the owners' settings switch the envelope on.
+    pub envelope_dir: Option<PathBuf>,
+    /// hookhost's binary, which applies the envelope to each shell command
+    /// (`hookhost envelope run`): needed when the owners' settings switch it on.
+    pub envelope_launcher: Option<PathBuf>,
 }
 
 impl Default for EngineOptions {
@@ -36,6 +42,8 @@ impl Default for EngineOptions {
             llm: LlmOptions::default(),
             audit_log: None,
             session_state_dir: None,
+            envelope_dir: None,
+            envelope_launcher: None,
         }
     }
 }

@@ -34,6 +34,11 @@ pub fn path_id(path: &Path) -> io::Result<FileId> {
     Ok(FileId(meta.dev(), meta.ino()))
 }
 
+/// How many names (hard links) the file has.
+pub fn link_count(meta: &Metadata) -> u64 {
+    meta.nlink()
+}
+
 /// True when this process's effective user owns the file.
 pub fn owned_by_me(meta: &Metadata) -> bool {
     meta.uid() == nix::unistd::geteuid().as_raw()

@@ -1,0 +1,93 @@
+//! `hookhost envelope`: `show` prints the owner's envelope whole, with what this kernel
+//! enforces; `run` is the launcher each rewritten shell command calls.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Subcommand};
+
+use super::CliResult;
+use super::args::ConfigArgs;
+use hookhost::envelope::{KernelSupport, launch};
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum EnvelopeCommand {
+    /// Print the envelope the owner's configuration gives every shell command: what is
+    /// writable, read-only, unreadable, the network and scopes, and this kernel's
+    /// Landlock ABI (exit 1 when the envelope is on but cannot run here).
+    Show(Box<ShowArgs>),
+    /// Run one command inside an envelope (what hookhost rewrites each shell command
+    /// into; the agent's own call of it is refused).
+    Run(RunArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ShowArgs {
+    #[command(flatten)]
+    pub(crate) config: ConfigArgs,
+    /// Print JSON: the envelope, its digest, the kernel's ABI and any refusal.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct RunArgs {
+    /// The envelope's file (its name is its digest).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) envelope: PathBuf,
+    /// A descriptor to write the folder the command ended in to.
+    #[arg(long, value_name = "FD")]
+    pub(crate) cwd_fd: Option<i32>,
+    /// The command, as bash reads it.
+    #[arg(last = true, required = true)]
+    pub(crate) command: Vec<String>,
+}
+
+/// `hookhost envelope show`.
+pub(crate) fn show(args: ShowArgs) -> CliResult {
+    let engine = args.config.engine()?;
+    let kernel = KernelSupport::probe();
+    let Some((envelope, refusal)) = engine.envelope() else {
+        if args.json {
+            println!(
+                "{}",
+                serde_json::json!({"envelope": null, "kernel": {"landlockAbi": kernel.landlock_abi}})
+            );
+        } else {
+            println!(
+                "no envelope: the owners' settings do not switch it on (`\"envelope\": true` in the user's or managed hook file); this kernel has Landlock ABI {}",
+                kernel.landlock_abi
+            );
+        }
+        return Ok(ExitCode::SUCCESS);
+    };
+    if args.json {
+        let json = serde_json::json!({
+            "digest": envelope.digest(),
+            "envelope": envelope,
+            "kernel": {"landlockAbi": kernel.landlock_abi},
+            "refusal": refusal,
+        });
+        println!("{}", serde_json::to_string_pretty(&json)?);
+    } else {
+        println!("{envelope}");
+        println!("  kernel: Landlock ABI {}", kernel.landlock_abi);
+        match refusal {
+            Some(why) => println!("  NOT ENFORCED HERE — every shell command is refused: {why}"),
+            None => println!("  enforced: every shell command the agent runs gets it"),
+        }
+    }
+    Ok(if refusal.is_some() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// `hookhost envelope run`: the command's own exit status, or 126 when the envelope
+/// cannot be applied.
+pub(crate) fn run(args: &RunArgs) -> ExitCode {
+    let mut launch = launch::Launch::new(args.envelope.clone(), args.command.join(" "));
+    launch.cwd_fd = args.cwd_fd;
+    ExitCode::from(u8::try_from(launch::run(&launch)).unwrap_or(u8::MAX))
+}

@@ -1,0 +1,236 @@
+//! The owners' `envelope` setting: `true` switches the envelope on with its defaults, an
+//! object may also set `mode`, `network`, `writable`, `readOnly`, `scopeSignals` and
+//! `scopeAbstractSockets`. Only managed, `--settings` and user layers count (the most
+//! authoritative one wins whole); a repository's is ignored, as is every other owner key.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use super::owners::owner_values;
+use super::source::Source;
+use super::{Diagnostic, EnvelopeSettings, Severity};
+use crate::envelope::{Mode, Network};
+
+/// The owners' `envelope`; every bad field is named in a diagnostic and the safer value
+/// kept (a bad `mode` stays `enforce`, a bad `network` becomes `none`).
+pub(super) fn envelope(sources: &[Source], diags: &mut Vec<Diagnostic>) -> EnvelopeSettings {
+    let mut settings = EnvelopeSettings {
+        scope_abstract_sockets: true,
+        ..Default::default()
+    };
+    let Some((source, value)) = owner_values(sources, "envelope", false).into_iter().next() else {
+        return settings;
+    };
+    let mut warn = |field: &str, message: String| {
+        diags.push(Diagnostic {
+            severity: Severity::Error,
+            file: source.label.clone(),
+            location: format!("envelope{field}"),
+            message,
+        })
+    };
+    let object = match value {
+        Value::Bool(on) => {
+            settings.enabled = *on;
+            return settings;
+        }
+        Value::Object(object) => object,
+        _ => {
+            warn(
+                "",
+                "neither a boolean nor an object; the envelope is on with its defaults".into(),
+            );
+            settings.enabled = true;
+            return settings;
+        }
+    };
+    settings.enabled = true;
+    if let Some(enabled) = object.get("enabled") {
+        match enabled.as_bool() {
+            Some(on) => settings.enabled = on,
+            None => warn(".enabled", "not a boolean; the envelope stays on".into()),
+        }
+    }
+    match object.get("mode").map(|mode| (mode, mode.as_str())) {
+        None => {}
+        Some((_, Some("enforce"))) => settings.mode = Mode::Enforce,
+        Some((_, Some("landlock-only"))) => settings.mode = Mode::LandlockOnly,
+        Some((mode, _)) => warn(
+            ".mode",
+            format!("{mode} is neither \"enforce\" nor \"landlock-only\"; enforce kept"),
+        ),
+    }
+    if let Some(network) = object.get("network") {
+        settings.network = match network_of(network) {
+            Ok(network) => network,
+            Err(why) => {
+                warn(".network", format!("{why}; no TCP at all instead"));
+                Network::None
+            }
+        };
+    }
+    for (key, list, relative_ok) in [
+        ("writable", &mut settings.writable, false),
+        ("readOnly", &mut settings.read_only, true),
+    ] {
+        let Some(entries) = object.get(key) else {
+            continue;
+        };
+        let Some(entries) = entries.as_array() else {
+            warn(&format!(".{key}"), "not an array of paths; ignored".into());
+            continue;
+        };
+        for (index, entry) in entries.iter().enumerate() {
+            match entry.as_str().map(PathBuf::from) {
+                Some(path)
+                    if path.is_absolute() || (relative_ok && !path.as_os_str().is_empty()) =>
+                {
+                    list.push(path)
+                }
+                _ => warn(
+                    &format!(".{key}[{index}]"),
+                    format!(
+                        "not {} path; skipped",
+                        if relative_ok { "a" } else { "an absolute" }
+                    ),
+                ),
+            }
+        }
+    }
+    for (key, flag) in [
+        ("scopeSignals", &mut settings.scope_signals),
+        ("scopeAbstractSockets", &mut settings.scope_abstract_sockets),
+    ] {
+        if let Some(value) = object.get(key) {
+            match value.as_bool() {
+                Some(on) => *flag = on,
+                None => warn(&format!(".{key}"), "not a boolean; ignored".into()),
+            }
+        }
+    }
+    settings
+}
+
+/// `"any"`, `"none"` or `{"connect": [ports], "bind": [ports]}`.
+fn network_of(value: &Value) -> Result<Network, String> {
+    match value {
+        Value::String(text) if text == "any" => Ok(Network::Any),
+        Value::String(text) if text == "none" => Ok(Network::None),
+        Value::Object(object) => {
+            let ports = |key: &str| -> Result<Vec<u16>, String> {
+                let Some(list) = object.get(key) else {
+                    return Ok(Vec::new());
+                };
+                list.as_array()
+                    .ok_or_else(|| format!("`{key}` is not an array of ports"))?
+                    .iter()
+                    .map(|port| {
+                        port.as_u64()
+                            .and_then(|port| u16::try_from(port).ok())
+                            .filter(|port| *port > 0)
+                            .ok_or_else(|| format!("`{key}` holds {port}, not a TCP port"))
+                    })
+                    .collect()
+            };
+            if let Some(other) = object
+                .keys()
+                .find(|key| !matches!(key.as_str(), "connect" | "bind"))
+            {
+                return Err(format!("unknown key `{other}` (connect, bind)"));
+            }
+            Ok(Network::Ports {
+                connect: ports("connect")?,
+                bind: ports("bind")?,
+            })
+        }
+        other => Err(format!(
+            "{other} is neither \"any\", \"none\" nor {{\"connect\": [ports], \"bind\": [ports]}}"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn source(layer: super::super::Layer, value: Value) -> Source {
+        Source {
+            layer,
+            label: "settings.json".into(),
+            value: Some(value),
+            base_dir: None,
+            toml: false,
+        }
+    }
+
+    fn of(value: Value) -> (EnvelopeSettings, Vec<Diagnostic>) {
+        let sources = vec![source(
+            super::super::Layer::User,
+            json!({ "envelope": value }),
+        )];
+        let mut diags = Vec::new();
+        (envelope(&sources, &mut diags), diags)
+    }
+
+    #[test]
+    fn true_turns_it_on_with_defaults() {
+        let (settings, diags) = of(json!(true));
+        assert!(settings.enabled && diags.is_empty());
+        assert_eq!(settings.mode, Mode::Enforce);
+        assert_eq!(settings.network, Network::Any);
+        assert!(settings.scope_abstract_sockets && !settings.scope_signals);
+    }
+
+    #[test]
+    fn an_object_sets_each_field() {
+        let (settings, diags) = of(json!({
+            "mode": "landlock-only",
+            "network": {"connect": [443, 80], "bind": [8080]},
+            "writable": ["/opt/cache"],
+            "readOnly": ["deploy", "/srv/x"],
+            "scopeSignals": true,
+        }));
+        assert!(diags.is_empty(), "{diags:?}");
+        assert_eq!(settings.mode, Mode::LandlockOnly);
+        assert_eq!(
+            settings.network,
+            Network::Ports {
+                connect: vec![443, 80],
+                bind: vec![8080]
+            }
+        );
+        assert_eq!(settings.writable, vec![PathBuf::from("/opt/cache")]);
+        assert_eq!(settings.read_only.len(), 2);
+        assert!(settings.scope_signals);
+    }
+
+    #[test]
+    fn bad_fields_are_named_and_the_safer_value_kept() {
+        let (settings, diags) = of(json!({
+            "mode": "off",
+            "network": {"connect": [70000]},
+            "writable": ["relative/cache"],
+        }));
+        assert!(settings.enabled);
+        assert_eq!(settings.mode, Mode::Enforce);
+        assert_eq!(settings.network, Network::None);
+        assert!(settings.writable.is_empty());
+        let locations: Vec<&str> = diags.iter().map(|d| d.location.as_str()).collect();
+        assert_eq!(
+            locations,
+            ["envelope.mode", "envelope.network", "envelope.writable[0]"]
+        );
+    }
+
+    #[test]
+    fn a_repository_cannot_set_it() {
+        let sources = vec![source(
+            super::super::Layer::Project,
+            json!({ "envelope": {"enabled": true, "writable": ["/"]} }),
+        )];
+        let mut diags = Vec::new();
+        assert!(!envelope(&sources, &mut diags).enabled);
+    }
+}

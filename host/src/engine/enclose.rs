@@ -1,0 +1,109 @@
+//! The envelope's stage, last on every event: a shell command the policy lets run is
+//! rewritten to run inside the owner's envelope (see [`crate::envelope`]). A command that
+//! imitates the launcher, or one that cannot get the envelope (the kernel cannot enforce
+//! it, its file cannot be written), is refused with the reason — never run unconfined.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::envelope::{Envelope, KernelSupport};
+use crate::hook_input::HookInput;
+use crate::outcome::EventOutcome;
+use crate::output::PermissionDecision;
+
+/// An engine's envelope, written and checked once when the engine is built.
+pub(crate) struct Enclosure {
+    /// The envelope.
+    pub(crate) envelope: Envelope,
+    /// Its file.
+    pub(crate) file: PathBuf,
+    /// hookhost's binary, which applies it.
+    launcher: Option<PathBuf>,
+    /// Why no shell command may run (`None`: they run inside it).
+    pub(crate) refusal: Option<String>,
+}
+
+impl Enclosure {
+    /// The enclosure of `envelope`, kept in `dir` and applied by `launcher`: its file and
+    /// the withheld notice are written (once per digest) and the kernel asked.
+    pub(crate) fn new(envelope: Envelope, dir: Option<&Path>, launcher: Option<PathBuf>) -> Self {
+        let file = dir.map(|dir| envelope.file_in(dir)).unwrap_or_default();
+        let refusal = match (dir, &launcher) {
+            (None, _) => Some("hookhost envelope: the owner's policy runs every command inside an envelope, and this engine has no folder to keep it in; not run".to_string()),
+            (_, None) => Some("hookhost envelope: the owner's policy runs every command inside an envelope, and this engine knows no hookhost binary to apply it; not run".to_string()),
+            (Some(dir), Some(_)) => write(&envelope, dir, &file)
+                .err()
+                .or_else(|| KernelSupport::probe().refusal(envelope.needed_abi())),
+        };
+        Enclosure {
+            envelope,
+            file,
+            launcher,
+            refusal,
+        }
+    }
+
+    /// `outcome` for `input` with its shell command rewritten into the envelope, or
+    /// refused.
+    pub(crate) fn apply(&self, input: &HookInput, mut outcome: EventOutcome) -> EventOutcome {
+        let event = &input.event;
+        let shell_call = event.tool_event
+            && event.honours(crate::event::Fields::PERMISSION_DECISION)
+            && input.tool_name.as_deref() == Some("Bash");
+        let denied =
+            outcome.should_block || outcome.permission_decision == Some(PermissionDecision::Deny);
+        if !shell_call || denied {
+            return outcome;
+        }
+        let mut given = outcome
+            .updated_input
+            .clone()
+            .unwrap_or_else(|| input.tool_input().clone());
+        let Some(command) = given.get("command").and_then(Value::as_str) else {
+            return outcome;
+        };
+        if crate::envelope::imitates(command) {
+            return crate::merge::refused(
+                event,
+                "hookhost envelope: the command imitates hookhost's envelope launcher; only hookhost rewrites a command into it",
+            );
+        }
+        let (Some(launcher), None) = (&self.launcher, &self.refusal) else {
+            let why = self.refusal.as_deref().unwrap_or_default();
+            return crate::merge::refused(event, why);
+        };
+        let wrapped = crate::envelope::wrap(launcher, &self.file, command);
+        given["command"] = Value::String(wrapped);
+        outcome.updated_input = Some(given);
+        outcome.envelope = Some(self.envelope.digest());
+        outcome
+    }
+}
+
+/// Writes `envelope` to `file` in `dir` and the withheld notice beside it, each once:
+/// a private folder, new files created without following a link and renamed in.
+fn write(envelope: &Envelope, dir: &Path, file: &Path) -> Result<(), String> {
+    let fail = |what: &Path, err: &dyn std::fmt::Display| {
+        format!(
+            "hookhost envelope: cannot write {} ({err}); not run",
+            what.display()
+        )
+    };
+    crate::files::ensure_private_dir(dir).map_err(|err| fail(dir, &err))?;
+    let text = serde_json::to_vec_pretty(envelope).map_err(|err| fail(file, &err))?;
+    for (path, bytes) in [
+        (file, text.as_slice()),
+        (
+            envelope.withheld.as_path(),
+            crate::envelope::WITHHELD_NOTICE.as_bytes(),
+        ),
+    ] {
+        let current = crate::files::read_regular(path, bytes.len() as u64 + 1);
+        if current.is_ok_and(|current| current == bytes) {
+            continue;
+        }
+        crate::files::replace_private(path, bytes).map_err(|err| fail(path, &err))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,202 @@
+//! The envelope: what the kernel lets every shell command the agent runs do, derived from
+//! the owner's policy — never a second policy to keep in step. The guards judge a tool
+//! call's text before it runs; the envelope bounds what the code does once it runs.
+//!
+//! One [`Envelope`] per configuration (its digest names it): which folders commands may
+//! write, which places inside them stay read-only (hookhost's and the agents' hook files,
+//! the project's `.git/hooks`, `protected-paths`), which files read as a notice instead of
+//! their content (the `secrets` builtin's files, found when a command starts; hookhost's
+//! keys), the network and the scopes. The engine writes it once into hookhost's state
+//! folder and rewrites every shell command it lets run into a call of the launcher
+//! (`hookhost envelope run`), which applies it and runs the command
+//! ([`launch`]); on Linux with Landlock and a private mount namespace ([`linux`]), on
+//! macOS as a Seatbelt profile ([`seatbelt`]).
+
+mod derive;
+pub(crate) mod kernel;
+pub mod launch;
+#[cfg(target_os = "linux")]
+mod linux;
+mod scan;
+#[cfg(any(target_os = "macos", test))]
+pub(crate) mod seatbelt;
+#[allow(
+    dead_code,
+    reason = "one file shared with the secrets guest: the host reads `secret_kind`"
+)]
+mod secret_files;
+mod wrap;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+pub(crate) use derive::derive;
+pub use kernel::KernelSupport;
+pub(crate) use wrap::{imitates, wrap};
+
+/// How strictly the envelope is applied (the owner's `envelope.mode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mode {
+    /// Landlock and a private mount namespace: writes only to the writable roots,
+    /// read-only places inside them, secret files withheld. A kernel that cannot do all
+    /// of it refuses the command.
+    #[default]
+    Enforce,
+    /// Landlock alone, where mount namespaces are forbidden: writes only to the writable
+    /// roots, but places inside them stay writable and secret files inside readable
+    /// roots stay readable. Weaker, and `status` and the session start say so.
+    LandlockOnly,
+}
+
+/// What the network may reach (the owner's `envelope.network`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub enum Network {
+    /// Unrestricted.
+    #[default]
+    Any,
+    /// No TCP connect or bind at all (UDP and unix sockets are out of Landlock's reach).
+    None,
+    /// TCP connects to these ports, binds to those; nothing else over TCP.
+    Ports {
+        /// Ports a command may connect to.
+        connect: Vec<u16>,
+        /// Ports a command may listen on.
+        bind: Vec<u16>,
+    },
+}
+
+/// One place the envelope names, with why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Place {
+    /// The path (absolute).
+    pub path: PathBuf,
+    /// What it is, for `envelope show` and refusals.
+    pub why: String,
+}
+
+/// What the kernel lets every shell command the agent runs do.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Envelope {
+    /// How strictly it is applied.
+    pub mode: Mode,
+    /// The project: writable, and where secret files are looked for.
+    pub project: Option<PathBuf>,
+    /// The owner's home: where credential files are looked for.
+    pub home: Option<PathBuf>,
+    /// Folders commands may write (everything else is read-only).
+    pub writable: Vec<Place>,
+    /// Places no command may change, even inside a writable folder.
+    pub read_only: Vec<Place>,
+    /// Files whose content no command may read, wherever they are.
+    pub unreadable: Vec<Place>,
+    /// Names and paths the `secrets` builtin's `allow` lets through.
+    pub secret_allow: Vec<String>,
+    /// What the network may reach.
+    pub network: Network,
+    /// Whether commands may signal only processes started inside the same command.
+    pub scope_signals: bool,
+    /// Whether commands may connect only to abstract unix sockets made inside.
+    pub scope_abstract_sockets: bool,
+    /// The file a withheld secret reads as (in hookhost's state folder).
+    pub withheld: PathBuf,
+}
+
+/// The text a withheld secret file reads as, inside the envelope.
+pub const WITHHELD_NOTICE: &str = "# hookhost envelope: the content of this file is withheld from the commands the agent runs (a secret file: the `secrets` builtin's rule). The owner can let it through with the builtin's `allow`.\n";
+
+impl Envelope {
+    /// Its digest: SHA-256 of its canonical JSON, which names its file.
+    pub fn digest(&self) -> String {
+        use sha2::Digest;
+        let bytes = serde_json::to_vec(self).unwrap_or_default();
+        let hash = sha2::Sha256::digest(&bytes);
+        hash.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// The file it is kept in, in hookhost's envelope folder `dir`.
+    pub fn file_in(&self, dir: &Path) -> PathBuf {
+        dir.join(format!("{}.json", self.digest()))
+    }
+
+    /// The Landlock ABI it needs: 3 for files (links across folders and truncation
+    /// judged), 4 for a TCP rule, 6 for scopes.
+    pub fn needed_abi(&self) -> u32 {
+        let mut abi = 3;
+        if self.network != Network::Any {
+            abi = abi.max(4);
+        }
+        if self.scope_signals || self.scope_abstract_sockets {
+            abi = abi.max(6);
+        }
+        abi
+    }
+}
+
+impl fmt::Display for Envelope {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mode = match self.mode {
+            Mode::Enforce => "enforce (Landlock and a private mount namespace)",
+            Mode::LandlockOnly => {
+                "landlock-only (WEAKER: places inside writable folders stay writable, secret files there stay readable)"
+            }
+        };
+        writeln!(f, "envelope {}", &self.digest()[..16])?;
+        writeln!(f, "  mode: {mode}")?;
+        writeln!(f, "  readable: everything but the unreadable files below")?;
+        let mut list = |title: &str, places: &[Place]| -> fmt::Result {
+            writeln!(f, "  {title}:")?;
+            if places.is_empty() {
+                writeln!(f, "    (none)")?;
+            }
+            for place in places {
+                writeln!(f, "    {}  ({})", place.path.display(), place.why)?;
+            }
+            Ok(())
+        };
+        list("writable", &self.writable)?;
+        list("read-only inside them", &self.read_only)?;
+        list("unreadable", &self.unreadable)?;
+        writeln!(
+            f,
+            "  secret files: the `secrets` builtin's rule, looked for in the project and the home when a command starts{}",
+            if self.secret_allow.is_empty() {
+                String::new()
+            } else {
+                format!(" (allowed: {})", self.secret_allow.join(", "))
+            }
+        )?;
+        let network = match &self.network {
+            Network::Any => "any".to_string(),
+            Network::None => "no TCP (UDP is out of the kernel's reach here)".to_string(),
+            Network::Ports { connect, bind } => format!(
+                "TCP connect to {:?}, bind {:?} (UDP and host names are out of the kernel's reach here)",
+                connect, bind
+            ),
+        };
+        writeln!(f, "  network: {network}")?;
+        writeln!(
+            f,
+            "  scopes: signals {}, abstract unix sockets {}",
+            if self.scope_signals {
+                "to processes of the same command only"
+            } else {
+                "unscoped"
+            },
+            if self.scope_abstract_sockets {
+                "made inside only"
+            } else {
+                "unscoped"
+            }
+        )?;
+        write!(f, "  needs: Landlock ABI {}", self.needed_abi())
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,150 @@
+//! The envelope of a loaded configuration: one derivation from the owner's layers, the
+//! places self-protection guards and the builtins' configuration.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::{Envelope, Place};
+use crate::config::{Handler, LoadedConfig};
+
+/// Temporary folders every command may write.
+const TEMPORARY: &[&str] = &["/tmp", "/var/tmp", "/dev/shm"];
+
+/// The package managers' and build tools' caches below the home, writable where they
+/// exist: a build that cannot fill its cache fails. Their configuration (`~/.cargo/config.toml`,
+/// `~/.gradle/init.d`, `~/.m2/settings.xml`) is not here: it changes what later builds run.
+const TOOL_CACHES: &[&str] = &[
+    ".cache",
+    ".npm",
+    ".cargo/registry",
+    ".cargo/git",
+    ".gradle/caches",
+    ".gradle/wrapper",
+    ".m2/repository",
+    "go/pkg/mod",
+    ".yarn/berry/cache",
+    ".pnpm-store",
+    ".local/share/pnpm",
+    ".bun/install/cache",
+    ".deno",
+];
+
+/// Shell startup files: what runs in every later shell of the owner.
+const SHELL_STARTUP: &[&str] = &[
+    ".bashrc",
+    ".bash_profile",
+    ".bash_login",
+    ".bash_logout",
+    ".profile",
+    ".zshrc",
+    ".zshenv",
+    ".zprofile",
+    ".zlogin",
+    ".config/fish",
+];
+
+/// The envelope for `config`: `places` are self-protection's (what decides which guards
+/// run) and `secrets` hookhost's own secrets (see [`crate::self_protection::places`]);
+/// `dir` (hookhost's envelope folder) holds the file a withheld secret reads as.
+pub(crate) fn derive(
+    config: &LoadedConfig,
+    places: Vec<(PathBuf, String)>,
+    secrets: Vec<(PathBuf, String)>,
+    dir: &Path,
+) -> Envelope {
+    let settings = &config.envelope;
+    let project = config.project_dir.clone();
+    let home = config.home.clone();
+    let place = |path: PathBuf, why: &str| Place {
+        path,
+        why: why.to_string(),
+    };
+    let mut writable = Vec::new();
+    if let Some(project) = &project {
+        writable.push(place(project.clone(), "the project"));
+    }
+    for dir in TEMPORARY {
+        writable.push(place(dir.into(), "a temporary folder"));
+    }
+    if let Some(home) = &home {
+        for cache in TOOL_CACHES {
+            let dir = home.join(cache);
+            if dir.is_dir() {
+                writable.push(place(dir, "a build tool's cache"));
+            }
+        }
+    }
+    for dir in &settings.writable {
+        writable.push(place(dir.clone(), "added by the owner (envelope.writable)"));
+    }
+    let mut read_only: Vec<Place> = places
+        .into_iter()
+        .map(|(path, why)| place(path, &why))
+        .collect();
+    if let Some(project) = &project {
+        read_only.push(place(
+            project.join(".git").join("hooks"),
+            "the project's git hooks (they run at the next commit, outside any envelope)",
+        ));
+    }
+    let in_project = |path: &Path| match (&project, path.is_absolute()) {
+        (_, true) => Some(path.to_path_buf()),
+        (Some(project), false) => Some(project.join(path)),
+        (None, false) => None,
+    };
+    for path in builtin_list(config, "builtin:protected-paths", "paths") {
+        if let Some(path) = in_project(Path::new(&path)) {
+            read_only.push(place(path, "a protected path (protected-paths)"));
+        }
+    }
+    for path in &settings.read_only {
+        if let Some(path) = in_project(path) {
+            read_only.push(place(path, "added by the owner (envelope.readOnly)"));
+        }
+    }
+    if let Some(home) = &home {
+        for file in SHELL_STARTUP {
+            read_only.push(place(home.join(file), "a shell startup file"));
+        }
+    }
+    read_only.sort_by(|a, b| a.path.cmp(&b.path));
+    read_only.dedup_by(|a, b| a.path == b.path);
+    let unreadable = secrets
+        .into_iter()
+        .map(|(path, why)| place(path, &why))
+        .collect();
+    Envelope {
+        mode: settings.mode,
+        project,
+        home,
+        writable,
+        read_only,
+        unreadable,
+        secret_allow: builtin_list(config, "builtin:secrets", "allow"),
+        network: settings.network.clone(),
+        scope_signals: settings.scope_signals,
+        scope_abstract_sockets: settings.scope_abstract_sockets,
+        withheld: dir.join("withheld"),
+    }
+}
+
+/// The strings of `key` in the configuration of every owner's entry of `builtin`.
+fn builtin_list(config: &LoadedConfig, builtin: &str, key: &str) -> Vec<String> {
+    let mut found: Vec<String> = config
+        .hooks
+        .iter()
+        .filter(|spec| spec.layer.is_owner())
+        .filter_map(|spec| match &spec.handler {
+            Handler::Wasm(wasm) if wasm.component.as_os_str() == builtin => Some(&wasm.config),
+            _ => None,
+        })
+        .filter_map(|config| config.get(key).and_then(Value::as_array))
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(str::to_string)
+        .collect();
+    found.sort();
+    found.dedup();
+    found
+}

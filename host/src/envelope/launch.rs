@@ -1,0 +1,271 @@
+//! `hookhost envelope run`: the launcher every rewritten shell command goes through. It
+//! reads the envelope from the file the engine wrote (its name is its digest, checked),
+//! looks for the secret files, applies the envelope to itself — so to everything it
+//! starts — and runs the agent's command in bash: same environment, same stdin, stdout
+//! and stderr, same exit status. The folder the command ended in goes back to the
+//! agent's shell on `--cwd-fd`. Anything that keeps the envelope from being applied
+//! refuses the command (exit 126) with the reason; it never runs unconfined.
+
+#[cfg(unix)]
+use std::io::Write;
+use std::path::{Path, PathBuf};
+#[cfg(unix)]
+use std::process::ExitStatus;
+
+use super::Envelope;
+#[cfg(target_os = "linux")]
+use super::KernelSupport;
+
+/// The exit status of a command the envelope refused to run.
+pub const REFUSED: i32 = 126;
+
+/// Largest envelope file read.
+const MAX_ENVELOPE_FILE: u64 = 1 << 20;
+
+/// One launch.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Launch {
+    /// The envelope's file (`<state>/envelope/<digest>.json`).
+    pub envelope: PathBuf,
+    /// Where to write the folder the command ended in (the agent's shell reads it).
+    pub cwd_fd: Option<i32>,
+    /// The agent's command, as bash reads it.
+    pub command: String,
+}
+
+impl Launch {
+    /// A launch of `command` in the envelope kept in `envelope`.
+    pub fn new(envelope: PathBuf, command: String) -> Launch {
+        Launch {
+            envelope,
+            cwd_fd: None,
+            command,
+        }
+    }
+}
+
+/// The envelope kept in `file`, refused unless its name is its digest.
+pub fn load(file: &Path) -> Result<Envelope, String> {
+    let bytes = crate::files::read_regular(file, MAX_ENVELOPE_FILE)
+        .map_err(|err| format!("cannot read the envelope {}: {err}", file.display()))?;
+    let envelope: Envelope = serde_json::from_slice(&bytes)
+        .map_err(|err| format!("the envelope {} is not one: {err}", file.display()))?;
+    let named = file.file_stem().and_then(|stem| stem.to_str());
+    if named != Some(envelope.digest().as_str()) {
+        return Err(format!(
+            "the envelope {} does not hold what its name says (its digest is {}); not used",
+            file.display(),
+            envelope.digest()
+        ));
+    }
+    Ok(envelope)
+}
+
+/// Runs `launch` and returns the exit status for the process (the command's, or
+/// [`REFUSED`]).
+#[cfg(not(unix))]
+pub fn run(_launch: &Launch) -> i32 {
+    refuse("this system's kernel cannot enforce the envelope (Linux: Landlock; macOS: Seatbelt)")
+}
+
+/// Runs `launch` and returns the exit status for the process (the command's, or
+/// [`REFUSED`]).
+#[cfg(unix)]
+pub fn run(launch: &Launch) -> i32 {
+    let cwd_out = launch.cwd_fd.and_then(take_descriptor);
+    let envelope = match load(&launch.envelope) {
+        Ok(envelope) => envelope,
+        Err(why) => return refuse(&why),
+    };
+    let rc = match RcFile::create() {
+        Ok(rc) => rc,
+        Err(why) => return refuse(&why),
+    };
+    let mut command = match enclosed_shell(&envelope, &launch.command) {
+        Ok(command) => command,
+        Err(why) => return refuse(&why),
+    };
+    command.env("BASH_ENV", &rc.path);
+    let status = match command.status() {
+        Ok(status) => status,
+        Err(err) => return refuse(&format!("cannot start bash: {err}")),
+    };
+    if let (Some(mut out), Some(cwd)) = (cwd_out, rc.final_folder()) {
+        let _ = out.write_all(cwd.as_bytes());
+    }
+    drop(rc);
+    if !status.success() {
+        note(&envelope);
+    }
+    exit_code(status)
+}
+
+#[cfg(unix)]
+/// The bash that runs `command` inside `envelope`, the envelope applied (Linux) or
+/// named (macOS).
+fn enclosed_shell(envelope: &Envelope, command: &str) -> Result<std::process::Command, String> {
+    let bash = if Path::new("/bin/bash").exists() {
+        "/bin/bash"
+    } else {
+        "bash"
+    };
+    #[cfg(target_os = "linux")]
+    {
+        let secrets: Vec<PathBuf> = match envelope.mode {
+            super::Mode::Enforce => super::scan::secrets(envelope)?
+                .into_iter()
+                .map(|secret| secret.path)
+                .collect(),
+            super::Mode::LandlockOnly => Vec::new(),
+        };
+        super::linux::apply(envelope, &secrets, KernelSupport::probe())?;
+        let mut shell = std::process::Command::new(bash);
+        shell.arg("-c").arg(command);
+        Ok(shell)
+    }
+    #[cfg(target_os = "macos")]
+    {
+        let secrets = super::scan::secrets(envelope)?;
+        let profile = super::seatbelt::profile(envelope, &secrets);
+        let mut shell = std::process::Command::new("/usr/bin/sandbox-exec");
+        shell
+            .arg("-p")
+            .arg(profile)
+            .arg(bash)
+            .arg("-c")
+            .arg(command);
+        Ok(shell)
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "macos")))]
+    {
+        let _ = (envelope, command, bash);
+        Err(
+            "this system's kernel cannot enforce the envelope (Linux: Landlock; macOS: Seatbelt)"
+                .into(),
+        )
+    }
+}
+
+/// Says why the command did not run, and returns [`REFUSED`].
+fn refuse(why: &str) -> i32 {
+    eprintln!("hookhost envelope: the command was not run: {why}");
+    REFUSED
+}
+
+#[cfg(unix)]
+/// After a failing command: one line that says where it ran, so a `Permission denied`
+/// or `Read-only file system` above reads as the envelope's.
+fn note(envelope: &Envelope) {
+    let writable: Vec<String> = envelope
+        .writable
+        .iter()
+        .take(4)
+        .map(|place| place.path.display().to_string())
+        .collect();
+    eprintln!(
+        "hookhost envelope {}: this command ran inside the owner's envelope: writes outside {}{} and to hook files, .git/hooks and protected paths are refused by the kernel (Permission denied, Read-only file system), and secret files read as a notice. `hookhost envelope show` prints it whole.",
+        &envelope.digest()[..12],
+        writable.join(", "),
+        if envelope.writable.len() > 4 {
+            ", …"
+        } else {
+            ""
+        }
+    );
+}
+
+#[cfg(unix)]
+/// The process exit status for `status`: the command's code, or its signal raised again.
+fn exit_code(status: ExitStatus) -> i32 {
+    use std::os::unix::process::ExitStatusExt;
+    if let Some(code) = status.code() {
+        return code;
+    }
+    if let Some(signal) = status.signal() {
+        if let Ok(signal) = nix::sys::signal::Signal::try_from(signal) {
+            let _ = nix::sys::signal::kill(nix::unistd::getpid(), signal);
+        }
+        return 128 + signal;
+    }
+    1
+}
+
+#[cfg(unix)]
+/// The descriptor the agent's shell passed, owned here and closed on exec (a server the
+/// command leaves running must not hold the shell's command substitution open).
+fn take_descriptor(fd: i32) -> Option<std::fs::File> {
+    use std::os::fd::FromRawFd;
+    if fd < 3 || std::fs::metadata(format!("/dev/fd/{fd}")).is_err() {
+        return None;
+    }
+    #[expect(
+        unsafe_code,
+        reason = "the descriptor was handed to this process on its command line and nothing else here owns it"
+    )]
+    // SAFETY: `fd` is open (checked above) and no other owner exists in this process.
+    let file = unsafe { std::fs::File::from_raw_fd(fd) };
+    nix::fcntl::fcntl(
+        &file,
+        nix::fcntl::FcntlArg::F_SETFD(nix::fcntl::FdFlag::FD_CLOEXEC),
+    )
+    .ok()?;
+    Some(file)
+}
+
+#[cfg(unix)]
+/// The file bash reads at start (`BASH_ENV`) and overwrites at exit with the folder it
+/// ended in; removed when dropped.
+struct RcFile {
+    path: PathBuf,
+    text: String,
+}
+
+#[cfg(unix)]
+impl RcFile {
+    /// A new private file in `/tmp` (a writable root of every envelope).
+    fn create() -> Result<RcFile, String> {
+        let mut id = [0u8; 12];
+        getrandom::fill(&mut id).map_err(|err| format!("no randomness: {err}"))?;
+        let id: String = id.iter().map(|b| format!("{b:02x}")).collect();
+        let path = PathBuf::from(format!("/tmp/.hookhost-envelope-{id}"));
+        // What a user's own BASH_ENV asked for still happens.
+        let own = std::env::var("BASH_ENV")
+            .ok()
+            .filter(|value| !value.is_empty());
+        let restore = match own {
+            Some(own) => format!("export BASH_ENV={q}; . {q}\n", q = super::wrap::quote(&own)),
+            None => "unset BASH_ENV\n".to_string(),
+        };
+        let text = format!(
+            "{restore}trap 'builtin pwd -P >| {}' EXIT\n",
+            path.display()
+        );
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        let mut file = crate::platform::no_follow(crate::platform::private_file(&mut options))
+            .open(&path)
+            .map_err(|err| format!("cannot create {}: {err}", path.display()))?;
+        file.write_all(text.as_bytes())
+            .map_err(|err| format!("cannot write {}: {err}", path.display()))?;
+        Ok(RcFile { path, text })
+    }
+
+    /// The folder bash ended in, when its exit trap ran.
+    fn final_folder(&self) -> Option<String> {
+        let bytes = crate::files::read_regular(&self.path, 64 << 10).ok()?;
+        let text = String::from_utf8(bytes).ok()?;
+        if text == self.text {
+            return None;
+        }
+        let folder = text.strip_suffix('\n').unwrap_or(&text).to_string();
+        Path::new(&folder).is_dir().then_some(folder)
+    }
+}
+
+#[cfg(unix)]
+impl Drop for RcFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}

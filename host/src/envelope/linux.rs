@@ -1,0 +1,336 @@
+//! The envelope on Linux, applied to the calling process (and so to every process it
+//! starts): first a private mount namespace — each read-only place inside a writable
+//! folder bound read-only onto itself, the folders between it and the writable root bound
+//! onto themselves (a mount point cannot be renamed or removed, so `mv .git x` cannot
+//! swap the read-only `.git/hooks` for a writable one), each secret file covered by the
+//! withheld notice — then Landlock: read everywhere, write only below the writable roots
+//! (and device files), TCP by the owner's choice, scopes. Landlock also forbids any later
+//! mount change, so the command cannot take the covers off, and denies reaching another
+//! process's files through `/proc/PID/root`.
+//!
+//! The process must be single-threaded (a mount or user namespace cannot be entered by
+//! one thread of many).
+
+use std::path::{Path, PathBuf};
+
+use landlock::{
+    ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, NetPort, PathBeneath,
+    PathFd, Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetStatus, Scope,
+};
+use nix::mount::{MsFlags, mount};
+use nix::sched::{CloneFlags, unshare};
+
+use super::{Envelope, KernelSupport, Mode, Network, Place};
+
+/// What the mount namespace does, computed from the envelope and the files as they are
+/// now: data, so its rules are tested without a namespace.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct MountPlan {
+    /// Folders bound onto themselves, read-write (they become mount points).
+    pub anchors: Vec<PathBuf>,
+    /// Places bound read-only onto themselves.
+    pub islands: Vec<PathBuf>,
+    /// Files covered by the withheld notice.
+    pub masks: Vec<PathBuf>,
+    /// Read-only places that neither exist nor have a folder of their own inside the
+    /// writable root to protect instead: not enforced until they exist.
+    pub unenforced: Vec<Place>,
+}
+
+/// The plan for `envelope` with the `secrets` found when the command starts.
+pub(crate) fn plan(envelope: &Envelope, secrets: &[PathBuf]) -> MountPlan {
+    let mut plan = MountPlan::default();
+    let roots: Vec<PathBuf> = envelope
+        .writable
+        .iter()
+        .filter_map(|root| std::fs::canonicalize(&root.path).ok())
+        .collect();
+    for place in &envelope.read_only {
+        let Some((target, exists)) = existing(&place.path) else {
+            continue;
+        };
+        let Some(root) = roots.iter().filter(|root| target.starts_with(root)).max() else {
+            // Outside every writable root: Landlock keeps it read-only already.
+            continue;
+        };
+        let target = if exists {
+            target
+        } else if target != *root {
+            // Its nearest existing folder inside the root stands for it.
+            target
+        } else {
+            plan.unenforced.push(place.clone());
+            continue;
+        };
+        let mut between = target.parent();
+        while let Some(dir) = between.filter(|dir| dir.starts_with(root) && *dir != root.as_path())
+        {
+            plan.anchors.push(dir.to_path_buf());
+            between = dir.parent();
+        }
+        plan.islands.push(target);
+    }
+    for file in secrets
+        .iter()
+        .chain(envelope.unreadable.iter().map(|place| &place.path))
+    {
+        if std::fs::metadata(file).is_ok_and(|meta| meta.is_file()) {
+            plan.masks.push(file.clone());
+        }
+    }
+    for list in [&mut plan.anchors, &mut plan.islands, &mut plan.masks] {
+        list.sort_by_key(|path| (path.components().count(), path.clone()));
+        list.dedup();
+    }
+    plan
+}
+
+/// `path` resolved, when it exists (`true`), else its nearest existing ancestor resolved
+/// (`false`).
+fn existing(path: &Path) -> Option<(PathBuf, bool)> {
+    if let Ok(resolved) = std::fs::canonicalize(path) {
+        return Some((resolved, true));
+    }
+    let mut up = path.parent();
+    while let Some(dir) = up {
+        if let Ok(resolved) = std::fs::canonicalize(dir) {
+            return Some((resolved, false));
+        }
+        up = dir.parent();
+    }
+    None
+}
+
+/// Applies `envelope` to this process, with the `secrets` found; what the mount namespace
+/// could not enforce is returned for the record.
+pub(crate) fn apply(
+    envelope: &Envelope,
+    secrets: &[PathBuf],
+    support: KernelSupport,
+) -> Result<MountPlan, String> {
+    if let Some(why) = support.refusal(envelope.needed_abi()) {
+        return Err(why);
+    }
+    let plan = plan(envelope, secrets);
+    if envelope.mode == Mode::Enforce {
+        isolate(envelope, &plan)?;
+    }
+    restrict(envelope, support)?;
+    Ok(plan)
+}
+
+/// The private mount namespace of `plan`.
+fn isolate(envelope: &Envelope, plan: &MountPlan) -> Result<(), String> {
+    let fix = "Fix: allow unprivileged user namespaces (Ubuntu: the `kernel.apparmor_restrict_unprivileged_userns` sysctl, or an AppArmor profile for hookhost), or the owner sets `envelope.mode` to \"landlock-only\" (weaker: places inside writable folders stay writable, secret files there readable)";
+    if crate::platform::is_superuser() {
+        unshare(CloneFlags::CLONE_NEWNS)
+            .map_err(|err| format!("cannot make a private mount namespace ({err}). {fix}"))?;
+    } else {
+        let (uid, gid) = (nix::unistd::geteuid(), nix::unistd::getegid());
+        unshare(CloneFlags::CLONE_NEWUSER | CloneFlags::CLONE_NEWNS)
+            .map_err(|err| format!("cannot make a user and mount namespace ({err}). {fix}"))?;
+        // The same ids inside: files keep their owners (others' read as `nobody`).
+        for (file, text) in [
+            ("/proc/self/setgroups", "deny".to_string()),
+            ("/proc/self/uid_map", format!("{uid} {uid} 1")),
+            ("/proc/self/gid_map", format!("{gid} {gid} 1")),
+        ] {
+            std::fs::write(file, text)
+                .map_err(|err| format!("cannot write {file} ({err}). {fix}"))?;
+        }
+    }
+    let none: Option<&str> = None;
+    mount(none, "/", none, MsFlags::MS_REC | MsFlags::MS_PRIVATE, none)
+        .map_err(|err| format!("cannot make the mounts private ({err})"))?;
+    let bind = |from: &Path, to: &Path, read_only: bool| -> Result<(), String> {
+        mount(
+            Some(from),
+            to,
+            none,
+            MsFlags::MS_BIND | MsFlags::MS_REC,
+            none,
+        )
+        .map_err(|err| format!("cannot bind {} ({err})", to.display()))?;
+        if read_only {
+            let kept = locked_flags(to);
+            mount(
+                none,
+                to,
+                none,
+                MsFlags::MS_BIND | MsFlags::MS_REMOUNT | MsFlags::MS_RDONLY | kept,
+                none,
+            )
+            .map_err(|err| format!("cannot make {} read-only ({err})", to.display()))?;
+        }
+        Ok(())
+    };
+    for anchor in &plan.anchors {
+        bind(anchor, anchor, false)?;
+    }
+    for island in &plan.islands {
+        bind(island, island, true)?;
+    }
+    if !plan.masks.is_empty() {
+        let withheld = std::fs::canonicalize(&envelope.withheld).map_err(|err| {
+            format!(
+                "the withheld notice {} is missing ({err}); the engine writes it when it loads",
+                envelope.withheld.display()
+            )
+        })?;
+        for mask in &plan.masks {
+            bind(&withheld, mask, true)?;
+        }
+    }
+    // The working folder was entered before the mounts: entered again by its path, its
+    // lookups cross them (else `cat .env` from the project would read below the cover).
+    let cwd =
+        std::env::current_dir().map_err(|err| format!("cannot read the working folder ({err})"))?;
+    std::env::set_current_dir(&cwd).map_err(|err| {
+        format!(
+            "cannot enter the working folder {} again ({err})",
+            cwd.display()
+        )
+    })?;
+    Ok(())
+}
+
+/// The flags of the mount holding `path` that a remount inside a user namespace must
+/// keep (the kernel refuses to drop them there).
+fn locked_flags(path: &Path) -> MsFlags {
+    use nix::sys::statvfs::{FsFlags, statvfs};
+    let Ok(stat) = statvfs(path) else {
+        return MsFlags::empty();
+    };
+    let flags = stat.flags();
+    let mut kept = MsFlags::empty();
+    for (fs, ms) in [
+        (FsFlags::ST_NOSUID, MsFlags::MS_NOSUID),
+        (FsFlags::ST_NODEV, MsFlags::MS_NODEV),
+        (FsFlags::ST_NOEXEC, MsFlags::MS_NOEXEC),
+        (FsFlags::ST_NOATIME, MsFlags::MS_NOATIME),
+        (FsFlags::ST_NODIRATIME, MsFlags::MS_NODIRATIME),
+        (FsFlags::ST_RELATIME, MsFlags::MS_RELATIME),
+    ] {
+        if flags.contains(fs) {
+            kept |= ms;
+        }
+    }
+    kept
+}
+
+/// The Landlock domain: every right the ABI has is handled; reading is granted
+/// everywhere, writing below the writable roots, writing to existing device files in
+/// `/dev` (`/dev/null`, the terminal).
+fn restrict(envelope: &Envelope, support: KernelSupport) -> Result<(), String> {
+    let abi = if support.landlock_abi >= 5 {
+        ABI::V5
+    } else {
+        ABI::V3
+    };
+    let all = AccessFs::from_all(abi);
+    let devices_only: BitFlags<AccessFs> = AccessFs::MakeChar | AccessFs::MakeBlock;
+    let ioctl = all & AccessFs::IoctlDev;
+    let read = AccessFs::from_read(abi) | ioctl;
+    let write = all & !devices_only;
+    let device_write = AccessFs::WriteFile | AccessFs::Truncate | ioctl;
+    let err = |what: &str, err: &dyn std::fmt::Display| format!("Landlock: {what}: {err}");
+    let mut ruleset = Ruleset::default()
+        .set_compatibility(CompatLevel::HardRequirement)
+        .handle_access(all)
+        .map_err(|e| err("handling the file rights", &e))?;
+    if envelope.network != Network::Any {
+        ruleset = ruleset
+            .handle_access(AccessNet::from_all(ABI::V4))
+            .map_err(|e| err("handling TCP", &e))?;
+    }
+    if envelope.scope_signals {
+        ruleset = ruleset
+            .scope(Scope::Signal)
+            .map_err(|e| err("scoping signals", &e))?;
+    }
+    if envelope.scope_abstract_sockets {
+        ruleset = ruleset
+            .scope(Scope::AbstractUnixSocket)
+            .map_err(|e| err("scoping abstract sockets", &e))?;
+    }
+    let mut created = ruleset
+        .create()
+        .map_err(|e| err("creating the ruleset", &e))?;
+    let beneath = |path: &Path| PathFd::new(path).map_err(|e| err(&path.display().to_string(), &e));
+    created = created
+        .add_rule(PathBeneath::new(beneath(Path::new("/"))?, read))
+        .map_err(|e| err("reading everywhere", &e))?;
+    for root in &envelope.writable {
+        if !root.path.is_dir() {
+            continue;
+        }
+        created = created
+            .add_rule(PathBeneath::new(beneath(&root.path)?, write))
+            .map_err(|e| err(&root.path.display().to_string(), &e))?;
+    }
+    created = created
+        .add_rule(PathBeneath::new(beneath(Path::new("/dev"))?, device_write))
+        .map_err(|e| err("/dev", &e))?;
+    if let Network::Ports { connect, bind } = &envelope.network {
+        for port in connect {
+            created = created
+                .add_rule(NetPort::new(*port, AccessNet::ConnectTcp))
+                .map_err(|e| err(&format!("connect to port {port}"), &e))?;
+        }
+        for port in bind {
+            created = created
+                .add_rule(NetPort::new(*port, AccessNet::BindTcp))
+                .map_err(|e| err(&format!("bind port {port}"), &e))?;
+        }
+    }
+    let status = created
+        .restrict_self()
+        .map_err(|e| err("restricting this process", &e))?;
+    if status.ruleset != RulesetStatus::FullyEnforced {
+        return Err(format!(
+            "Landlock enforces the envelope only in part here ({:?}); not run",
+            status.ruleset
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn read_only_places_inside_writable_roots_become_islands_with_their_anchors() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let (project, home) = (root.join("p"), root.join("h"));
+        std::fs::create_dir_all(project.join(".git/hooks")).unwrap();
+        std::fs::create_dir_all(project.join(".claude")).unwrap();
+        std::fs::create_dir_all(home.join("state")).unwrap();
+        std::fs::write(project.join(".env"), "K=1").unwrap();
+        let mut envelope = super::super::tests::sample(&project, &home);
+        // The test's folders lie below /tmp: only the project is writable here.
+        envelope.writable.retain(|root| root.path == project);
+        envelope.read_only.push(Place {
+            path: project.join(".claude/settings.local.json"),
+            why: "a hook settings file".into(),
+        });
+        envelope.read_only.push(Place {
+            path: project.join("deploy/prod.yml"),
+            why: "a protected path".into(),
+        });
+        envelope.read_only.push(Place {
+            path: home.join(".bashrc"),
+            why: "outside every writable root".into(),
+        });
+        let plan = plan(&envelope, &[project.join(".env")]);
+        assert_eq!(plan.anchors, [project.join(".git")]);
+        assert_eq!(
+            plan.islands,
+            [project.join(".claude"), project.join(".git/hooks")]
+        );
+        assert_eq!(plan.masks, [project.join(".env")]);
+        let unenforced: Vec<&Path> = plan.unenforced.iter().map(|p| p.path.as_path()).collect();
+        assert_eq!(unenforced, [project.join("deploy/prod.yml")]);
+    }
+}
