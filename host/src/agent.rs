@@ -132,6 +132,15 @@ impl Agent {
 
     /// The agent's answer for `outcome` of its event `agent_event`.
     pub fn reply(self, agent_event: &str, outcome: &EventOutcome) -> AgentReply {
+        if outcome.envelope.is_some() && !self.rewrites_commands() {
+            // The rewrite would be lost and the command run unconfined: refuse instead.
+            let reason = format!(
+                "hookhost envelope: the owner's policy runs every shell command inside the kernel's envelope, and hookhost cannot rewrite {}'s commands through its hook yet, so the command was not run (`hookhost status --agent {}` says so)",
+                self.name(),
+                self.name()
+            );
+            return self.failure_reply(agent_event, true, &reason);
+        }
         let decision = Decision::of(outcome);
         self.answer(agent_event, outcome, decision)
     }

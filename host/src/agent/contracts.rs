@@ -67,6 +67,10 @@ pub(super) struct Contract {
     /// How it reads an answer, by event: the default, and events answered otherwise.
     pub(super) answer: AnswerForm,
     pub(super) answer_by_event: &'static [(&'static str, AnswerForm)],
+    /// Whether hookhost writes a rewritten shell command into its answer, so that the
+    /// owner's envelope reaches its commands (where not, they are refused while the
+    /// envelope is on).
+    pub(super) rewrites_commands: bool,
 }
 
 const BASH: &str = "Bash";
@@ -101,6 +105,7 @@ static CLAUDE: Contract = Contract {
     mcp_separator: "__",
     answer: AnswerForm::Claude,
     answer_by_event: &[],
+    rewrites_commands: true,
 };
 
 static COPILOT: Contract = Contract {
@@ -152,6 +157,7 @@ static COPILOT: Contract = Contract {
         ("preToolUse", AnswerForm::CopilotFlat),
         ("permissionRequest", AnswerForm::CopilotFlat),
     ],
+    rewrites_commands: false,
 };
 
 static CODEX: Contract = Contract {
@@ -178,6 +184,7 @@ static CODEX: Contract = Contract {
     mcp_separator: "__",
     answer: AnswerForm::Claude,
     answer_by_event: &[],
+    rewrites_commands: false,
 };
 
 static GEMINI: Contract = Contract {
@@ -221,6 +228,7 @@ static GEMINI: Contract = Contract {
     mcp_separator: "__",
     answer: AnswerForm::Decision,
     answer_by_event: &[],
+    rewrites_commands: false,
 };
 
 static CURSOR: Contract = Contract {
@@ -249,6 +257,7 @@ static CURSOR: Contract = Contract {
     mcp_separator: ":",
     answer: AnswerForm::Permission,
     answer_by_event: &[],
+    rewrites_commands: false,
 };
 
 static OPENCODE: Contract = Contract {
@@ -290,6 +299,7 @@ static OPENCODE: Contract = Contract {
     mcp_separator: "__",
     answer: AnswerForm::Decision,
     answer_by_event: &[],
+    rewrites_commands: false,
 };
 
 static FACTORY: Contract = Contract {
@@ -318,6 +328,7 @@ static FACTORY: Contract = Contract {
     mcp_separator: "__",
     answer: AnswerForm::Claude,
     answer_by_event: &[],
+    rewrites_commands: false,
 };
 
 impl Agent {
@@ -340,6 +351,11 @@ impl Agent {
     /// The agent named `name`.
     pub fn parse(name: &str) -> Option<Agent> {
         Agent::ALL.into_iter().find(|agent| agent.name() == name)
+    }
+
+    /// Whether hookhost can rewrite this agent's shell commands (into the envelope).
+    pub fn rewrites_commands(self) -> bool {
+        self.contract().rewrites_commands
     }
 
     pub(super) fn contract(self) -> &'static Contract {

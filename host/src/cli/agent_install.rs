@@ -75,6 +75,11 @@ pub struct AgentInstallArgs {
     /// give the hook at most `hook --agent`'s deadline (50 s).
     #[arg(long = "checks", value_name = "CMD")]
     checks: Vec<String>,
+    /// Run every shell command the agent runs inside the kernel envelope derived from
+    /// the owner's policy (`"envelope": true` in the owner's hook file; an agent that
+    /// cannot rewrite a command has its shell commands refused, and `status` says so).
+    #[arg(long)]
+    envelope: bool,
     /// The folders the installed command names.
     #[command(flatten)]
     folders: OwnerFolders,
@@ -163,6 +168,7 @@ impl AgentInstallArgs {
         super::guards::OwnerHooks {
             guards: self.guards.clone(),
             checks: self.checks.clone(),
+            envelope: self.envelope,
         }
     }
 

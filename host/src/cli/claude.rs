@@ -105,6 +105,10 @@ pub struct InstallArgs {
     /// in the owner's hook file).
     #[arg(long = "checks", value_name = "CMD")]
     checks: Vec<String>,
+    /// Run every shell command the agent runs inside the kernel envelope derived from
+    /// the owner's policy (`"envelope": true` in the owner's hook file).
+    #[arg(long)]
+    envelope: bool,
     /// The folders the installed command names.
     #[command(flatten)]
     folders: super::OwnerFolders,
@@ -209,6 +213,7 @@ pub(super) fn install_as(
         events: Vec::new(),
         guards: owner_hooks.guards,
         checks: owner_hooks.checks,
+        envelope: owner_hooks.envelope,
         folders: folders.clone(),
     })
 }
@@ -227,6 +232,7 @@ fn install(args: &InstallArgs) -> CliResult {
     let owner_hooks = super::guards::OwnerHooks {
         guards: args.guards.clone(),
         checks: args.checks.clone(),
+        envelope: args.envelope,
     };
     let guards = owner_hooks.parse()?;
     let locations = args.locations()?;

@@ -44,6 +44,8 @@ pub(crate) fn parse(selection: &str) -> Result<Vec<&'static Builtin>, String> {
 pub(crate) struct OwnerHooks {
     pub(crate) guards: Option<String>,
     pub(crate) checks: Vec<String>,
+    /// `--envelope`: every shell command runs inside the kernel envelope.
+    pub(crate) envelope: bool,
 }
 
 impl OwnerHooks {
@@ -72,6 +74,11 @@ impl OwnerHooks {
                 self.checks.join("; ")
             );
         }
+        if self.envelope && set_envelope(dir).map_err(super::CliError::Internal)? {
+            println!(
+                "the envelope: every shell command the agent runs stays inside the kernel's envelope (`\"envelope\": true` in {config_dir}/hooks.json; `hookhost envelope show` prints it)"
+            );
+        }
         Ok(())
     }
 }
@@ -90,6 +97,20 @@ pub(crate) fn switch_on(config_dir: &Path, guards: &[&Builtin]) -> anyhow::Resul
         write_settings(&file, current_bytes(&file).as_deref(), &settings)?;
     }
     Ok(added)
+}
+
+/// Switches the envelope on in the owner's hook file in `config_dir` (`"envelope": true`;
+/// an `envelope` the owner already set is left as it is); whether the file changed.
+pub(crate) fn set_envelope(config_dir: &Path) -> anyhow::Result<bool> {
+    let file = config_dir.join("hooks.json");
+    let _lock = lock_settings(&file)?;
+    let mut settings = read_settings(&file)?.unwrap_or_default();
+    if settings.contains_key("envelope") {
+        return Ok(false);
+    }
+    settings.insert("envelope".into(), Value::Bool(true));
+    write_settings(&file, current_bytes(&file).as_deref(), &settings)?;
+    Ok(true)
 }
 
 /// The hook's own timeout for the checks, seconds: below Claude Code's default of 600 for

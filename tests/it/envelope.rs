@@ -1,0 +1,479 @@
+//! Issue 53's envelope, executed for real: the owner's hook file switches it on, `hookhost
+//! fire` (what every agent's hook runs) rewrites the agent's shell command, bash runs the
+//! rewrite as the agent's shell would — and each multi-step attack that gets its effect
+//! without the envelope (the control, the same command run as written) gets none inside
+//! it, while ordinary work keeps its output, exit status and working folder.
+
+use std::path::Path;
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use hookhost_tests::{TestEnv, run_cli};
+use serde_json::{Value, json};
+
+const CLI: &str = env!("CARGO_BIN_EXE_hookhost");
+const SECRET: &str = "API_KEY=sk-live-never-leaves";
+
+/// A project with a secret, git hooks, an agent settings folder and a protected path,
+/// guarded by an owner's hook file that switches the envelope on (plus `extra` keys).
+fn guarded(extra: Value) -> TestEnv {
+    let test = TestEnv::new();
+    let mut settings = json!({
+        "envelope": true,
+        "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{
+            "type": "wasm", "component": "builtin:protected-paths",
+            "config": {"paths": ["deploy/prod.yml"]}
+        }]}]}
+    });
+    if let (Some(map), Value::Object(extra)) = (settings.as_object_mut(), extra) {
+        map.extend(extra);
+    }
+    test.write(
+        "home/.config/hookhost/hooks.json",
+        &serde_json::to_string_pretty(&settings).unwrap(),
+    );
+    test.write("home/.claude/settings.json", "{}");
+    test.write("project/.env", &format!("{SECRET}\n"));
+    test.write("project/.claude/settings.json", "{}");
+    test.write("project/deploy/prod.yml", "replicas: 3\n");
+    test.write("project/src/main.rs", "fn main() {}\n");
+    let git = |args: &[&str]| {
+        let out = Command::new("git")
+            .args(args)
+            .current_dir(&test.project)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}");
+    };
+    git(&["init", "-q", "-b", "main"]);
+    git(&["config", "user.email", "t@example.com"]);
+    git(&["config", "user.name", "t"]);
+    test
+}
+
+/// `hookhost fire PreToolUse` for the Bash call `command`, as an agent's hook runs it.
+fn fire(test: &TestEnv, command: &str, env: &[(&str, &str)]) -> Value {
+    let input = json!({
+        "session_id": "s1", "hook_event_name": "PreToolUse", "cwd": test.project,
+        "tool_name": "Bash", "tool_input": {"command": command, "description": "d"}
+    });
+    let mut fire = Command::new(CLI);
+    fire.args(["fire", "PreToolUse", "--own-files", "--home"])
+        .arg(&test.home)
+        .arg("--project-dir")
+        .arg(&test.project)
+        .current_dir(&test.project);
+    for (name, value) in env {
+        fire.env(name, value);
+    }
+    let out = hookhost_tests::run_with_stdin(&mut fire, input.to_string().as_bytes());
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|err| {
+        panic!(
+            "fire: {err}\n{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+/// The rewrite hookhost answers for `command` (panics when it is refused).
+fn rewrite(test: &TestEnv, command: &str) -> String {
+    let outcome = fire(test, command, &[]);
+    assert!(!outcome["should_block"].as_bool().unwrap(), "{outcome:#}");
+    assert_eq!(outcome["envelope"].as_str().map(str::len), Some(64));
+    outcome["updated_input"]["command"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no rewrite: {outcome:#}"))
+        .to_string()
+}
+
+/// Runs `script` in bash in the project as the agent's shell does (its home as `HOME`).
+fn bash(test: &TestEnv, script: &str) -> Output {
+    Command::new("bash")
+        .arg("-c")
+        .arg(script)
+        .current_dir(&test.project)
+        .env("HOME", &test.home)
+        .output()
+        .unwrap()
+}
+
+/// The agent's `command` as hookhost lets it run: rewritten into the envelope.
+fn enclosed(test: &TestEnv, command: &str) -> Output {
+    bash(test, &rewrite(test, command))
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// Each attack: the files it sets up (what an earlier tool call wrote), the command that
+/// runs it, and how its effect is seen afterwards.
+struct Attack {
+    name: &'static str,
+    setup: &'static [(&'static str, &'static str)],
+    command: &'static str,
+    succeeded: fn(&TestEnv, &Output) -> bool,
+}
+
+fn leaked(_: &TestEnv, out: &Output) -> bool {
+    text(out).contains(SECRET)
+}
+
+const ATTACKS: &[Attack] = &[
+    Attack {
+        name: "a script written in one call, run in the next",
+        setup: &[("project/tools/lint.sh", "cat \"$(printf '.e%s' nv)\"\n")],
+        command: "sh tools/lint.sh",
+        succeeded: leaked,
+    },
+    Attack {
+        name: "a Makefile target",
+        setup: &[("project/Makefile", "check:\n\t@cat .e\"\"nv\n")],
+        command: "make -s check",
+        succeeded: leaked,
+    },
+    Attack {
+        name: "an interpreter computing the path",
+        setup: &[],
+        command: "python3 -c \"print(open('.e'+'nv').read())\"",
+        succeeded: leaked,
+    },
+    Attack {
+        name: "a git alias in .git/config",
+        setup: &[],
+        command: "git config alias.show-env '!cat .e''nv' && git show-env",
+        succeeded: leaked,
+    },
+    Attack {
+        name: "a symlink under an innocent name",
+        setup: &[],
+        command: "ln -s .env notes.txt && cat notes.txt",
+        succeeded: leaked,
+    },
+    Attack {
+        name: "a hard link under an innocent name",
+        setup: &[],
+        command: "ln .env notes.txt; cat notes.txt",
+        succeeded: leaked,
+    },
+    Attack {
+        name: "a glob and xargs",
+        setup: &[],
+        command: "ls -a | grep -x '.e.v' | xargs cat",
+        succeeded: leaked,
+    },
+    Attack {
+        name: "find -exec after a cd",
+        setup: &[],
+        command: "cd src && find .. -maxdepth 1 -name '.e?v' -exec cat {} \\;",
+        succeeded: leaked,
+    },
+    Attack {
+        name: "a pre-commit hook written for the next commit",
+        setup: &[],
+        command: "printf '#!/bin/sh\\necho owned > /tmp/x\\n' > .git/hooks/pre-commit",
+        succeeded: |test, _| test.project.join(".git/hooks/pre-commit").exists(),
+    },
+    Attack {
+        name: ".git moved aside for a writable one",
+        setup: &[],
+        command: "mv .git .git-old && mkdir -p .git/hooks && touch .git/hooks/pre-commit",
+        succeeded: |test, _| test.project.join(".git-old").exists(),
+    },
+];
+
+#[test]
+fn multi_step_attacks_get_their_effect_without_the_envelope_and_none_inside_it() {
+    for attack in ATTACKS {
+        for inside in [false, true] {
+            let test = guarded(json!({}));
+            for (path, body) in attack.setup {
+                test.write(path, body);
+            }
+            let out = if inside {
+                enclosed(&test, attack.command)
+            } else {
+                bash(&test, attack.command)
+            };
+            let effect = (attack.succeeded)(&test, &out);
+            assert_eq!(
+                effect,
+                !inside,
+                "{}: {} the envelope\n{}",
+                attack.name,
+                if inside {
+                    "effect inside"
+                } else {
+                    "no effect without"
+                },
+                text(&out)
+            );
+        }
+    }
+}
+
+/// What decides which guards run — hookhost's own hook file, Claude Code's settings,
+/// the project's agent settings, a protected path, a shell startup file — written by code
+/// the guards cannot read: changed without the envelope, untouched inside it.
+#[test]
+fn hook_files_protected_paths_and_startup_files_stay_as_they_are() {
+    let targets = [
+        "home/.config/hookhost/hooks.json",
+        "home/.claude/settings.json",
+        "project/.claude/settings.json",
+        "project/deploy/prod.yml",
+        "home/.bashrc",
+    ];
+    for inside in [false, true] {
+        let test = guarded(json!({}));
+        test.write("home/.bashrc", "# mine\n");
+        for target in targets {
+            // A path an earlier call left in a file (no guard reads it in the text),
+            // through a symlink under an innocent name.
+            let path = test.root.join(target);
+            test.write("project/target.txt", &path.display().to_string());
+            let command = "ln -sf \"$(cat target.txt)\" innocent && python3 -c \"open('innocent', 'w').write('owned')\"";
+            let before = std::fs::read_to_string(&path).unwrap();
+            let out = if inside {
+                enclosed(&test, command)
+            } else {
+                bash(&test, command)
+            };
+            let after = std::fs::read_to_string(&path).unwrap();
+            let _ = std::fs::remove_file(test.project.join("innocent"));
+            assert_eq!(
+                after == before,
+                inside,
+                "{target}: {}\n{}",
+                if inside {
+                    "changed inside"
+                } else {
+                    "unchanged without"
+                },
+                text(&out)
+            );
+            if inside {
+                assert!(
+                    text(&out).contains("hookhost envelope"),
+                    "the refusal does not say whose: {}",
+                    text(&out)
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_secret_reads_as_a_notice_and_writes_outside_the_roots_are_refused() {
+    let test = guarded(json!({}));
+    let outside = format!("/usr/hookhost-probe-{}", std::process::id());
+    let out = enclosed(&test, &format!("cat .env; echo x > {outside}"));
+    let said = text(&out);
+    assert!(!said.contains(SECRET), "{said}");
+    assert!(said.contains("content of this file is withheld"), "{said}");
+    assert!(said.contains("Permission denied"), "{said}");
+    assert!(!Path::new(&outside).exists());
+    // The note names the envelope, so the model can tell it from an ordinary failure.
+    assert!(said.contains("ran inside the owner's envelope"), "{said}");
+}
+
+#[test]
+fn ordinary_work_keeps_its_bytes_status_folder_and_background() {
+    let test = guarded(json!({}));
+    // Output byte for byte (NUL and all), stderr apart, the exit status.
+    let command = "printf 'a\\0b\\n'; echo to-stderr >&2; exit 7";
+    let (plain, inside) = (bash(&test, command), enclosed(&test, command));
+    assert_eq!(plain.stdout, inside.stdout);
+    assert_eq!(plain.status.code(), Some(7));
+    assert_eq!(inside.status.code(), Some(7));
+    assert!(String::from_utf8_lossy(&inside.stderr).starts_with("to-stderr\n"));
+    // The folder the command ends in is the shell's next folder (Claude Code keeps it).
+    let wrapped = rewrite(&test, "cd src && echo in-src");
+    let out = bash(&test, &format!("{wrapped}; echo \"now $PWD\""));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!("in-src\nnow {}\n", test.project.join("src").display())
+    );
+    // Everyday git and files in the project, the environment as the agent's shell has it.
+    let out = bash(
+        &test,
+        &format!(
+            "export MARK=kept; {}",
+            rewrite(
+                &test,
+                "echo \"$MARK\" > notes.md && git add notes.md && git commit -qm 'rm -rf is mentioned here' && git log --oneline | wc -l && echo built"
+            )
+        ),
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "1\nbuilt\n");
+    assert_eq!(
+        std::fs::read_to_string(test.project.join("notes.md")).unwrap(),
+        "kept\n"
+    );
+    // A server left running in the background does not hold the agent's shell.
+    let wrapped = rewrite(&test, "sleep 30 & echo $! > server.pid");
+    let run = run_cli(
+        "bash",
+        &[
+            "-c".to_string(),
+            format!("cd '{}' && {wrapped}", test.project.display()),
+        ],
+        b"",
+        Duration::from_secs(20),
+    )
+    .expect("the shell waited for the background server");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let pid: i32 = std::fs::read_to_string(test.project.join("server.pid"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(hookhost_tests::process_alive(pid));
+    let _ = Command::new("kill").arg(pid.to_string()).status();
+}
+
+#[test]
+fn a_kernel_without_what_the_envelope_needs_refuses_and_never_runs_unconfined() {
+    let test = guarded(json!({}));
+    let marker = test.project.join("ran");
+    // The hook refuses with the reason and the fix.
+    let outcome = fire(
+        &test,
+        "touch ran",
+        &[("HOOKHOST_SIMULATE_LANDLOCK_ABI", "2")],
+    );
+    assert!(outcome["should_block"].as_bool().unwrap(), "{outcome:#}");
+    let reason = outcome["block_reason"].as_str().unwrap();
+    assert!(
+        reason.contains("needs Landlock ABI 6")
+            && reason.contains("ABI 2")
+            && reason.contains("Fix:"),
+        "{reason}"
+    );
+    // And the launcher, should a rewrite meet such a kernel.
+    let wrapped = rewrite(&test, "touch ran");
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg(&wrapped)
+        .current_dir(&test.project)
+        .env("HOOKHOST_SIMULATE_LANDLOCK_ABI", "0")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(126), "{}", text(&out));
+    assert!(
+        text(&out).contains("the command was not run"),
+        "{}",
+        text(&out)
+    );
+    assert!(!marker.exists(), "the command ran without its envelope");
+}
+
+#[test]
+fn the_model_cannot_unwrap_or_imitate_the_launcher() {
+    let test = guarded(json!({}));
+    let wrapped = rewrite(&test, "true");
+    for command in [
+        format!("{CLI} envelope run --envelope /tmp/mine.json -- cat .env"),
+        "hookhost envelope run --envelope x -- id".to_string(),
+        wrapped.clone(),
+        "__hookhost_cwd=/ true".to_string(),
+    ] {
+        let outcome = fire(&test, &command, &[]);
+        assert!(
+            outcome["should_block"].as_bool().unwrap(),
+            "{command}: {outcome:#}"
+        );
+    }
+    // A changed envelope file is refused, not run with what it now says.
+    let file = wrapped
+        .split('\'')
+        .find(|part| part.ends_with(".json"))
+        .unwrap()
+        .to_string();
+    let mut envelope: Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    envelope["writable"] = json!([{"path": "/", "why": "mine"}]);
+    std::fs::write(&file, envelope.to_string()).unwrap();
+    let out = bash(&test, &wrapped);
+    assert_eq!(out.status.code(), Some(126), "{}", text(&out));
+    assert!(
+        text(&out).contains("does not hold what its name says"),
+        "{}",
+        text(&out)
+    );
+}
+
+#[test]
+fn agents_that_cannot_rewrite_a_command_have_it_refused_and_show_says_what_holds() {
+    let test = guarded(json!({}));
+    let input = json!({"hook_event_name": "BeforeTool", "session_id": "s", "cwd": test.project,
+        "tool_name": "run_shell_command", "tool_input": {"command": "ls"}});
+    let mut hook = Command::new(CLI);
+    hook.args(["hook", "--agent", "gemini", "--home"])
+        .arg(&test.home)
+        .current_dir(&test.project);
+    let out = hookhost_tests::run_with_stdin(&mut hook, input.to_string().as_bytes());
+    let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(answer["decision"], "deny", "{answer}");
+    assert!(
+        answer["reason"]
+            .as_str()
+            .unwrap()
+            .contains("cannot rewrite gemini's commands")
+    );
+    // `envelope show` prints it whole, and as JSON.
+    let show = |json: bool| {
+        let mut args = vec![
+            "envelope",
+            "show",
+            "--own-files",
+            "--home",
+            test.home.to_str().unwrap(),
+        ];
+        if json {
+            args.push("--json");
+        }
+        Command::new(CLI)
+            .args(args)
+            .current_dir(&test.project)
+            .output()
+            .unwrap()
+    };
+    let printed = text(&show(false));
+    for part in [
+        "mode: enforce",
+        &format!("{}  (the project)", test.project.display()),
+        "deploy/prod.yml  (a protected path (protected-paths))",
+        ".git/hooks",
+        "kernel: Landlock ABI",
+        "enforced: every shell command",
+    ] {
+        assert!(printed.contains(part), "{part}\n{printed}");
+    }
+    let json: Value = serde_json::from_slice(&show(true).stdout).unwrap();
+    assert_eq!(json["digest"].as_str().map(str::len), Some(64));
+    assert!(json["kernel"]["landlockAbi"].as_u64().unwrap() >= 6);
+}
+
+#[test]
+fn the_audit_log_names_the_envelope_of_each_call() {
+    let test = guarded(json!({"hookAuditLog": test_log()}));
+    let _ = fire(&test, "ls", &[]);
+    let log = std::fs::read_to_string(test_log()).unwrap();
+    let line: Value = serde_json::from_str(log.lines().last().unwrap()).unwrap();
+    assert_eq!(line["envelope"].as_str().map(str::len), Some(64), "{line}");
+    let _ = std::fs::remove_file(test_log());
+}
+
+fn test_log() -> String {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    dir.join(format!("envelope-audit-{}.jsonl", std::process::id()))
+        .display()
+        .to_string()
+}
