@@ -477,3 +477,39 @@ fn test_log() -> String {
         .display()
         .to_string()
 }
+
+#[test]
+fn the_weaker_mode_is_said_at_session_start_and_in_status_and_still_bounds_writes() {
+    let test = guarded(json!({"envelope": {"mode": "landlock-only"}}));
+    let input = json!({"session_id": "s1", "hook_event_name": "SessionStart", "source": "startup", "cwd": test.project});
+    let mut fire = Command::new(CLI);
+    fire.args(["fire", "SessionStart", "--own-files", "--home"])
+        .arg(&test.home)
+        .arg("--project-dir")
+        .arg(&test.project);
+    let out = hookhost_tests::run_with_stdin(&mut fire, input.to_string().as_bytes());
+    let outcome: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        outcome["system_message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("weaker landlock-only"),
+        "{outcome:#}"
+    );
+    let status = Command::new(CLI)
+        .args(["status", "--agent", "claude", "--home"])
+        .arg(&test.home)
+        .current_dir(&test.project)
+        .output()
+        .unwrap();
+    assert!(
+        text(&status).contains("landlock-only — WEAKER"),
+        "{}",
+        text(&status)
+    );
+    // Weaker, not nothing: a write outside the writable folders is still refused.
+    let probe = format!("/usr/hookhost-weaker-probe-{}", std::process::id());
+    let out = enclosed(&test, &format!("echo x > {probe}"));
+    assert!(!out.status.success());
+    assert!(!Path::new(&probe).exists(), "{}", text(&out));
+}

@@ -84,6 +84,58 @@ pub(crate) fn show(args: ShowArgs) -> CliResult {
     })
 }
 
+/// What `status` says of the envelope: whether it is on, what it enforces on this kernel,
+/// and, for an agent whose commands hookhost cannot rewrite, that they are refused; the
+/// problem, if any (the envelope on but not enforceable here).
+pub(crate) fn status_lines(
+    engine: &hookhost::Engine,
+    agent: hookhost::Agent,
+) -> (Vec<String>, Option<String>) {
+    let kernel = KernelSupport::probe();
+    let Some((envelope, refusal)) = engine.envelope() else {
+        return (
+            vec![format!(
+                "envelope: off (the owner's `\"envelope\": true` switches it on; this kernel has Landlock ABI {})",
+                kernel.landlock_abi
+            )],
+            None,
+        );
+    };
+    let mode = match envelope.mode {
+        hookhost::envelope::Mode::Enforce => "enforce",
+        hookhost::envelope::Mode::LandlockOnly => {
+            "landlock-only — WEAKER: places inside writable folders stay writable, secret files there readable"
+        }
+    };
+    let mut lines = vec![format!(
+        "envelope {}: {mode}; Landlock ABI {} here (needs {}); writable: {}; {} read-only places; network: {}",
+        &envelope.digest()[..12],
+        kernel.landlock_abi,
+        envelope.needed_abi(),
+        envelope
+            .writable
+            .iter()
+            .map(|place| place.path.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
+        envelope.read_only.len(),
+        match &envelope.network {
+            hookhost::envelope::Network::Any => "any".to_string(),
+            hookhost::envelope::Network::None => "no TCP".to_string(),
+            hookhost::envelope::Network::Ports { connect, bind } =>
+                format!("TCP connect {connect:?}, bind {bind:?}"),
+        }
+    )];
+    if !agent.rewrites_commands() {
+        lines.push(format!(
+            "  {}'s hook cannot carry a rewritten command yet: while the envelope is on, its shell commands are refused",
+            agent.name()
+        ));
+    }
+    let problem = refusal.map(|why| format!("every shell command is refused: {why}"));
+    (lines, problem)
+}
+
 /// `hookhost envelope run`: the command's own exit status, or 126 when the envelope
 /// cannot be applied.
 pub(crate) fn run(args: &RunArgs) -> ExitCode {

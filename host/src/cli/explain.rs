@@ -139,6 +139,12 @@ pub(super) async fn run(args: ExplainArgs) -> CliResult {
         Some(name) => println!(" (decided by {name})"),
         None => println!(),
     }
+    if let (Some(digest), Some((envelope, _))) = (&outcome.envelope, engine.envelope()) {
+        println!("runs inside envelope {}:", &digest[..12]);
+        for line in envelope.to_string().lines().skip(1) {
+            println!("{line}");
+        }
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -48,6 +48,17 @@ impl Enclosure {
     /// refused.
     pub(crate) fn apply(&self, input: &HookInput, mut outcome: EventOutcome) -> EventOutcome {
         let event = &input.event;
+        // The event that opens a session (the one that takes an initial user message):
+        // an envelope weaker than the full one, or one this kernel refuses, is said there.
+        if event.honours(crate::event::Fields::INITIAL_USER_MESSAGE)
+            && let Some(warning) = self.warning()
+        {
+            outcome.system_message = Some(match outcome.system_message.take() {
+                Some(earlier) => format!("{earlier}\n{warning}"),
+                None => warning,
+            });
+            return outcome;
+        }
         let shell_call = event.tool_event
             && event.honours(crate::event::Fields::PERMISSION_DECISION)
             && input.tool_name.as_deref() == Some("Bash");
@@ -78,6 +89,18 @@ impl Enclosure {
         outcome.updated_input = Some(given);
         outcome.envelope = Some(self.envelope.digest());
         outcome
+    }
+
+    /// What a session start says of the envelope, when it is less than the full one.
+    fn warning(&self) -> Option<String> {
+        if let Some(why) = &self.refusal {
+            return Some(format!(
+                "{why} — every shell command of this session will be refused"
+            ));
+        }
+        (self.envelope.mode == crate::envelope::Mode::LandlockOnly).then(|| {
+            "hookhost envelope: the owner chose the weaker landlock-only mode — shell commands write only in the project and temporary folders, but hook files and .git/hooks inside them stay writable and secret files there readable".to_string()
+        })
     }
 }
 

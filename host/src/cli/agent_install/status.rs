@@ -178,6 +178,21 @@ fn report(agent: Agent, home: &Path, project: &Path) -> Vec<String> {
             agent.name()
         ));
     }
+    let owner = crate::cli::args::ConfigArgs::own(Some(project.to_path_buf()))
+        .with_home(home.to_path_buf());
+    if let Ok(engine) = owner.engine() {
+        let (lines, problem) = crate::cli::envelope::status_lines(&engine, agent);
+        for line in lines {
+            println!("  {line}");
+        }
+        problems.extend(problem);
+        if engine.envelope().is_some() && !agent.rewrites_commands() {
+            problems.push(format!(
+                "the envelope is on and hookhost cannot rewrite {}'s shell commands: they are refused",
+                agent.name()
+            ));
+        }
+    }
     problems
 }
 

@@ -156,6 +156,12 @@ pub(super) fn run(args: &ScopeArgs) -> CliResult {
                 problems.push(format!("hookhost: {diagnostic}"));
             }
             print_self_protection(&engine, &config);
+            let (lines, problem) =
+                crate::cli::envelope::status_lines(&engine, hookhost::Agent::Claude);
+            for line in lines {
+                println!("{line}");
+            }
+            problems.extend(problem);
             engine.hooks()
         }
         Err(err) => {
