@@ -7,7 +7,7 @@
 //! [`plugin`] reads bundles. Only resolved types reach the engine.
 
 mod discover;
-mod envelope_setting;
+pub(crate) mod envelope_setting;
 pub mod grant_policy;
 mod http_policy;
 pub mod hygge;
@@ -483,9 +483,9 @@ pub struct EnvelopeSettings {
     /// Off unless an owner turns it on (`true`, or an object).
     pub enabled: bool,
     /// How strictly (`enforce`, the default, or the weaker `landlock-only`).
-    pub mode: crate::envelope::Mode,
+    pub mode: envelope_setting::Mode,
     /// What the network may reach.
-    pub network: crate::envelope::Network,
+    pub network: envelope_setting::Network,
     /// Folders the owner adds to the writable ones.
     pub writable: Vec<PathBuf>,
     /// Places the owner adds to the read-only ones (relative: to the project).

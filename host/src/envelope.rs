@@ -32,42 +32,10 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::config::envelope_setting::{Mode, Network};
 pub(crate) use derive::derive;
 pub use kernel::KernelSupport;
 pub(crate) use wrap::{imitates, wrap};
-
-/// How strictly the envelope is applied (the owner's `envelope.mode`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum Mode {
-    /// Landlock and a private mount namespace: writes only to the writable roots,
-    /// read-only places inside them, secret files withheld. A kernel that cannot do all
-    /// of it refuses the command.
-    #[default]
-    Enforce,
-    /// Landlock alone, where mount namespaces are forbidden: writes only to the writable
-    /// roots, but places inside them stay writable and secret files inside readable
-    /// roots stay readable. Weaker, and `status` and the session start say so.
-    LandlockOnly,
-}
-
-/// What the network may reach (the owner's `envelope.network`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
-pub enum Network {
-    /// Unrestricted.
-    #[default]
-    Any,
-    /// No TCP connect or bind at all (UDP and unix sockets are out of Landlock's reach).
-    None,
-    /// TCP connects to these ports, binds to those; nothing else over TCP.
-    Ports {
-        /// Ports a command may connect to.
-        connect: Vec<u16>,
-        /// Ports a command may listen on.
-        bind: Vec<u16>,
-    },
-}
 
 /// One place the envelope names, with why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

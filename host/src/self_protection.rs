@@ -83,6 +83,48 @@ const RECURSIVE_FLAGS: &[&str] = &["--recursive", "--archive"];
 /// `find` actions that change what it finds (deleting it, or running a command on it).
 const FIND_ACTIONS: &[&str] = &["-delete", "-exec", "-execdir", "-ok", "-okdir"];
 
+/// Programs that only read the files named to them: a `find -exec` of one changes
+/// nothing it finds.
+const READ_ONLY_PROGRAMS: &[&str] = &[
+    "grep",
+    "egrep",
+    "fgrep",
+    "rg",
+    "cat",
+    "head",
+    "tail",
+    "wc",
+    "ls",
+    "stat",
+    "file",
+    "md5sum",
+    "sha1sum",
+    "sha256sum",
+    "sha512sum",
+    "du",
+    "echo",
+    "printf",
+    "basename",
+    "dirname",
+    "realpath",
+    "readlink",
+    "test",
+    "[",
+    "diff",
+    "cmp",
+    "strings",
+    "od",
+    "xxd",
+    "hexdump",
+];
+
+/// The programs a `find` with `args` runs on what it finds (`-exec PROGRAM …`).
+fn find_programs<'a>(args: &'a [&'a str]) -> impl Iterator<Item = &'a str> + 'a {
+    args.windows(2)
+        .filter(|pair| FIND_ACTIONS.contains(&pair[0]) && pair[0] != "-delete")
+        .map(|pair| crate::shell::basename(pair[1]))
+}
+
 /// How many entries below the protected folders a `find` with an action has its `-name`
 /// patterns tried against before it is taken to reach them.
 const FIND_WALK_LIMIT: usize = 4096;
@@ -345,8 +387,22 @@ impl SelfProtection {
             });
         // The last word adds only the broad targets of whole-tree commands; everything
         // else was judged in full before the hooks.
-        // `find` reads, unless it deletes or runs a command on what it finds.
-        let find_acts = name == "find" && args.iter().any(|a| FIND_ACTIONS.contains(a));
+        // `find` reads, unless it deletes or runs a command that may change what it finds
+        // (`-exec grep …` reads; the files it reads are judged as a whole tree below).
+        let find_acts = name == "find"
+            && (args.contains(&"-delete")
+                || find_programs(&args).any(|program| !READ_ONLY_PROGRAMS.contains(&program)));
+        if name == "find"
+            && !find_acts
+            && find_programs(&args).next().is_some()
+            && let Some(why) = args
+                .iter()
+                .take_while(|a| !a.starts_with('-'))
+                .filter_map(|start| self.locate(start, cwd))
+                .find_map(|start| self.read(&start, true))
+        {
+            return Some(why);
+        }
         let whole_tree =
             (TREE_COMMANDS.contains(&name) && (name != "find" || find_acts)) || recursive;
         if reach == Reach::Whole && (!whole_tree || (find_acts && !self.find_may_reach(&args))) {

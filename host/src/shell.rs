@@ -24,6 +24,7 @@ mod words;
 use serde::Serialize;
 
 pub use memo::ViewMemo;
+pub(crate) use programs::basename;
 pub use script_files::MAX_SCRIPT_FILE_BYTES;
 
 /// The longest script the host parses; a longer one gives a partial, empty view.

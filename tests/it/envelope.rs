@@ -513,3 +513,86 @@ fn the_weaker_mode_is_said_at_session_start_and_in_status_and_still_bounds_write
     assert!(!out.status.success());
     assert!(!Path::new(&probe).exists(), "{}", text(&out));
 }
+
+/// Issue 53's ordinary corpus: 140 everyday calls across ecosystems, through the command
+/// `hookhost claude install --guards recommended --envelope` installs, on a project with
+/// its own binaries (a compiled program over the script-reading cap, a virtualenv's
+/// python), a launcher script in the style of Gradle's, `.env` and its template: none is
+/// refused, and each gets the envelope.
+#[test]
+fn everyday_calls_pass_the_recommended_guards_and_get_the_envelope() {
+    let test = TestEnv::new();
+    let out = Command::new(CLI)
+        .args([
+            "claude",
+            "install",
+            "--guards",
+            "recommended",
+            "--envelope",
+            "--home",
+        ])
+        .arg(&test.home)
+        .current_dir(&test.project)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let settings: Value = serde_json::from_str(
+        &std::fs::read_to_string(test.home.join(".claude/settings.json")).unwrap(),
+    )
+    .unwrap();
+    let hook = settings["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // The project's own programs: one compiled (larger than the shell view reads), one
+    // a link to the system's python, one a launcher script.
+    let program = std::fs::read("/bin/ls").unwrap();
+    let mut big = program.clone();
+    big.resize(program.len().max(600 << 10), 0);
+    let app = test.write("project/target/release/app", "");
+    std::fs::write(&app, &big).unwrap();
+    std::fs::create_dir_all(test.project.join(".venv/bin")).unwrap();
+    std::os::unix::fs::symlink("/usr/bin/python3", test.project.join(".venv/bin/python")).unwrap();
+    test.write(
+        "project/gradlew",
+        "#!/bin/sh\nHERE=$(cd \"${0%/*}\" && pwd -P) || exit\nOPTS='\"-Xmx64m\"'\nset -- -classpath \"$HERE/wrapper.jar\" Main \"$@\"\neval \"set -- $(printf '%s\\n' \"$OPTS $JAVA_OPTS\" | xargs -n1 | tr '\\n' ' ')\" '\"$@\"'\nexec \"${JAVACMD:-java}\" \"$@\"\n",
+    );
+    test.write("project/.env", "KEY=1\n");
+    test.write("project/.env.sample", "KEY=\n");
+    let corpus = include_str!("envelope/everyday.txt");
+    let calls: Vec<&str> = corpus
+        .lines()
+        .filter(|line| !line.trim().is_empty() && !line.starts_with('#'))
+        .collect();
+    assert!(calls.len() >= 100, "{} calls", calls.len());
+    let mut refused = Vec::new();
+    for call in &calls {
+        let input = json!({"session_id": "s", "transcript_path": "/tmp/t", "cwd": test.project,
+            "permission_mode": "default", "hook_event_name": "PreToolUse", "tool_name": "Bash",
+            "tool_input": {"command": call, "description": "d"}});
+        let mut run = Command::new("sh");
+        run.arg("-c").arg(&hook).current_dir(&test.project);
+        let out = hookhost_tests::run_with_stdin(&mut run, input.to_string().as_bytes());
+        let answer: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+        let hso = &answer["hookSpecificOutput"];
+        if out.status.code() != Some(0) || hso["permissionDecision"] == "deny" {
+            refused.push(format!(
+                "{call}: {}{}",
+                hso["permissionDecisionReason"],
+                String::from_utf8_lossy(&out.stderr)
+            ));
+        } else if !hso["updatedInput"]["command"]
+            .as_str()
+            .is_some_and(|command| command.contains("envelope run"))
+        {
+            refused.push(format!("{call}: no envelope: {answer}"));
+        }
+    }
+    assert!(
+        refused.is_empty(),
+        "{} of {}:\n{}",
+        refused.len(),
+        calls.len(),
+        refused.join("\n")
+    );
+}

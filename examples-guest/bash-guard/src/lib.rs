@@ -15,6 +15,13 @@
 
 mod options;
 mod place;
+// One source for what a secret file is and which words a command reads, shared with the
+// `secrets` guest.
+#[path = "../../secret-scan/src/reads.rs"]
+mod reads;
+#[path = "../../secret-scan/src/secret_files.rs"]
+#[allow(dead_code, reason = "bash-guard reads `secret_kind` alone")]
+mod secret_files;
 
 use hookhost_guest::shell::{Command, Script, Via, Words};
 use hookhost_guest::{Answer, Hook, PreToolUse, config, export_hook};
@@ -138,16 +145,18 @@ fn download_into_shell(cmd: &Command) -> Option<String> {
     })
 }
 
+/// A `.env` file a command reads (the `secrets` builtin's rule: templates such as
+/// `.env.example` or `.env.sample` are not secrets; a word the command only names, a
+/// pattern or an option's text is not read).
 fn env_file(cmd: &Command) -> Option<String> {
-    let secret = |word: &str| {
-        let name = word.rsplit('/').next().unwrap_or(word);
-        name == ".env" || (name.starts_with(".env.") && !name.ends_with(".example"))
-    };
-    cmd.operand_words()
-        .map(|w| w.text)
-        .find(|w| secret(w))
+    reads::read_words(cmd)
+        .into_iter()
+        .find(|word| secret_files::secret_kind(word.text, &[]) == Some("environment secrets"))
         .map(|file| {
-            format!("`{file}` holds secrets; read `.env.example` for the variable names instead")
+            format!(
+                "`{}` holds secrets; read `.env.example` for the variable names instead",
+                file.text
+            )
         })
 }
 
@@ -181,10 +190,19 @@ fn dynamic_name_before_git(cmd: &Command, runs_git: impl Fn() -> bool) -> Option
     if !SETS_BY_NAME.contains(&cmd.name()) && !cmd.words().any(|w| w.text == "env") {
         return None;
     }
-    let dynamic_name = cmd.words().any(|w| {
+    let is_dynamic_name = |w: &hookhost_guest::shell::Word| {
         let name = w.text.split_once('=').map_or(w.text, |(name, _)| name);
         w.dynamic && !name.starts_with('-') && name.contains(['$', '`'])
-    });
+    };
+    // `printf` names a variable only with `-v NAME`; its format and arguments are text.
+    let dynamic_name = if cmd.name() == "printf" {
+        let words: Vec<_> = cmd.arg_words().collect();
+        words
+            .windows(2)
+            .any(|pair| pair[0].text == "-v" && is_dynamic_name(&pair[1]))
+    } else {
+        cmd.words().any(|w| is_dynamic_name(&w))
+    };
     (dynamic_name && runs_git()).then(|| {
         "a variable whose name is an expansion could be one of git's configuration variables, where an alias can hide which git command runs; name the variable".to_string()
     })
@@ -305,6 +323,47 @@ fn git(args: Words, checks: &Checks, protected: impl Fn() -> Vec<String>) -> Opt
 /// Why skipping the repository's hooks is refused.
 const SKIPS_HOOKS: &str = "skipping the repository's hooks (`--no-verify`, `commit -n`, `core.hooksPath`) skips the checks its owners require; fix what they report instead";
 
+/// `git commit`'s short options among `words`, letter by letter: the value of one that
+/// takes a value (`-m MSG`, `-mMSG`, `-F FILE`, `-C REF`, `-c REF`, `-t FILE`) is skipped,
+/// whether attached or the next word; words after `--` are paths.
+fn commit_options<'a>(words: impl Iterator<Item = &'a str>) -> impl Iterator<Item = char> {
+    const TAKES_VALUE: &[char] = &['m', 'F', 'C', 'c', 't'];
+    let mut letters = Vec::new();
+    let mut value_next = false;
+    for word in words {
+        if value_next {
+            value_next = false;
+            continue;
+        }
+        if word == "--" {
+            break;
+        }
+        let Some(cluster) = word.strip_prefix('-').filter(|c| !c.starts_with('-')) else {
+            if matches!(
+                word,
+                "--message"
+                    | "--file"
+                    | "--reuse-message"
+                    | "--reedit-message"
+                    | "--template"
+                    | "--author"
+                    | "--date"
+            ) {
+                value_next = true;
+            }
+            continue;
+        };
+        for (at, letter) in cluster.char_indices() {
+            letters.push(letter);
+            if TAKES_VALUE.contains(&letter) {
+                value_next = at + letter.len_utf8() == cluster.len();
+                break;
+            }
+        }
+    }
+    letters.into_iter()
+}
+
 /// A `-c` setting that points git at other hooks (or none).
 fn skips_git_hooks(setting: &str) -> bool {
     let key = setting.split('=').next().unwrap_or(setting);
@@ -326,14 +385,9 @@ where
     if checks.on("git-hooks") {
         // `--no-verify` by any prefix git could read as it.
         let no_verify = rest().any(|a| a.starts_with("--no-v") && "--no-verify".starts_with(a));
-        // `commit -n` is `--no-verify` (elsewhere `-n` is a dry run).
-        let commit_n = is("commit")
-            && rest().any(|a| {
-                a.starts_with('-')
-                    && !a.starts_with("--")
-                    && a.contains('n')
-                    && !a.starts_with("-m")
-            });
+        // `commit -n` is `--no-verify` (elsewhere `-n` is a dry run); a message (`-m
+        // MSG`, `-am MSG`, `-mMSG`) or another option's value is no option.
+        let commit_n = is("commit") && commit_options(rest()).any(|letter| letter == 'n');
         let hooked = [
             "commit",
             "push",

@@ -12,6 +12,7 @@
 //! runs in a fresh instance, and compiling a regex set per call would cost more than the
 //! whole scan.
 
+pub mod reads;
 pub mod secret_files;
 
 use hookhost_guest::{Answer, Hook, PreToolUse, config, export_hook};
@@ -21,11 +22,6 @@ use secret_files::{pattern_names_secrets, secret_kind};
 pub struct SecretScan;
 
 const FILE_TOOLS: &[&str] = &["Write", "Edit", "MultiEdit", "NotebookEdit"];
-
-/// Commands that name a file without reading it.
-const NOT_READING: &[&str] = &[
-    "ls", "stat", "test", "[", "[[", "file", "rm", "touch", "chmod", "chown", "mkdir",
-];
 
 impl Hook for SecretScan {
     fn pre_tool_use(call: PreToolUse) -> Result<Answer, String> {
@@ -71,17 +67,14 @@ fn read_answer(call: &PreToolUse, allow: &[String]) -> Answer {
     Answer::none()
 }
 
-/// A command naming a secret file (as an argument or a redirection), anywhere bash would
-/// run it.
+/// A command reading a secret file (an operand it reads, or an input redirection: see
+/// [`reads`]), anywhere bash would run it.
 fn command_answer(call: &PreToolUse, allow: &[String]) -> Answer {
     let Some(script) = call.shell() else {
         return Answer::none();
     };
     for command in script.commands() {
-        if NOT_READING.contains(&command.name()) {
-            continue;
-        }
-        for word in command.operand_words() {
+        for word in reads::read_words(&command) {
             if let Some(kind) = secret_kind(word.text, allow) {
                 return refuse_read(word.text, kind);
             }

@@ -6,8 +6,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
 
-use super::CliResult;
-use super::args::ConfigArgs;
+use super::{CliResult, ConfigArgs};
 use hookhost::envelope::{KernelSupport, launch};
 
 #[derive(Debug, Subcommand)]

@@ -9,8 +9,42 @@ use serde_json::Value;
 
 use super::owners::owner_values;
 use super::source::Source;
+use serde::{Deserialize, Serialize};
+
 use super::{Diagnostic, EnvelopeSettings, Severity};
-use crate::envelope::{Mode, Network};
+
+/// How strictly the envelope is applied (the owner's `envelope.mode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mode {
+    /// Landlock and a private mount namespace: writes only to the writable roots,
+    /// read-only places inside them, secret files withheld. A kernel that cannot do all
+    /// of it refuses the command.
+    #[default]
+    Enforce,
+    /// Landlock alone, where mount namespaces are forbidden: writes only to the writable
+    /// roots, but places inside them stay writable and secret files inside readable
+    /// roots stay readable. Weaker, and `status` and the session start say so.
+    LandlockOnly,
+}
+
+/// What the network may reach (the owner's `envelope.network`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub enum Network {
+    /// Unrestricted.
+    #[default]
+    Any,
+    /// No TCP connect or bind at all (UDP and unix sockets are out of Landlock's reach).
+    None,
+    /// TCP connects to these ports, binds to those; nothing else over TCP.
+    Ports {
+        /// Ports a command may connect to.
+        connect: Vec<u16>,
+        /// Ports a command may listen on.
+        bind: Vec<u16>,
+    },
+}
 
 /// The owners' `envelope`; every bad field is named in a diagnostic and the safer value
 /// kept (a bad `mode` stays `enforce`, a bad `network` becomes `none`).

@@ -10,6 +10,8 @@ pub const SIMULATE_ABI_VAR: &str = "HOOKHOST_SIMULATE_LANDLOCK_ABI";
 pub struct KernelSupport {
     /// The Landlock ABI (0: none — not Linux, not built in, or not enabled at boot).
     pub landlock_abi: u32,
+    /// macOS's Seatbelt (`sandbox-exec`) is there to apply the envelope instead.
+    pub seatbelt: bool,
 }
 
 impl KernelSupport {
@@ -21,20 +23,22 @@ impl KernelSupport {
             .and_then(|value| value.parse::<u32>().ok());
         KernelSupport {
             landlock_abi: simulated.map_or(abi, |lower| lower.min(abi)),
+            seatbelt: cfg!(target_os = "macos")
+                && std::path::Path::new("/usr/bin/sandbox-exec").exists(),
         }
     }
 
     /// Why an envelope that needs Landlock ABI `needed` cannot run here, with how to fix
     /// it; `None` when it can.
     pub fn refusal(&self, needed: u32) -> Option<String> {
-        if self.landlock_abi >= needed {
+        if self.landlock_abi >= needed || self.seatbelt {
             return None;
         }
         let have = match self.landlock_abi {
             0 if cfg!(target_os = "linux") => {
                 "this kernel has no Landlock (not built in, or not in the `lsm=` boot list)".to_string()
             }
-            0 => "this system has no Landlock (the envelope is enforced on Linux; on macOS by Seatbelt through `hookhost envelope run`)".to_string(),
+            0 => "this system's kernel does not enforce it (the envelope is enforced on Linux by Landlock, on macOS by Seatbelt; not on Windows)".to_string(),
             abi => format!("this kernel has Landlock ABI {abi}"),
         };
         Some(format!(
@@ -75,15 +79,26 @@ mod tests {
 
     #[test]
     fn refuses_below_the_needed_abi_and_says_how_to_fix() {
-        let old = KernelSupport { landlock_abi: 2 };
+        let old = KernelSupport {
+            landlock_abi: 2,
+            seatbelt: false,
+        };
         let why = old.refusal(3).unwrap();
         assert!(
             why.contains("needs Landlock ABI 3") && why.contains("ABI 2"),
             "{why}"
         );
         assert!(why.contains("Fix:"));
-        assert_eq!(KernelSupport { landlock_abi: 7 }.refusal(6), None);
-        let none = KernelSupport { landlock_abi: 0 }.refusal(3).unwrap();
+        let new = KernelSupport {
+            landlock_abi: 7,
+            seatbelt: false,
+        };
+        assert_eq!(new.refusal(6), None);
+        let none = KernelSupport {
+            landlock_abi: 0,
+            seatbelt: false,
+        };
+        let none = none.refusal(3).unwrap();
         assert!(none.contains("Landlock"), "{none}");
     }
 

@@ -374,3 +374,39 @@ fn a_dot_dot_after_a_planted_link_is_judged_where_the_kernel_lands() {
     // By its words alone, the same text names the project's own files.
     assert_eq!(f.bash("echo '{}' > sub/../hooks.json"), None);
 }
+
+/// Issue 53: a `find -exec` of a program that only reads (`grep`, `cat`, `wc`) changes
+/// nothing it finds, so it is no tree action — `find . -type f -exec grep -n x {} \;` in a
+/// project runs — but what it reads is judged as a whole tree: a `-exec cat` over
+/// hookhost's configuration folder reads the serve token.
+#[test]
+#[cfg(unix)]
+fn find_exec_of_a_reader_reads_and_a_writer_still_acts() {
+    let f = fixture();
+    std::fs::create_dir_all(f.project.join(".hookhost")).unwrap();
+    for command in [
+        "find . -type f -exec grep -n 'fn main' {} \\;",
+        "find . -name '*.rs' -exec wc -l {} +",
+        "find src -exec cat {} +",
+    ] {
+        assert_eq!(f.bash(command), None, "{command}");
+        assert_eq!(f.bash_whole(command), None, "{command}");
+    }
+    let config = f.home.join(".config/hookhost");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(config.join("serve-token"), "secret").unwrap();
+    for command in [
+        "find ~/.config/hookhost -exec cat {} +".to_string(),
+        format!("find {} -type f -exec grep -h . {{}} ;", config.display()),
+        // A writer still acts on all it finds.
+        "find . -exec sed -i s/a/b/ {} +".to_string(),
+        "find ~ -exec sh -c 'echo > \"$1\"' _ {} ;".to_string(),
+    ] {
+        let why = f.bash(&command).or_else(|| f.bash_whole(&command));
+        assert!(
+            why.as_deref()
+                .is_some_and(|why| why.contains("hookhost self-protection")),
+            "allowed: {command}"
+        );
+    }
+}

@@ -8,7 +8,7 @@ use super::{Redirect, Word};
 pub(super) const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "rbash"];
 
 /// The last path component of a program name.
-pub(super) fn basename(text: &str) -> &str {
+pub(crate) fn basename(text: &str) -> &str {
     text.rsplit('/').next().unwrap_or(text)
 }
 

@@ -60,6 +60,15 @@ pub(super) fn read(word: &Word, runs: Runs, cwd: &Path) -> ScriptFile {
         return ScriptFile::Nothing;
     }
     let path = cwd.join(&word.text);
+    // A program run by path is read only when a shell runs it: its head says so (a
+    // compiled program — ELF, Mach-O, PE — of any size is a program, not a script).
+    if runs == Runs::AsProgram {
+        match head(&path) {
+            Ok(head) if !runs_as_shell_script(&head) => return ScriptFile::Nothing,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return ScriptFile::Nothing,
+            _ => {}
+        }
+    }
     let bytes = match crate::files::read_regular(&path, MAX_SCRIPT_FILE_BYTES) {
         Ok(bytes) => bytes,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => return ScriptFile::Nothing,
@@ -76,12 +85,24 @@ pub(super) fn read(word: &Word, runs: Runs, cwd: &Path) -> ScriptFile {
     ScriptFile::Text(String::from_utf8_lossy(&bytes).into_owned())
 }
 
+/// The first KiB of the regular file at `path`, whatever its size.
+fn head(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let file = crate::files::open_regular(path, u64::MAX)?;
+    let mut head = Vec::with_capacity(HEAD);
+    file.take(HEAD as u64).read_to_end(&mut head)?;
+    Ok(head)
+}
+
+/// How much of a program run by path tells whether a shell reads it.
+const HEAD: usize = 1024;
+
 /// Whether a file executed directly is read by a shell: its `#!` line names one, or it
 /// has none and is text (bash runs such a file itself).
 fn runs_as_shell_script(bytes: &[u8]) -> bool {
     let Some(line) = bytes.strip_prefix(b"#!") else {
         // Text: no NUL, and UTF-8 (a character cut at the end of the sample allowed).
-        let head = &bytes[..bytes.len().min(1024)];
+        let head = &bytes[..bytes.len().min(HEAD)];
         let utf8 = std::str::from_utf8(head).map_or_else(|e| e.error_len().is_none(), |_| true);
         return utf8 && !head.contains(&0);
     };
@@ -130,6 +151,30 @@ mod tests {
         );
         assert!(script_word(&word("make"), &x, None).is_none());
         assert!(script_word(&word("$D/run.sh"), &x, None).is_none());
+    }
+
+    #[test]
+    fn a_compiled_program_of_any_size_run_by_path_is_not_a_script() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut program = b"\x7fELF\x02\x01\x01\0".to_vec();
+        program.resize(MAX_SCRIPT_FILE_BYTES as usize * 4, 0);
+        std::fs::create_dir_all(dir.path().join("target/release")).unwrap();
+        std::fs::write(dir.path().join("target/release/app"), &program).unwrap();
+        let app = word("./target/release/app");
+        assert_eq!(read(&app, Runs::AsProgram, dir.path()), ScriptFile::Nothing);
+        // A shell script over the cap stays unread (the view says so); so does the same
+        // program when a shell is told to run it.
+        let mut script = b"#!/bin/sh\n".to_vec();
+        script.resize(MAX_SCRIPT_FILE_BYTES as usize + 10, b'#');
+        std::fs::write(dir.path().join("configure"), &script).unwrap();
+        assert!(matches!(
+            read(&word("./configure"), Runs::AsProgram, dir.path()),
+            ScriptFile::Unread(_)
+        ));
+        assert!(matches!(
+            read(&app, Runs::AsScript, dir.path()),
+            ScriptFile::Unread(_)
+        ));
     }
 
     #[test]

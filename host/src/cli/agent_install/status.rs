@@ -178,8 +178,8 @@ fn report(agent: Agent, home: &Path, project: &Path) -> Vec<String> {
             agent.name()
         ));
     }
-    let owner = crate::cli::args::ConfigArgs::own(Some(project.to_path_buf()))
-        .with_home(home.to_path_buf());
+    let owner =
+        crate::cli::ConfigArgs::own(Some(project.to_path_buf())).with_home(home.to_path_buf());
     if let Ok(engine) = owner.engine() {
         let (lines, problem) = crate::cli::envelope::status_lines(&engine, agent);
         for line in lines {
