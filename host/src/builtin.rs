@@ -25,6 +25,9 @@ pub struct Builtin {
     pub(crate) bytes: &'static [u8],
     /// Its configuration before the entry's own `config` (whose keys win), as JSON.
     pub(crate) preset: &'static str,
+    /// Configuration keys whose relative paths name places in the project: resolved
+    /// against the project, never the event's working folder.
+    pub(crate) project_paths: &'static [&'static str],
 }
 
 /// The places `system-dirs` keeps every tool and command from writing.
@@ -38,6 +41,7 @@ static BUILTINS: &[Builtin] = &[
         summary: "recursive deletes of the root, the home or the project (however named), a download run as code, `git reset --hard`, force pushes to protected branches (config `protectedBranches`), reading `.env` files, git aliases that hide the command",
         bytes: include_bytes!("../builtin/bash-guard.wasm"),
         preset: "{}",
+        project_paths: &[],
     },
     Builtin {
         name: "secrets",
@@ -46,6 +50,7 @@ static BUILTINS: &[Builtin] = &[
         summary: "secret files read by file tools or commands (`.env`, SSH keys, cloud and registry credentials; config `allow`), and cloud keys, private key blocks and API tokens written into files (redacted in the reason)",
         bytes: include_bytes!("../builtin/secrets.wasm"),
         preset: "{}",
+        project_paths: &[],
     },
     Builtin {
         name: "git-safety",
@@ -54,6 +59,7 @@ static BUILTINS: &[Builtin] = &[
         summary: "skipping the repository's hooks (`--no-verify`, `commit -n`, `core.hooksPath`), `git clean -fdx`, `git reset --hard`, force pushes to protected branches, git aliases that hide the command",
         bytes: include_bytes!("../builtin/bash-guard.wasm"),
         preset: r#"{"checks": ["git", "git-hooks", "git-clean"]}"#,
+        project_paths: &[],
     },
     Builtin {
         name: "protected-paths",
@@ -62,6 +68,7 @@ static BUILTINS: &[Builtin] = &[
         summary: "any write under the configured `paths` (file tools on the resolved target; commands: redirections, `tee`, `sed -i`, `cp`/`mv`/`rm`/`ln`/`chmod`, …)",
         bytes: include_bytes!("../builtin/write-guard.wasm"),
         preset: r#"{"label": "a protected path"}"#,
+        project_paths: &["paths"],
     },
     Builtin {
         name: "system-dirs",
@@ -70,6 +77,7 @@ static BUILTINS: &[Builtin] = &[
         summary: "any write under the system's own folders: `/etc`, `/usr`, `/bin`, `/sbin`, `/lib`, `/boot`, `/System`, `/Library`, `C:\\Windows`, `C:\\Program Files`, …",
         bytes: include_bytes!("../builtin/write-guard.wasm"),
         preset: SYSTEM_DIRS,
+        project_paths: &["paths"],
     },
 ];
 
@@ -95,12 +103,32 @@ impl Builtin {
         format!("{PREFIX}{}", self.name)
     }
 
-    /// `configured` (an entry's `config`) over the builtin's own configuration.
-    pub(crate) fn config(&self, configured: serde_json::Value) -> serde_json::Value {
+    /// `configured` (an entry's `config`) over the builtin's own configuration, its
+    /// project paths made absolute against `project`.
+    pub(crate) fn config(
+        &self,
+        configured: serde_json::Value,
+        project: Option<&std::path::Path>,
+    ) -> serde_json::Value {
         let mut config: serde_json::Map<String, serde_json::Value> =
             serde_json::from_str(self.preset).unwrap_or_default();
         if let serde_json::Value::Object(own) = configured {
             config.extend(own);
+        }
+        for key in self.project_paths {
+            let (Some(project), Some(serde_json::Value::Array(paths))) =
+                (project, config.get_mut(*key))
+            else {
+                continue;
+            };
+            for path in paths.iter_mut() {
+                if let Some(text) = path.as_str()
+                    && std::path::Path::new(text).is_relative()
+                    && !text.starts_with(['~', '$'])
+                {
+                    *path = serde_json::Value::String(project.join(text).display().to_string());
+                }
+            }
         }
         serde_json::Value::Object(config)
     }
@@ -131,7 +159,18 @@ mod tests {
         }
         assert!(Builtin::find("builtin:nope").is_none());
         let system = Builtin::find("builtin:system-dirs").unwrap();
-        let config = system.config(serde_json::json!({"label": "mine"}));
+        let config = system.config(serde_json::json!({"label": "mine"}), None);
+        // A protected path written relative names a place in the project, wherever the
+        // agent's working folder is.
+        let protected = Builtin::find("builtin:protected-paths").unwrap();
+        let config_in = protected.config(
+            serde_json::json!({"paths": ["deploy/prod.yml", "/etc", "~/x"]}),
+            Some(std::path::Path::new("/p")),
+        );
+        assert_eq!(
+            config_in["paths"],
+            serde_json::json!(["/p/deploy/prod.yml", "/etc", "~/x"])
+        );
         assert_eq!(config["label"], "mine");
         assert!(
             config["paths"]

@@ -328,46 +328,110 @@ impl SelfProtection {
     }
 
     fn view(&self, view: &ShellView, cwd: Option<&Path>, reach: Reach) -> Option<String> {
-        for node in &view.nodes {
-            // A redirection writes one file: judged in full before the hooks.
-            let redirects = if reach == Reach::Named {
-                node.redirects.as_slice()
-            } else {
-                &[]
-            };
-            for redirect in redirects {
-                let writes = matches!(
-                    redirect.op.as_str(),
-                    ">" | ">>" | ">|" | "<>" | "&>" | "&>>"
-                ) || (redirect.op == ">&"
-                    && !redirect
-                        .target
-                        .text
-                        .bytes()
-                        .all(|b| b.is_ascii_digit() || b == b'-'));
-                let reads = matches!(redirect.op.as_str(), "<" | "<>");
-                let Some(path) = self.locate(&redirect.target.text, cwd) else {
-                    continue;
-                };
-                if writes && let Some(why) = self.written(&path, false, reach) {
+        // A `cd DIR` earlier in the line moves where later relative paths land; which
+        // later commands it reaches depends on how they are joined, so each is judged in
+        // every folder a `cd` before it names, and in the one the line started in.
+        let mut folders: Vec<Option<PathBuf>> = vec![cwd.map(Path::to_path_buf)];
+        for (index, node) in view.nodes.iter().enumerate() {
+            for folder in folders.clone() {
+                if let Some(why) = self.node(node, folder.as_deref(), reach) {
                     return Some(why);
                 }
-                if reads && let Some(why) = self.read(&path, false) {
+                if reach == Reach::Named
+                    && let Some(why) = self.fed_by_xargs(view, index, folder.as_deref())
+                {
                     return Some(why);
                 }
             }
-            if node.kind != NodeKind::Simple {
-                continue;
-            }
-            let start = node.program.unwrap_or(0) as usize;
-            let Some(words) = node.words.get(start..).filter(|w| !w.is_empty()) else {
-                continue;
-            };
-            if let Some(why) = self.simple(words, cwd, reach) {
-                return Some(why);
+            if let Some(folder) = self.cd_target(node, folders.last().cloned().flatten().as_deref())
+            {
+                folders.push(Some(folder));
             }
         }
         None
+    }
+
+    /// A writing command run by `xargs` writes what the commands before it in the
+    /// pipeline print: each place they name counts as its target, with everything below
+    /// it (`ls ~/.config/hookhost | xargs rm`); the home, the project and `/` are left to
+    /// the configured guards, as for a command that names them.
+    fn fed_by_xargs(&self, view: &ShellView, index: usize, cwd: Option<&Path>) -> Option<String> {
+        let node = &view.nodes[index];
+        let program = node.program? as usize;
+        let (wrappers, words) = node.words.split_at(program);
+        let name = crate::shell::basename(&words.first()?.text);
+        let fed = wrappers
+            .iter()
+            .any(|w| crate::shell::basename(&w.text) == "xargs");
+        if !fed || !(WRITING_COMMANDS.contains(&name) || IN_PLACE_COMMANDS.contains(&name)) {
+            return None;
+        }
+        view.nodes[..index]
+            .iter()
+            .filter(|upstream| upstream.pipeline == node.pipeline)
+            .flat_map(|upstream| upstream.words.iter().skip(1))
+            .filter(|word| !word.text.starts_with('-'))
+            .filter_map(|word| self.locate(&word.text, cwd))
+            .find_map(|path| self.written(&path, true, Reach::Named))
+    }
+
+    /// The folder a `cd DIR` (or `pushd DIR`) node moves to, resolved from `cwd`.
+    fn cd_target(&self, node: &crate::shell::Node, cwd: Option<&Path>) -> Option<PathBuf> {
+        if node.kind != NodeKind::Simple {
+            return None;
+        }
+        let words = node.words.get(node.program? as usize..)?;
+        let (program, args) = words.split_first()?;
+        if !matches!(program.text.as_str(), "cd" | "pushd") {
+            return None;
+        }
+        let dir = args
+            .iter()
+            .find(|w| !w.text.starts_with('-') || w.text == "-")?;
+        if dir.text == "-"
+            || (dir.dynamic && !dir.text.starts_with('~') && !dir.text.starts_with("$HOME"))
+        {
+            return None;
+        }
+        self.lexical(&dir.text, cwd)
+            .map(|path| file_target::without_dots(&path))
+    }
+
+    /// The reason to refuse one node of a view, run in `cwd`.
+    fn node(&self, node: &crate::shell::Node, cwd: Option<&Path>, reach: Reach) -> Option<String> {
+        // A redirection writes one file: judged in full before the hooks.
+        let redirects = if reach == Reach::Named {
+            node.redirects.as_slice()
+        } else {
+            &[]
+        };
+        for redirect in redirects {
+            let writes = matches!(
+                redirect.op.as_str(),
+                ">" | ">>" | ">|" | "<>" | "&>" | "&>>"
+            ) || (redirect.op == ">&"
+                && !redirect
+                    .target
+                    .text
+                    .bytes()
+                    .all(|b| b.is_ascii_digit() || b == b'-'));
+            let reads = matches!(redirect.op.as_str(), "<" | "<>");
+            let Some(path) = self.locate(&redirect.target.text, cwd) else {
+                continue;
+            };
+            if writes && let Some(why) = self.written(&path, false, reach) {
+                return Some(why);
+            }
+            if reads && let Some(why) = self.read(&path, false) {
+                return Some(why);
+            }
+        }
+        if node.kind != NodeKind::Simple {
+            return None;
+        }
+        let start = node.program.unwrap_or(0) as usize;
+        let words = node.words.get(start..).filter(|w| !w.is_empty())?;
+        self.simple(words, cwd, reach)
     }
 
     /// The reason to refuse one simple command (`words[0]` is what it runs).
@@ -429,7 +493,7 @@ impl SelfProtection {
                 }
             }
         }
-        if name == "hookhost" {
+        if name == "hookhost" || self.is_own_binary(program, cwd) {
             return hookhost_command(&args);
         }
         if let Some((_, flags)) = INTERPRETERS.iter().find(|(n, _)| {
@@ -493,6 +557,14 @@ impl SelfProtection {
         } else {
             named.clone()
         };
+        // A hard link is the same file under another name: writing the link writes the
+        // source, so a link's sources count as written (a symbolic link's do not).
+        let symbolic = args.iter().any(|a| {
+            *a == "--symbolic" || (a.starts_with('-') && !a.starts_with("--") && a.contains('s'))
+        });
+        if matches!(name, "ln" | "link") && !symbolic {
+            targets.extend(named[..named.len().saturating_sub(1)].iter().cloned());
+        }
         // `cp -t DIR SOURCE…` names its destination first.
         let target_dir = args
             .windows(2)
@@ -656,6 +728,26 @@ impl SelfProtection {
         None
     }
 
+    /// Whether `program`, named by a path, is this very hookhost binary under another
+    /// name (a symbolic or hard link: the same file); a program found by name on `PATH`
+    /// is judged by its name.
+    fn is_own_binary(&self, program: &str, cwd: Option<&Path>) -> bool {
+        static OWN: std::sync::OnceLock<Option<crate::platform::FileId>> =
+            std::sync::OnceLock::new();
+        if !program.contains('/') {
+            return false;
+        }
+        let Some(own) = OWN.get_or_init(|| {
+            let exe = std::env::current_exe().ok()?;
+            crate::platform::path_id(&exe).ok()
+        }) else {
+            return false;
+        };
+        self.locate(program, cwd)
+            .and_then(|path| crate::platform::path_id(&path).ok())
+            .is_some_and(|id| id == *own)
+    }
+
     /// How code may spell `path`: whole, and below the home as `~/…`, `$HOME/…` or the
     /// part below the home (what `os.path.expanduser('~') + '/.config/hookhost'` holds).
     fn spellings(&self, path: &Path) -> Vec<String> {
@@ -681,7 +773,16 @@ pub(crate) fn for_engine(
     if !config.self_protection.enabled {
         return None;
     }
-    let (places, secrets) = places(config, wasm, state_dir, audit);
+    let (mut places, secrets) = places(config, wasm, state_dir, audit);
+    // git's configuration changes what later git commands run (aliases, `core.hooksPath`,
+    // `core.fsmonitor`): no tool call writes it by name. (Ordinary git writes it itself,
+    // so the envelope keeps it writable.)
+    if let Some(project) = &config.project_dir {
+        places.push((
+            project.join(".git").join("config"),
+            "the project's git configuration".into(),
+        ));
+    }
     Some(SelfProtection::new(
         places,
         secrets,
@@ -721,6 +822,14 @@ pub(crate) fn places(
     add(audit, "hookhost's audit log");
     let project_own = config.project_dir.as_ref().map(|dir| dir.join(".hookhost"));
     add(project_own.as_deref(), "the project's .hookhost folder");
+    let git_hooks = config
+        .project_dir
+        .as_ref()
+        .map(|dir| dir.join(".git").join("hooks"));
+    add(
+        git_hooks.as_deref(),
+        "the project's git hooks (they run at the next commit)",
+    );
     for file in &config.guard_files {
         add(Some(file), "a hook settings file");
     }

@@ -121,6 +121,11 @@ pub fn verdict(
                     .on("git")
                     .then(|| dynamic_name_before_git(&cmd, runs_git))?
             })
+            .or_else(|| {
+                checks
+                    .on("git-hooks")
+                    .then(|| hook_skip_variable(&cmd, runs_git))?
+            })
             .or_else(|| match cmd.name() {
                 "rm" if checks.on("delete") => rm(cmd.arg_words(), project),
                 "git" => git(cmd.arg_words(), checks, &protected),
@@ -306,10 +311,20 @@ fn git(args: Words, checks: &Checks, protected: impl Fn() -> Vec<String>) -> Opt
                     || (a.starts_with('-') && !a.starts_with("--") && a.contains('f'))
             });
             let protected = protected();
+            // `--mirror` force-updates every branch; `--all` pushes every one.
+            let mirror = rest().any(|a| options::long(a, options::GIT_PUSH) == Some("mirror"));
+            let all = rest().any(|a| options::long(a, options::GIT_PUSH) == Some("all"));
             let refspecs: Vec<&str> = rest().filter(|a| !a.starts_with('-')).skip(1).collect();
-            let plus_protected = refspecs.iter().any(|r| r.starts_with('+') && targets_protected(&r[1..], &protected));
-            let hits_protected = refspecs.is_empty() || refspecs.iter().any(|r| targets_protected(r, &protected));
-            ((force && hits_protected) || plus_protected).then(|| {
+            // A `+` refspec is a force push of that one ref; `+HEAD` (or `+@`) is the
+            // current branch, which may be a protected one.
+            let plus_protected = refspecs.iter().any(|r| {
+                r.strip_prefix('+').is_some_and(|r| {
+                    targets_protected(r, &protected) || matches!(r, "HEAD" | "@") || r.contains(['$', '`'])
+                })
+            });
+            let hits_protected =
+                all || refspecs.is_empty() || refspecs.iter().any(|r| targets_protected(r, &protected));
+            (mirror || (force && hits_protected) || plus_protected).then(|| {
                 format!(
                     "force pushes to {} rewrite shared history; push to a feature branch and open a pull request instead",
                     protected.join("/")
@@ -318,6 +333,43 @@ fn git(args: Words, checks: &Checks, protected: impl Fn() -> Vec<String>) -> Opt
         }
         _ => None,
     })
+}
+
+/// Variables with which the hook managers skip the repository's hooks (husky, lefthook,
+/// pre-commit, overcommit, simple-git-hooks).
+const HOOK_SKIP_VARIABLES: &[&str] = &[
+    "HUSKY",
+    "HUSKY_SKIP_HOOKS",
+    "LEFTHOOK",
+    "LEFTHOOK_EXCLUDE",
+    "SKIP",
+    "OVERCOMMIT_DISABLE",
+    "SKIP_SIMPLE_GIT_HOOKS",
+];
+
+/// A variable a hook manager reads to skip the repository's hooks, set (`HUSKY=0 git
+/// commit`, `export HUSKY=0`, `env SKIP=lint git push`) where the command line runs git.
+fn hook_skip_variable(cmd: &Command, runs_git: impl Fn() -> bool) -> Option<String> {
+    let skip = |w: hookhost_guest::shell::Word<'_>| {
+        let (name, _) = w.text.split_once('=')?;
+        HOOK_SKIP_VARIABLES
+            .iter()
+            .find(|variable| **variable == name)
+            .copied()
+    };
+    // Before git itself (`HUSKY=0 git commit`), or exported for what follows.
+    let on_git = cmd.is("git") || cmd.words().any(|w| w.text == "git");
+    let exported = matches!(cmd.name(), "export" | "declare" | "typeset" | "env");
+    let named = if on_git {
+        cmd.assignments().chain(cmd.words()).find_map(skip)
+    } else if exported && runs_git() {
+        cmd.words().find_map(skip)
+    } else {
+        None
+    }?;
+    Some(format!(
+        "`{named}` makes the hook manager skip the repository's hooks, and with them the checks its owners require; fix what they report instead"
+    ))
 }
 
 /// Why skipping the repository's hooks is refused.

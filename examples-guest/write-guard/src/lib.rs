@@ -4,9 +4,10 @@
 //! shell view, every command bash would run: output redirections, `tee`, `sed -i`,
 //! `perl -i`, `dd of=`, the destination of `cp`/`install`/`ln`/`rsync`, and every operand
 //! of the commands that change or remove what they name (`mv`, `rm`, `chmod`, `touch`,
-//! `truncate`, …). Config: `paths` (absolute, or relative to the event's working
-//! directory; each protects itself and everything below it) and `label` (how the reason
-//! names them).
+//! `truncate`, …). Config: `paths` (absolute; as the builtins, a relative path is made
+//! absolute against the project by the host before the guest sees it, and a component
+//! loaded from a file reads one relative to the event's working directory; each protects
+//! itself and everything below it) and `label` (how the reason names them).
 
 mod writes;
 

@@ -5,7 +5,7 @@
 //! Claude Code's handler types tolerate unknown fields (real plugins add their own); the
 //! `wasm` type is ours and is strict, so a misspelt limit is reported instead of ignored.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::Deserialize;
@@ -649,7 +649,13 @@ fn read_wasm(raw: &Value, ctx: &FileContext) -> Result<WasmHandler, String> {
             .collect(),
         env: wasm.env,
         config: match crate::builtin::Builtin::find(&wasm.component) {
-            Some(builtin) => builtin.config(expand_strings(wasm.config, ctx)),
+            Some(builtin) => builtin.config(
+                expand_strings(wasm.config, ctx),
+                ctx.vars
+                    .iter()
+                    .find(|(name, _)| name == "CLAUDE_PROJECT_DIR")
+                    .map(|(_, dir)| Path::new(dir)),
+            ),
             None => expand_strings(wasm.config, ctx),
         },
         max_output_bytes: wasm.max_output_bytes,

@@ -82,12 +82,6 @@ pub(crate) fn derive(
         .into_iter()
         .map(|(path, why)| place(path, &why))
         .collect();
-    if let Some(project) = &project {
-        read_only.push(place(
-            project.join(".git").join("hooks"),
-            "the project's git hooks (they run at the next commit, outside any envelope)",
-        ));
-    }
     let in_project = |path: &Path| match (&project, path.is_absolute()) {
         (_, true) => Some(path.to_path_buf()),
         (Some(project), false) => Some(project.join(path)),

@@ -12,7 +12,10 @@ pub(super) fn sample(project: &Path, home: &Path) -> Envelope {
     let keys = home.join(".config/hookhost");
     derive(
         &config,
-        vec![(keys.clone(), "hookhost's configuration folder".into())],
+        vec![
+            (keys.clone(), "hookhost's configuration folder".into()),
+            (project.join(".git/hooks"), "the project's git hooks".into()),
+        ],
         vec![(keys.join("cache.key"), "the artifact key".into())],
         &home.join("state/envelope"),
     )

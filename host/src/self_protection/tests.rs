@@ -410,3 +410,77 @@ fn find_exec_of_a_reader_reads_and_a_writer_still_acts() {
         );
     }
 }
+
+/// Issue 53: what a guard reading the text can still see — a hard link to a guard file
+/// (the same file under another name), a relative path after a `cd` earlier in the line,
+/// and the project's git hooks and git configuration written by name.
+#[test]
+#[cfg(unix)]
+fn hard_links_cd_and_the_projects_git_files() {
+    let f = fixture();
+    std::fs::create_dir_all(f.project.join("src")).unwrap();
+    std::fs::create_dir_all(f.project.join(".git/hooks")).unwrap();
+    // The engine's own set: `places` and what `for_engine` adds.
+    let mut config = crate::config::LoadedConfig::empty();
+    config.project_dir = Some(f.project.clone());
+    config.home = Some(f.home.clone());
+    config.guard_files = vec![f.home.join(".claude/settings.json")];
+    let mut wasm = crate::executor::wasm::WasmOptions::default();
+    wasm.config_dir = Some(f.home.join(".config/hookhost"));
+    let engine = for_engine(&config, &wasm, None, None).unwrap();
+    let bash = |command: &str| {
+        engine.check(
+            "Bash",
+            &json!({"command": command}),
+            Some(&f.project),
+            Reach::Named,
+            None,
+        )
+    };
+    for command in [
+        "ln ~/.config/hookhost/hooks.json notes.txt",
+        "link ~/.claude/settings.json notes.txt",
+        "cd ~/.config/hookhost && echo '{}' > hooks.json",
+        "cd src; cd .. && rm -f .hookhost/hooks.json",
+        "cd ~ && truncate -s0 .claude/settings.json",
+        "printf '#!/bin/sh\\n' > .git/hooks/pre-commit",
+        "cd .git && cp /tmp/x hooks/pre-push",
+        "echo '[alias] st = !sh x' >> .git/config",
+        "ls ~/.config/hookhost | xargs rm",
+        "find ~/.config/hookhost -name '*.json' | xargs -I{} cp /dev/null {}",
+    ] {
+        let why = bash(command);
+        assert!(
+            why.as_deref()
+                .is_some_and(|why| why.contains("hookhost self-protection")),
+            "allowed: {command}"
+        );
+    }
+    // hookhost by another name: a link to this very binary (here, the test binary).
+    std::os::unix::fs::symlink(std::env::current_exe().unwrap(), f.project.join("hh")).unwrap();
+    assert!(
+        bash("./hh trust .").is_some_and(|why| why.contains("changes which guards run")),
+        "a link to hookhost ran `trust`"
+    );
+    assert_eq!(bash("./hh list"), None);
+    // Symbolic links, a `cd` that leads elsewhere, and git writing its own files pass.
+    for command in [
+        "ln -s ~/.config/hookhost/hooks.json notes.txt",
+        "cd src && echo x > hooks.json",
+        "cd /tmp && echo '{}' > settings.json",
+        "git config user.email a@b && git remote add origin x && git commit -qm x",
+        "cd - && ls",
+        "find . -name '*.o' | xargs rm -f",
+        "ls src | xargs wc -l",
+    ] {
+        assert_eq!(bash(command), None, "{command}");
+    }
+    let edit = engine.check(
+        "Edit",
+        &json!({"file_path": f.project.join(".git/config"), "old_string": "a", "new_string": "b"}),
+        Some(&f.project),
+        Reach::Named,
+        None,
+    );
+    assert!(edit.is_some_and(|why| why.contains("git configuration")));
+}
