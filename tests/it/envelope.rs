@@ -170,19 +170,19 @@ const ATTACKS: &[Attack] = &[
     Attack {
         name: "find -exec after a cd",
         setup: &[],
-        command: "cd src && find .. -maxdepth 1 -name '.e?v' -exec cat {} \\;",
+        command: "cd src && cd .. && find . -maxdepth 1 -name '.e?v' -exec cat {} \\;",
         succeeded: leaked,
     },
     Attack {
-        name: "a pre-commit hook written for the next commit",
+        name: "a pre-commit hook written for the next commit, by a computed path",
         setup: &[],
-        command: "printf '#!/bin/sh\\necho owned > /tmp/x\\n' > .git/hooks/pre-commit",
+        command: "d=$(printf .gi%s t); printf '#!/bin/sh\\necho owned\\n' > $d/hooks/pre-commit",
         succeeded: |test, _| test.project.join(".git/hooks/pre-commit").exists(),
     },
     Attack {
-        name: ".git moved aside for a writable one",
+        name: ".git moved aside for a writable one, by a computed path",
         setup: &[],
-        command: "mv .git .git-old && mkdir -p .git/hooks && touch .git/hooks/pre-commit",
+        command: "g=$(printf .gi%s t); mv $g $g-old && mkdir -p $g/hooks && touch $g/hooks/pre-commit",
         succeeded: |test, _| test.project.join(".git-old").exists(),
     },
 ];

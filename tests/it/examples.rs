@@ -422,7 +422,7 @@ async fn path_guard_keeps_writes_inside_the_project() {
         .await;
     assert!(escape.should_block);
     let git = engine
-        .execute("PreToolUse", write(&format!("{project}/.git/config")))
+        .execute("PreToolUse", write(&format!("{project}/.git/description")))
         .await;
     assert!(git.block_reason.unwrap().contains("deny .git/**"));
     let tmp = engine
@@ -447,7 +447,8 @@ async fn path_guard_judges_where_a_planted_link_lands() {
         std::os::unix::fs::symlink(to, env.project.join(name)).unwrap()
     };
     link("notes.md", &outside);
-    link("readme.txt", &env.project.join(".git/config"));
+    // (`.git/config` and `.git/hooks` are self-protection's own, with its own reason.)
+    link("readme.txt", &env.project.join(".git/description"));
     link("new.txt", &env.root.join("home/.profile"));
     link("docs", &env.root.join("home"));
     let write = |path: &str| env.file_tool("Write", json!({"file_path": path, "content": "x"}));

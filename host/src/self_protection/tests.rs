@@ -425,8 +425,10 @@ fn hard_links_cd_and_the_projects_git_files() {
     config.project_dir = Some(f.project.clone());
     config.home = Some(f.home.clone());
     config.guard_files = vec![f.home.join(".claude/settings.json")];
-    let mut wasm = crate::executor::wasm::WasmOptions::default();
-    wasm.config_dir = Some(f.home.join(".config/hookhost"));
+    let wasm = crate::executor::wasm::WasmOptions {
+        config_dir: Some(f.home.join(".config/hookhost")),
+        ..Default::default()
+    };
     let engine = for_engine(&config, &wasm, None, None).unwrap();
     let bash = |command: &str| {
         engine.check(
