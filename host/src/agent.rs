@@ -18,7 +18,7 @@ use crate::outcome::EventOutcome;
 use crate::output::PermissionDecision;
 
 pub use contracts::Agent;
-use contracts::{AnswerForm, Contract, ToolMap};
+use contracts::{AnswerForm, Contract, Rewrite, ToolMap};
 
 /// The input field naming the agent a call came from, for policies that care.
 pub const AGENT_FIELD: &str = "agent";
@@ -132,7 +132,8 @@ impl Agent {
 
     /// The agent's answer for `outcome` of its event `agent_event`.
     pub fn reply(self, agent_event: &str, outcome: &EventOutcome) -> AgentReply {
-        if outcome.envelope.is_some() && !self.rewrites_commands() {
+        let rewrite = self.contract().rewrite;
+        if outcome.envelope.is_some() && rewrite.is_none() {
             // The rewrite would be lost and the command run unconfined: refuse instead.
             let reason = format!(
                 "hookhost envelope: the owner's policy runs every shell command inside the kernel's envelope, and hookhost cannot rewrite {}'s commands through its hook yet, so the command was not run (`hookhost status --agent {}` says so)",
@@ -142,6 +143,18 @@ impl Agent {
             return self.failure_reply(agent_event, true, &reason);
         }
         let decision = Decision::of(outcome);
+        if outcome.updated_input.is_some()
+            && matches!(
+                rewrite,
+                Some(Rewrite::UpdatedInputWithAllow | Rewrite::ModifiedArgsWithAllow)
+            )
+            && decision == Decision::None
+        {
+            // Codex and Copilot CLI take a rewritten input only beside an explicit allow.
+            let mut allowed = outcome.clone();
+            allowed.permission_decision = Some(PermissionDecision::Allow);
+            return self.answer(agent_event, &allowed, Decision::Allow);
+        }
         self.answer(agent_event, outcome, decision)
     }
 
@@ -210,6 +223,23 @@ impl Agent {
             && !matches!(form, AnswerForm::Permission)
         {
             map.insert("systemMessage".into(), json!(context));
+        }
+        // A rewritten tool input, in the field this agent reads it from.
+        if let (Some(map), Some(updated)) = (stdout.as_object_mut(), &outcome.updated_input)
+            && !matches!(decision, Decision::Deny(_))
+        {
+            match contract.rewrite {
+                Some(Rewrite::ModifiedArgsWithAllow) => {
+                    map.insert("modifiedArgs".into(), updated.clone());
+                }
+                Some(Rewrite::ToolInput) => {
+                    map.insert(
+                        "hookSpecificOutput".into(),
+                        json!({"hookEventName": agent_event, "tool_input": updated}),
+                    );
+                }
+                _ => {}
+            }
         }
         AgentReply {
             stdout: stdout.to_string(),

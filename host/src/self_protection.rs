@@ -496,6 +496,9 @@ impl SelfProtection {
         if name == "hookhost" || self.is_own_binary(program, cwd) {
             return hookhost_command(&args);
         }
+        if name == "hookhost-envelope" {
+            return Some("hookhost self-protection: `hookhost-envelope` is the envelope's launcher; only hookhost's own rewrite of a command calls it".into());
+        }
         if let Some((_, flags)) = INTERPRETERS.iter().find(|(n, _)| {
             *n == name
                 || name

@@ -422,3 +422,69 @@ fn codex_cli_refuses_the_download_and_run_with_bash_guards_reason() {
 fn gemini_cli_refuses_the_download_and_run_with_bash_guards_reason() {
     guards_the_real_client(gemini());
 }
+
+/// Issue 53 in each real client: with `install --agent NAME --envelope`, the model's
+/// command that computes the path of `.env` (no text guard can see it) reads the withheld
+/// notice, because hookhost rewrote it into the envelope through the agent's own answer
+/// form; an ordinary command runs. The control: uninstalled, the same command leaks.
+fn the_envelope_encloses_the_real_clients_commands(client: Client) {
+    const SECRET: &str = "API_KEY=sk-live-agents-never-read-it";
+    let test = TestEnv::new();
+    users_own_files(&test, client.agent);
+    std::fs::write(test.project.join(".env"), format!("{SECRET}\n")).unwrap();
+    let installed = hookhost(&test, &["install", "--agent", client.agent, "--envelope"]);
+    assert!(installed.contains("the envelope"), "{installed}");
+    let attack = "python3 -c \"print(open('.e'+'nv').read())\" > leak.txt".to_string();
+    let requests = client.run(&test, &[attack.clone(), "echo ran > ran.txt".into()]);
+    let leak = std::fs::read_to_string(test.project.join("leak.txt")).unwrap_or_default();
+    assert!(
+        !leak.contains(SECRET) && !requests.contains(SECRET),
+        "{}: the secret leaked inside the envelope",
+        client.agent
+    );
+    assert!(
+        leak.contains("withheld"),
+        "{}: the command did not run inside the envelope: {leak:?}\n{:#?}",
+        client.agent,
+        tool_results(&requests)
+    );
+    assert!(
+        test.project.join("ran.txt").exists(),
+        "{}: the ordinary command did not run",
+        client.agent
+    );
+    // The control: without hookhost the same command reads the secret.
+    hookhost(&test, &["uninstall", "--agent", client.agent]);
+    std::fs::remove_file(test.project.join("leak.txt")).unwrap();
+    client.run(&test, &[attack]);
+    let leak = std::fs::read_to_string(test.project.join("leak.txt")).unwrap_or_default();
+    assert!(
+        leak.contains(SECRET),
+        "{}: the attack did not work unguarded — the test proves nothing",
+        client.agent
+    );
+}
+
+/// What the tool calls answered, as the model got them (for a failing assertion).
+fn tool_results(requests: &str) -> Vec<String> {
+    ["functionResponse", "tool_result", "function_call_output"]
+        .iter()
+        .flat_map(|marker| requests.match_indices(marker))
+        .map(|(at, _)| requests[at..(at + 400).min(requests.len())].to_string())
+        .collect()
+}
+
+#[test]
+fn copilot_cli_runs_the_models_commands_inside_the_envelope() {
+    the_envelope_encloses_the_real_clients_commands(copilot());
+}
+
+#[test]
+fn codex_cli_runs_the_models_commands_inside_the_envelope() {
+    the_envelope_encloses_the_real_clients_commands(codex());
+}
+
+#[test]
+fn gemini_cli_runs_the_models_commands_inside_the_envelope() {
+    the_envelope_encloses_the_real_clients_commands(gemini());
+}

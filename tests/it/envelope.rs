@@ -317,7 +317,7 @@ fn ordinary_work_keeps_its_bytes_status_folder_and_background() {
         "kept\n"
     );
     // A server left running in the background does not hold the agent's shell.
-    let wrapped = rewrite(&test, "sleep 30 & echo $! > server.pid");
+    let wrapped = rewrite(&test, "sleep 30 >/dev/null 2>&1 & echo $! > server.pid");
     let run = run_cli(
         "bash",
         &[
@@ -412,6 +412,24 @@ fn the_model_cannot_unwrap_or_imitate_the_launcher() {
 #[test]
 fn agents_that_cannot_rewrite_a_command_have_it_refused_and_show_says_what_holds() {
     let test = guarded(json!({}));
+    // Cursor's answer has no field for a rewritten command: refused, never run bare.
+    let input = json!({"hook_event_name": "beforeShellExecution", "conversation_id": "s",
+        "cwd": test.project, "command": "ls"});
+    let mut hook = Command::new(CLI);
+    hook.args(["hook", "--agent", "cursor", "--home"])
+        .arg(&test.home)
+        .current_dir(&test.project);
+    let out = hookhost_tests::run_with_stdin(&mut hook, input.to_string().as_bytes());
+    let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(answer["permission"], "deny", "{answer}");
+    assert!(
+        answer["agent_message"]
+            .as_str()
+            .unwrap()
+            .contains("cannot rewrite cursor's commands"),
+        "{answer}"
+    );
+    // Gemini's does: the rewrite goes back in its own field.
     let input = json!({"hook_event_name": "BeforeTool", "session_id": "s", "cwd": test.project,
         "tool_name": "run_shell_command", "tool_input": {"command": "ls"}});
     let mut hook = Command::new(CLI);
@@ -420,12 +438,11 @@ fn agents_that_cannot_rewrite_a_command_have_it_refused_and_show_says_what_holds
         .current_dir(&test.project);
     let out = hookhost_tests::run_with_stdin(&mut hook, input.to_string().as_bytes());
     let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(answer["decision"], "deny", "{answer}");
     assert!(
-        answer["reason"]
+        answer["hookSpecificOutput"]["tool_input"]["command"]
             .as_str()
-            .unwrap()
-            .contains("cannot rewrite gemini's commands")
+            .is_some_and(|command| command.contains("envelope run")),
+        "{answer}"
     );
     // `envelope show` prints it whole, and as JSON.
     let show = |json: bool| {

@@ -60,12 +60,16 @@ pub fn secret_kind(path: &str, allow: &[String]) -> Option<&'static str> {
         let last = suffix.rsplit('.').next().unwrap_or(suffix);
         return (!TEMPLATES.contains(&last)).then_some("environment secrets");
     }
-    let normalised = path.replace('\\', "/");
+    let normalised: std::borrow::Cow<str> = if path.contains('\\') {
+        path.replace('\\', "/").into()
+    } else {
+        path.into()
+    };
     for (tail, kind) in CREDENTIAL_FILES {
-        if normalised == *tail
-            || normalised.ends_with(&format!("/{tail}"))
-            || (!tail.contains('/') && name == *tail)
-        {
+        let below = normalised
+            .strip_suffix(tail)
+            .is_some_and(|rest| rest.is_empty() || rest.ends_with('/'));
+        if below || (!tail.contains('/') && name == *tail) {
             return Some(kind);
         }
     }

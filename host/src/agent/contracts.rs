@@ -67,10 +67,27 @@ pub(super) struct Contract {
     /// How it reads an answer, by event: the default, and events answered otherwise.
     pub(super) answer: AnswerForm,
     pub(super) answer_by_event: &'static [(&'static str, AnswerForm)],
-    /// Whether hookhost writes a rewritten shell command into its answer, so that the
-    /// owner's envelope reaches its commands (where not, they are refused while the
-    /// envelope is on).
-    pub(super) rewrites_commands: bool,
+    /// How hookhost writes a rewritten tool input into its answer, so that the owner's
+    /// envelope reaches its commands (`None`: it cannot, and its shell commands are
+    /// refused while the envelope is on).
+    pub(super) rewrite: Option<Rewrite>,
+    /// Whether its shell keeps the folder a command ended in for the next command
+    /// (Claude Code does; the others start each command in the project).
+    pub(super) keeps_folder: bool,
+}
+
+/// How an agent takes a rewritten tool input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Rewrite {
+    /// Claude Code's `hookSpecificOutput.updatedInput`.
+    UpdatedInput,
+    /// `updatedInput` honoured only beside `permissionDecision: "allow"` (Codex).
+    UpdatedInputWithAllow,
+    /// Copilot CLI's flat `modifiedArgs`, honoured without a prompt only beside
+    /// `permissionDecision: "allow"`.
+    ModifiedArgsWithAllow,
+    /// Gemini CLI's `hookSpecificOutput.tool_input`, merged into the call's input.
+    ToolInput,
 }
 
 const BASH: &str = "Bash";
@@ -105,7 +122,8 @@ static CLAUDE: Contract = Contract {
     mcp_separator: "__",
     answer: AnswerForm::Claude,
     answer_by_event: &[],
-    rewrites_commands: true,
+    rewrite: Some(Rewrite::UpdatedInput),
+    keeps_folder: true,
 };
 
 static COPILOT: Contract = Contract {
@@ -157,7 +175,8 @@ static COPILOT: Contract = Contract {
         ("preToolUse", AnswerForm::CopilotFlat),
         ("permissionRequest", AnswerForm::CopilotFlat),
     ],
-    rewrites_commands: false,
+    rewrite: Some(Rewrite::ModifiedArgsWithAllow),
+    keeps_folder: false,
 };
 
 static CODEX: Contract = Contract {
@@ -184,7 +203,8 @@ static CODEX: Contract = Contract {
     mcp_separator: "__",
     answer: AnswerForm::Claude,
     answer_by_event: &[],
-    rewrites_commands: false,
+    rewrite: Some(Rewrite::UpdatedInputWithAllow),
+    keeps_folder: false,
 };
 
 static GEMINI: Contract = Contract {
@@ -228,7 +248,8 @@ static GEMINI: Contract = Contract {
     mcp_separator: "__",
     answer: AnswerForm::Decision,
     answer_by_event: &[],
-    rewrites_commands: false,
+    rewrite: Some(Rewrite::ToolInput),
+    keeps_folder: false,
 };
 
 static CURSOR: Contract = Contract {
@@ -257,7 +278,8 @@ static CURSOR: Contract = Contract {
     mcp_separator: ":",
     answer: AnswerForm::Permission,
     answer_by_event: &[],
-    rewrites_commands: false,
+    rewrite: None,
+    keeps_folder: false,
 };
 
 static OPENCODE: Contract = Contract {
@@ -299,7 +321,8 @@ static OPENCODE: Contract = Contract {
     mcp_separator: "__",
     answer: AnswerForm::Decision,
     answer_by_event: &[],
-    rewrites_commands: false,
+    rewrite: None,
+    keeps_folder: false,
 };
 
 static FACTORY: Contract = Contract {
@@ -328,7 +351,8 @@ static FACTORY: Contract = Contract {
     mcp_separator: "__",
     answer: AnswerForm::Claude,
     answer_by_event: &[],
-    rewrites_commands: false,
+    rewrite: None,
+    keeps_folder: false,
 };
 
 impl Agent {
@@ -353,9 +377,14 @@ impl Agent {
         Agent::ALL.into_iter().find(|agent| agent.name() == name)
     }
 
+    /// Whether its shell keeps the folder a command ended in for the next command.
+    pub fn keeps_folder(self) -> bool {
+        self.contract().keeps_folder
+    }
+
     /// Whether hookhost can rewrite this agent's shell commands (into the envelope).
     pub fn rewrites_commands(self) -> bool {
-        self.contract().rewrites_commands
+        self.contract().rewrite.is_some()
     }
 
     pub(super) fn contract(self) -> &'static Contract {

@@ -426,7 +426,12 @@ impl ConfigArgs {
         options.wasm.compile_worker = std::env::current_exe().ok();
         options.audit_log = self.audit_log.clone();
         options.envelope_dir = self.state_base().map(|dir| dir.join("envelope"));
-        options.envelope_launcher = std::env::current_exe().ok();
+        // The small launcher installed beside this binary, else this binary itself.
+        options.envelope_launcher = std::env::current_exe().ok().map(|exe| {
+            let small =
+                exe.with_file_name(format!("hookhost-envelope{}", std::env::consts::EXE_SUFFIX));
+            if small.is_file() { small } else { exe }
+        });
         if let Some(per_hook) = self.prepared_instances {
             options.wasm.prepare.per_hook = per_hook;
         }

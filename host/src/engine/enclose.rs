@@ -84,7 +84,12 @@ impl Enclosure {
             let why = self.refusal.as_deref().unwrap_or_default();
             return crate::merge::refused(event, why);
         };
-        let wrapped = crate::envelope::wrap(launcher, &self.file, command);
+        // Another agent's input names it; a Claude-shaped host's does not.
+        let keeps_folder = crate::json_field::field(&input.value, crate::agent::AGENT_FIELD)
+            .and_then(Value::as_str)
+            .and_then(crate::agent::Agent::parse)
+            .is_none_or(crate::agent::Agent::keeps_folder);
+        let wrapped = crate::envelope::wrap(launcher, &self.file, command, keeps_folder);
         given["command"] = Value::String(wrapped);
         outcome.updated_input = Some(given);
         outcome.envelope = Some(self.envelope.digest());

@@ -45,8 +45,11 @@ pub(crate) fn plan(envelope: &Envelope, secrets: &[PathBuf]) -> MountPlan {
         .iter()
         .filter_map(|root| std::fs::canonicalize(&root.path).ok())
         .collect();
+    // Many places share their folders (the agents' files in the home): each folder is
+    // resolved once.
+    let mut resolved = std::collections::HashMap::new();
     for place in &envelope.read_only {
-        let Some((target, exists)) = existing(&place.path) else {
+        let Some((target, exists)) = existing(&place.path, &mut resolved) else {
             continue;
         };
         let Some(root) = roots.iter().filter(|root| target.starts_with(root)).max() else {
@@ -86,15 +89,23 @@ pub(crate) fn plan(envelope: &Envelope, secrets: &[PathBuf]) -> MountPlan {
 }
 
 /// `path` resolved, when it exists (`true`), else its nearest existing ancestor resolved
-/// (`false`).
-fn existing(path: &Path) -> Option<(PathBuf, bool)> {
-    if let Ok(resolved) = std::fs::canonicalize(path) {
-        return Some((resolved, true));
+/// (`false`); folders already resolved are taken from `memo`.
+fn existing(
+    path: &Path,
+    memo: &mut std::collections::HashMap<PathBuf, Option<PathBuf>>,
+) -> Option<(PathBuf, bool)> {
+    let mut resolve = |path: &Path| {
+        memo.entry(path.to_path_buf())
+            .or_insert_with(|| std::fs::canonicalize(path).ok())
+            .clone()
+    };
+    if let Some(found) = resolve(path) {
+        return Some((found, true));
     }
     let mut up = path.parent();
     while let Some(dir) = up {
-        if let Ok(resolved) = std::fs::canonicalize(dir) {
-            return Some((resolved, false));
+        if let Some(found) = resolve(dir) {
+            return Some((found, false));
         }
         up = dir.parent();
     }

@@ -14,8 +14,18 @@ const CWD_VAR: &str = "__hookhost_cwd";
 const STATUS_VAR: &str = "__hookhost_status";
 
 /// `command` rewritten to run inside the envelope kept in `file`, through `launcher`
-/// (hookhost's own binary).
-pub(crate) fn wrap(launcher: &Path, file: &Path, command: &str) -> String {
+/// (hookhost's own binary); `keeps_folder`: the agent's shell keeps the folder a command
+/// ended in (Claude Code), so the rewrite hands it back; otherwise the plain call (no
+/// command substitution, which some agents refuse in a command).
+pub(crate) fn wrap(launcher: &Path, file: &Path, command: &str, keeps_folder: bool) -> String {
+    if !keeps_folder {
+        return format!(
+            "{} envelope run --envelope {} -- {}",
+            quote(&launcher.to_string_lossy()),
+            quote(&file.to_string_lossy()),
+            quote(command)
+        );
+    }
     // fd 3 carries the final folder out of the command substitution; the launcher's own
     // stdout is the shell's (fd 4), so output streams as it comes.
     format!(
@@ -66,10 +76,17 @@ mod tests {
             Path::new("/opt/hook host/hookhost"),
             Path::new("/s/e.json"),
             "echo 'hi'; rm -rf / $(x)",
+            true,
         );
         assert!(wrapped.contains("'/opt/hook host/hookhost' envelope run --envelope '/s/e.json' --cwd-fd 3 -- 'echo '\\''hi'\\''; rm -rf / $(x)'"), "{wrapped}");
         assert!(imitates(&wrapped));
         assert!(!imitates("cargo test"));
+        let plain = wrap(Path::new("/h"), Path::new("/e.json"), "ls $(pwd)", false);
+        assert_eq!(
+            plain,
+            "'/h' envelope run --envelope '/e.json' -- 'ls $(pwd)'"
+        );
+        assert!(imitates(&plain));
     }
 
     #[test]
