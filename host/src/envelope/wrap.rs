@@ -104,6 +104,7 @@ mod tests {
             &launcher,
             Path::new("/e.json"),
             "cd /usr && echo out; exit 3",
+            true,
         );
         let (out, code) = sh(&format!("cd /; {wrapped}; echo \"status $? in $PWD\""));
         assert_eq!(out, "out\nstatus 3 in /usr\n");
