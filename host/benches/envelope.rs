@@ -2,11 +2,14 @@
 //! process each sample, paired rows on one machine in one sitting.
 //!
 //! * `envelope/bash_true`: `bash -c true`, what the agent's shell runs without it;
-//! * `envelope/launcher_true`: `hookhost envelope run --envelope FILE -- true`: the
-//!   launcher's start, the envelope file read and checked, the secret files looked for,
-//!   the mount namespace and Landlock applied, then the same `bash -c true`;
-//! * `envelope/launcher_true_in_a_large_project`: the same in a project of 5,000 files in
-//!   250 folders (the secret look-up walks them).
+//! * `envelope/launcher_true`: `hookhost-envelope --envelope FILE -- true`, what every
+//!   rewritten command starts: the launcher's start, the envelope file read and checked,
+//!   the secret files looked for, the mount namespace and Landlock applied, then the same
+//!   `bash -c true`;
+//! * `envelope/hookhost_envelope_run_true`: the same through the whole `hookhost` binary
+//!   (`hookhost envelope run`, used when the small launcher is not installed beside it);
+//! * `envelope/launcher_true_in_a_large_project`: the small launcher in a project of
+//!   5,000 files in 250 folders (the secret look-up walks them).
 //!
 //! Run with `cargo bench -p hookhost --bench envelope` (release build; Linux with
 //! Landlock). Figures and method: docs/performance.md, "The envelope".
@@ -18,6 +21,7 @@ use std::time::Duration;
 use criterion::{Criterion, criterion_main};
 
 const CLI: &str = env!("CARGO_BIN_EXE_hookhost");
+const LAUNCHER: &str = env!("CARGO_BIN_EXE_hookhost-envelope");
 
 /// A project with a secret and git hooks, an owner's hook file that switches the
 /// envelope on, and the envelope file `hookhost fire` writes for it.
@@ -75,7 +79,11 @@ fn run(command: &mut Command) {
 }
 
 fn benches(c: &mut Criterion) {
-    let dir = tempfile::tempdir().unwrap();
+    // Below the target folder, not /tmp: as on a developer's machine, the home is no
+    // writable root, so its files need no mount of their own.
+    let target = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target");
+    std::fs::create_dir_all(&target).unwrap();
+    let dir = tempfile::tempdir_in(&target).unwrap();
     let root = dir.path().canonicalize().unwrap();
     let (project, file) = envelope_file(&root.join("small"), 10);
     let (large, large_file) = envelope_file(&root.join("large"), 5_000);
@@ -91,6 +99,15 @@ fn benches(c: &mut Criterion) {
     });
     group.bench_function("launcher_true", |b| {
         b.iter(|| {
+            run(Command::new(LAUNCHER)
+                .arg("--envelope")
+                .arg(&file)
+                .args(["--", "true"])
+                .current_dir(&project))
+        })
+    });
+    group.bench_function("hookhost_envelope_run_true", |b| {
+        b.iter(|| {
             run(Command::new(CLI)
                 .args(["envelope", "run", "--envelope"])
                 .arg(&file)
@@ -100,8 +117,8 @@ fn benches(c: &mut Criterion) {
     });
     group.bench_function("launcher_true_in_a_large_project", |b| {
         b.iter(|| {
-            run(Command::new(CLI)
-                .args(["envelope", "run", "--envelope"])
+            run(Command::new(LAUNCHER)
+                .arg("--envelope")
                 .arg(&large_file)
                 .args(["--", "true"])
                 .current_dir(&large))

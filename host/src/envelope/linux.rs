@@ -89,22 +89,34 @@ pub(crate) fn plan(envelope: &Envelope, secrets: &[PathBuf]) -> MountPlan {
 }
 
 /// `path` resolved, when it exists (`true`), else its nearest existing ancestor resolved
-/// (`false`); folders already resolved are taken from `memo`.
+/// (`false`). Folders are resolved once (`memo`): many places share theirs (the agents'
+/// files in the home), and only a last component that is itself a link is resolved again.
 fn existing(
     path: &Path,
     memo: &mut std::collections::HashMap<PathBuf, Option<PathBuf>>,
 ) -> Option<(PathBuf, bool)> {
-    let mut resolve = |path: &Path| {
-        memo.entry(path.to_path_buf())
-            .or_insert_with(|| std::fs::canonicalize(path).ok())
+    let mut resolve_dir = |dir: &Path| {
+        memo.entry(dir.to_path_buf())
+            .or_insert_with(|| std::fs::canonicalize(dir).ok())
             .clone()
     };
-    if let Some(found) = resolve(path) {
-        return Some((found, true));
+    let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+        return std::fs::canonicalize(path).ok().map(|found| (found, true));
+    };
+    if let Some(folder) = resolve_dir(parent) {
+        let candidate = folder.join(name);
+        return match std::fs::symlink_metadata(&candidate) {
+            Ok(meta) if meta.file_type().is_symlink() => std::fs::canonicalize(&candidate)
+                .ok()
+                .map(|found| (found, true))
+                .or(Some((folder, false))),
+            Ok(_) => Some((candidate, true)),
+            Err(_) => Some((folder, false)),
+        };
     }
-    let mut up = path.parent();
+    let mut up = parent.parent();
     while let Some(dir) = up {
-        if let Some(found) = resolve(dir) {
+        if let Some(found) = resolve_dir(dir) {
             return Some((found, false));
         }
         up = dir.parent();

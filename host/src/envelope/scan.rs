@@ -66,7 +66,7 @@ pub fn secrets(envelope: &Envelope) -> Result<Vec<Secret>, String> {
     let allow = &envelope.secret_allow;
     let mut found = Vec::new();
     if let Some(project) = &envelope.project {
-        walk(project, allow, &mut found)?;
+        found.extend(project_secrets(envelope, project)?);
     }
     if let Some(home) = &envelope.home {
         let mut folders = vec![home.clone()];
@@ -83,13 +83,22 @@ pub fn secrets(envelope: &Envelope) -> Result<Vec<Secret>, String> {
     Ok(found)
 }
 
-/// Walks `project` breadth-first, judging every file.
-fn walk(project: &Path, allow: &[String], found: &mut Vec<Secret>) -> Result<(), String> {
+/// Walks `project` breadth-first, judging every file; each folder read is recorded in
+/// `folders` with its stamp (so that a later walk can tell nothing changed).
+fn walk(
+    project: &Path,
+    allow: &[String],
+    found: &mut Vec<Secret>,
+    folders: &mut Vec<Folder>,
+) -> Result<(), String> {
     let mut seen = 0usize;
     let mut level = vec![project.to_path_buf()];
     for _ in 0..=MAX_DEPTH {
         let mut next = Vec::new();
         for dir in level {
+            let Some(stamp) = stamp(&dir) else {
+                continue;
+            };
             for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
                 seen += 1;
                 if seen > MAX_ENTRIES {
@@ -110,6 +119,7 @@ fn walk(project: &Path, allow: &[String], found: &mut Vec<Secret>) -> Result<(),
                     judge(&entry.path(), allow, found);
                 }
             }
+            folders.push(Folder { path: dir, stamp });
         }
         if next.is_empty() {
             break;
@@ -117,6 +127,71 @@ fn walk(project: &Path, allow: &[String], found: &mut Vec<Secret>) -> Result<(),
         level = next;
     }
     Ok(())
+}
+
+/// A folder the walk read, and its stamp then.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+struct Folder {
+    path: PathBuf,
+    /// Device, inode and status-change time (seconds, nanoseconds): any entry added,
+    /// removed or renamed in it moves the time, and no process can set it back.
+    stamp: (u64, u64, i64, i64),
+}
+
+/// `dir`'s stamp, when it is a folder (not followed past a link).
+fn stamp(dir: &Path) -> Option<(u64, u64, i64, i64)> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::symlink_metadata(dir).ok()?;
+    meta.is_dir()
+        .then(|| (meta.dev(), meta.ino(), meta.ctime(), meta.ctime_nsec()))
+}
+
+/// What the last walk of a project found, kept in hookhost's envelope folder (which no
+/// command inside the envelope can write) and used while none of its folders changed.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+struct Walked {
+    folders: Vec<Folder>,
+    secrets: Vec<PathBuf>,
+}
+
+/// The file the walk of `envelope`'s project is kept in.
+fn walked_file(envelope: &Envelope) -> PathBuf {
+    envelope
+        .withheld
+        .with_file_name(format!("walk-{}.json", &envelope.digest()[..24]))
+}
+
+/// The project's secret files: from the kept walk while every folder it read is
+/// unchanged, else from a new walk (then kept).
+fn project_secrets(envelope: &Envelope, project: &Path) -> Result<Vec<Secret>, String> {
+    let allow = &envelope.secret_allow;
+    let file = walked_file(envelope);
+    let kept: Option<Walked> = crate::files::read_regular(&file, 64 << 20)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok());
+    if let Some(kept) = kept
+        && kept
+            .folders
+            .iter()
+            .all(|folder| stamp(&folder.path) == Some(folder.stamp))
+    {
+        let mut found = Vec::new();
+        for path in &kept.secrets {
+            judge(path, allow, &mut found);
+        }
+        return Ok(found);
+    }
+    let (mut found, mut folders) = (Vec::new(), Vec::new());
+    walk(project, allow, &mut found, &mut folders)?;
+    let walked = Walked {
+        folders,
+        secrets: found.iter().map(|secret| secret.path.clone()).collect(),
+    };
+    // Keeping it is only a saving: a failure to write costs the next walk, nothing else.
+    if let Ok(bytes) = serde_json::to_vec(&walked) {
+        let _ = crate::files::replace_private(&file, &bytes);
+    }
+    Ok(found)
 }
 
 /// Adds `path` when the rule names it a secret and it is (or links to) a regular file.
@@ -213,6 +288,35 @@ mod tests {
                 "p/config/.env.local"
             ]
         );
+    }
+
+    #[test]
+    fn a_walk_is_kept_until_a_folder_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        let (project, home) = (dir.path().join("p"), dir.path().join("h"));
+        std::fs::create_dir_all(project.join("deep/er")).unwrap();
+        std::fs::create_dir_all(home.join("state/envelope")).unwrap();
+        std::fs::write(project.join(".env"), "K=1").unwrap();
+        let envelope = envelope(&project, &home);
+        let names = |found: Vec<Secret>| -> Vec<String> {
+            found
+                .into_iter()
+                .map(|s| s.path.strip_prefix(&project).unwrap().display().to_string())
+                .collect()
+        };
+        assert_eq!(names(secrets(&envelope).unwrap()), [".env"]);
+        assert!(walked_file(&envelope).is_file(), "the walk was not kept");
+        // Kept: the same answer without a walk.
+        assert_eq!(names(secrets(&envelope).unwrap()), [".env"]);
+        // A secret added deep down changes its folder: walked again.
+        std::fs::write(project.join("deep/er/prod.env"), "K=2").unwrap();
+        assert_eq!(
+            names(secrets(&envelope).unwrap()),
+            [".env", "deep/er/prod.env"]
+        );
+        // One removed is gone too.
+        std::fs::remove_file(project.join(".env")).unwrap();
+        assert_eq!(names(secrets(&envelope).unwrap()), ["deep/er/prod.env"]);
     }
 
     #[test]
