@@ -30,6 +30,7 @@
 //! ([`Event::json`]).
 
 mod answer;
+pub mod facts;
 pub mod files;
 mod input;
 pub mod shell;

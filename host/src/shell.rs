@@ -15,6 +15,8 @@
 //! with the reason, and the view holds every complete command before the point where
 //! reading stopped.
 
+// One file with the guest SDK (`guest-sdk/src/facts.rs`): command facts every reader shares.
+pub mod facts;
 mod memo;
 mod programs;
 mod script_files;

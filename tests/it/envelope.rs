@@ -138,6 +138,15 @@ const ATTACKS: &[Attack] = &[
         succeeded: leaked,
     },
     Attack {
+        name: "a package.json script",
+        setup: &[(
+            "project/package.json",
+            "{\"name\": \"p\", \"version\": \"1.0.0\", \"scripts\": {\"test\": \"node -e \\\"console.log(require('fs').readFileSync('.e'+'nv','utf8'))\\\"\"}}",
+        )],
+        command: "npm test --silent",
+        succeeded: leaked,
+    },
+    Attack {
         name: "an interpreter computing the path",
         setup: &[],
         command: "python3 -c \"print(open('.e'+'nv').read())\"",
@@ -160,6 +169,15 @@ const ATTACKS: &[Attack] = &[
         setup: &[],
         command: "ln .env notes.txt; cat notes.txt",
         succeeded: leaked,
+    },
+    Attack {
+        name: "a hard link to hookhost's hook file, then a write through it",
+        setup: &[],
+        command: "python3 -c \"import os; os.link(os.path.expanduser('~') + '/.config/hoo' + 'khost/hooks.json', 'h.json')\"; echo '{}' > h.json",
+        succeeded: |test, _| {
+            std::fs::read_to_string(test.home.join(".config/hookhost/hooks.json"))
+                .is_ok_and(|text| text.trim() == "{}")
+        },
     },
     Attack {
         name: "a glob and xargs",
@@ -222,16 +240,27 @@ fn multi_step_attacks_get_their_effect_without_the_envelope_and_none_inside_it()
 /// the guards cannot read: changed without the envelope, untouched inside it.
 #[test]
 fn hook_files_protected_paths_and_startup_files_stay_as_they_are() {
+    // hookhost's, Claude Code's and every other agent's hook files (user and project),
+    // a protected path, a shell startup file.
     let targets = [
         "home/.config/hookhost/hooks.json",
         "home/.claude/settings.json",
         "project/.claude/settings.json",
+        "home/.codex/hooks.json",
+        "home/.gemini/settings.json",
+        "home/.copilot/hooks/hookhost.json",
+        "home/.cursor/hooks.json",
+        "project/.cursor/hooks.json",
+        "project/.gemini/settings.json",
         "project/deploy/prod.yml",
         "home/.bashrc",
     ];
     for inside in [false, true] {
         let test = guarded(json!({}));
         test.write("home/.bashrc", "# mine\n");
+        for target in &targets[3..9] {
+            test.write(target, "{}");
+        }
         for target in targets {
             // A path an earlier call left in a file (no guard reads it in the text),
             // through a symlink under an innocent name.

@@ -250,17 +250,6 @@ fn rm(args: Words, project: &str) -> Option<String> {
     ))
 }
 
-/// git's own options (before the subcommand) whose value is the next word.
-const GIT_OPTIONS_WITH_VALUE: &[&str] = &[
-    "-C",
-    "-c",
-    "--git-dir",
-    "--work-tree",
-    "--namespace",
-    "--config-env",
-    "--super-prefix",
-];
-
 fn git(args: Words, checks: &Checks, protected: impl Fn() -> Vec<String>) -> Option<String> {
     // Past git's own options; `-C repo` and `-c name=value` take the next word.
     let mut words = args;
@@ -281,7 +270,7 @@ fn git(args: Words, checks: &Checks, protected: impl Fn() -> Vec<String>) -> Opt
                 "an alias or include defined on the command line hides which git command runs; run that git command directly".into(),
             );
         }
-        if GIT_OPTIONS_WITH_VALUE.contains(&word.text) {
+        if hookhost_guest::facts::GIT_OPTIONS_WITH_VALUE.contains(&word.text) {
             words.next();
         }
     };

@@ -80,19 +80,10 @@ fn git_subcommand<'b>(
         if name != "git" {
             return None;
         }
-        // Past git's own options; `-C dir`, `-c k=v` and the like take the next word.
-        let mut rest = words[program + 1..].iter();
-        let sub = loop {
-            let word = rest.next()?;
-            if matches!(
-                *word,
-                "-C" | "-c" | "--git-dir" | "--work-tree" | "--namespace"
-            ) {
-                rest.next();
-            } else if !word.starts_with('-') {
-                break *word;
-            }
-        };
+        // Past git's own options (the table every reader of a command line shares).
+        let sub = hookhost::internals::shell::facts::git_subcommand(
+            words[program + 1..].iter().copied(),
+        )?;
         let dynamic = node.words.get(program + 1).is_some_and(|w| w.dynamic);
         before
             .iter()
@@ -160,6 +151,10 @@ mod tests {
         for (command, found) in [
             ("git commit -m x", Some("commit")),
             ("cargo fmt && git -C repo commit -am x", Some("commit")),
+            (
+                "git --config-env core.hooksPath=H commit -m x",
+                Some("commit"),
+            ),
             ("bash -c 'git push origin main'", Some("push")),
             ("sudo env A=1 /usr/bin/git push", Some("push")),
             ("git $SUB", Some("commit")),
