@@ -17,8 +17,9 @@ pub(crate) mod kernel;
 pub mod launch;
 #[cfg(target_os = "linux")]
 mod linux;
+#[cfg(unix)]
 mod scan;
-#[cfg(any(target_os = "macos", test))]
+#[cfg(any(target_os = "macos", all(test, unix)))]
 pub(crate) mod seatbelt;
 #[allow(
     dead_code,

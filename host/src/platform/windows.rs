@@ -33,12 +33,6 @@ use super::{ChangeStamp, FileId, StdioIn, StdioOut};
 
 /// `None`: std exposes no status-change time on Windows (only creation, access and write
 /// times, which a process can set), so nothing is remembered by change stamp.
-/// How many names (hard links) the file has: counted only on Unix, where the envelope
-/// hides secret files by name.
-pub fn link_count(_meta: &std::fs::Metadata) -> u64 {
-    1
-}
-
 pub fn change_stamp(_meta: &Metadata) -> Option<ChangeStamp> {
     None
 }
