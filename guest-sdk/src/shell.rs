@@ -337,6 +337,57 @@ impl<'s> Command<'s> {
             || self.name_is_dynamic()
     }
 
+    /// It runs what arrives on its stdin as code: a shell given no script (neither `-c`
+    /// nor a script file, or `-s`, or the file `-`), `source`/`.` of standard input, or a
+    /// program whose name is an expansion. A shell that runs `-c TEXT` or a file reads
+    /// its stdin as data (`curl … | sh -c 'cat > page.html'`).
+    pub fn runs_stdin_as_code(&self) -> bool {
+        const STDIN: &[&str] = &["-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"];
+        if self.name_is_dynamic() {
+            return true;
+        }
+        let mut words = self.arg_words();
+        if matches!(self.name(), "source" | ".") {
+            return words.next().is_some_and(|w| STDIN.contains(&w.text));
+        }
+        if !SHELLS.contains(&self.name()) {
+            return false;
+        }
+        let (mut script, mut from_stdin) = (false, false);
+        while let Some(word) = words.next() {
+            let text = word.text;
+            if text == "--" {
+                script |= words.next().is_some_and(|w| !STDIN.contains(&w.text));
+                break;
+            }
+            if let Some(cluster) = text
+                .strip_prefix('-')
+                .filter(|c| !c.is_empty() && !c.starts_with('-'))
+            {
+                script |= cluster.contains('c');
+                from_stdin |= cluster.contains('s');
+                // `-o OPTION` takes the next word.
+                if cluster.ends_with('o') {
+                    words.next();
+                }
+                continue;
+            }
+            if text.starts_with('+') {
+                if text.ends_with('o') {
+                    words.next();
+                }
+                continue;
+            }
+            if text.starts_with("--") {
+                continue;
+            }
+            // The first operand is the script file (`-` is stdin).
+            script |= !STDIN.contains(&text);
+            break;
+        }
+        from_stdin || !script || word_is_dynamic_script(self)
+    }
+
     /// The nodes that hold this one, nearest first (a subshell, a command whose `$(…)`
     /// this is, the `bash` whose `-c` script this is, …).
     pub fn ancestors(&self) -> impl Iterator<Item = Command<'s>> + 's {
@@ -375,6 +426,14 @@ impl<'s> Command<'s> {
                 .any(|f| c.index == *f || script.is_within(c.index, *f))
         })
     }
+}
+
+/// Whether the script a shell is given is an expansion (`sh "$F"`), which may be `-`.
+fn word_is_dynamic_script(command: &Command<'_>) -> bool {
+    command
+        .arg_words()
+        .find(|w| !w.text.starts_with(['-', '+']))
+        .is_some_and(|w| w.dynamic)
 }
 
 /// One pipeline as `hookhost-guest` 0.1.0 gave it: each simple command's words, quotes

@@ -145,7 +145,12 @@ fn download_into_shell(cmd: &Command) -> Option<String> {
                 .next()
                 .is_some_and(|holder| fetches(holder) || holder.upstream().any(fetches))
     };
-    (cmd.runs_code() && (cmd.upstream().chain(cmd.inside()).any(fetches) || fed_by_holder())).then(|| {
+    // A download reaches code where a shell runs its stdin (`curl … | sh`, `> >(sh)`), or
+    // where it is the code itself (`bash -c "$(curl …)"`, `sh <(curl …)`, `eval`); a shell
+    // that runs `-c TEXT` or a file reads a piped download as data.
+    let piped = cmd.runs_stdin_as_code() && (cmd.upstream().any(fetches) || fed_by_holder());
+    let inside = cmd.runs_code() && cmd.inside().any(fetches);
+    (piped || inside).then(|| {
         "running a download as code runs unreviewed code; download the script to a file, read it, then run it explicitly".to_string()
     })
 }
