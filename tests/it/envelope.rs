@@ -51,6 +51,16 @@ fn guarded(extra: Value) -> TestEnv {
     test
 }
 
+/// What `hookhost hook --agent AGENT` answers for `input`.
+fn agent_answer(test: &TestEnv, agent: &str, input: Value) -> Value {
+    let mut hook = Command::new(CLI);
+    hook.args(["hook", "--agent", agent, "--home"])
+        .arg(&test.home)
+        .current_dir(&test.project);
+    let out = hookhost_tests::run_with_stdin(&mut hook, input.to_string().as_bytes());
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 /// `hookhost fire PreToolUse` for the Bash call `command`, as an agent's hook runs it.
 fn fire(test: &TestEnv, command: &str, env: &[(&str, &str)]) -> Value {
     let input = json!({
@@ -442,14 +452,12 @@ fn the_model_cannot_unwrap_or_imitate_the_launcher() {
 fn agents_that_cannot_rewrite_a_command_have_it_refused_and_show_says_what_holds() {
     let test = guarded(json!({}));
     // Cursor's answer has no field for a rewritten command: refused, never run bare.
-    let input = json!({"hook_event_name": "beforeShellExecution", "conversation_id": "s",
-        "cwd": test.project, "command": "ls"});
-    let mut hook = Command::new(CLI);
-    hook.args(["hook", "--agent", "cursor", "--home"])
-        .arg(&test.home)
-        .current_dir(&test.project);
-    let out = hookhost_tests::run_with_stdin(&mut hook, input.to_string().as_bytes());
-    let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let answer = agent_answer(
+        &test,
+        "cursor",
+        json!({"hook_event_name": "beforeShellExecution", "conversation_id": "s",
+            "cwd": test.project, "command": "ls"}),
+    );
     assert_eq!(answer["permission"], "deny", "{answer}");
     assert!(
         answer["agent_message"]
@@ -459,14 +467,12 @@ fn agents_that_cannot_rewrite_a_command_have_it_refused_and_show_says_what_holds
         "{answer}"
     );
     // Gemini's does: the rewrite goes back in its own field.
-    let input = json!({"hook_event_name": "BeforeTool", "session_id": "s", "cwd": test.project,
-        "tool_name": "run_shell_command", "tool_input": {"command": "ls"}});
-    let mut hook = Command::new(CLI);
-    hook.args(["hook", "--agent", "gemini", "--home"])
-        .arg(&test.home)
-        .current_dir(&test.project);
-    let out = hookhost_tests::run_with_stdin(&mut hook, input.to_string().as_bytes());
-    let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let answer = agent_answer(
+        &test,
+        "gemini",
+        json!({"hook_event_name": "BeforeTool", "session_id": "s", "cwd": test.project,
+            "tool_name": "run_shell_command", "tool_input": {"command": "ls"}}),
+    );
     assert!(
         answer["hookSpecificOutput"]["tool_input"]["command"]
             .as_str()
@@ -641,4 +647,31 @@ fn everyday_calls_pass_the_recommended_guards_and_get_the_envelope() {
         calls.len(),
         refused.join("\n")
     );
+}
+
+/// A hook settings file in a folder the project does not have yet cannot be bound
+/// read-only (there is nothing to bind): one a command creates there — Claude Code's
+/// `.claude/settings.local.json` with `disableAllHooks` — is removed when the command
+/// ends, and the command's output says so. Without the envelope it stays.
+#[test]
+fn a_hook_settings_file_created_where_none_was_is_removed() {
+    for inside in [false, true] {
+        let test = guarded(json!({}));
+        std::fs::remove_dir_all(test.project.join(".claude")).unwrap();
+        let command = "d=$(printf .cla%s ude); mkdir -p $d && echo '{\"disableAllHooks\": true}' > $d/settings.local.json";
+        let out = if inside {
+            enclosed(&test, command)
+        } else {
+            bash(&test, command)
+        };
+        let created = test.project.join(".claude/settings.local.json").exists();
+        assert_eq!(created, !inside, "{}", text(&out));
+        if inside {
+            assert!(
+                text(&out).contains("which no command may write; removed it"),
+                "{}",
+                text(&out)
+            );
+        }
+    }
 }

@@ -82,8 +82,8 @@ pub fn run(launch: &Launch) -> i32 {
         Ok(rc) => rc,
         Err(why) => return refuse(&why),
     };
-    let mut command = match enclosed_shell(&envelope, &launch.command) {
-        Ok(command) => command,
+    let (mut command, unbound) = match enclosed_shell(&envelope, &launch.command) {
+        Ok(enclosed) => enclosed,
         Err(why) => return refuse(&why),
     };
     command.env("BASH_ENV", &rc.path);
@@ -95,16 +95,43 @@ pub fn run(launch: &Launch) -> i32 {
         let _ = out.write_all(cwd.as_bytes());
     }
     drop(rc);
+    remove_created(&unbound);
     if !status.success() {
         note(&envelope);
     }
     exit_code(status)
 }
 
+/// Read-only places that did not exist when the command started (so no mount could
+/// hold them) and exist now: a file the command created where no command may write (a
+/// hook settings file in a folder the project did not have) is removed, and said so.
+#[cfg(unix)]
+fn remove_created(unbound: &[super::Place]) {
+    for place in unbound {
+        let Ok(meta) = std::fs::symlink_metadata(&place.path) else {
+            continue;
+        };
+        let removed = !meta.is_dir() && std::fs::remove_file(&place.path).is_ok();
+        eprintln!(
+            "hookhost envelope: the command created {} ({}), which no command may write; {}",
+            place.path.display(),
+            place.why,
+            if removed {
+                "removed it"
+            } else {
+                "it is a folder and was left: remove it"
+            }
+        );
+    }
+}
+
 #[cfg(unix)]
 /// The bash that runs `command` inside `envelope`, the envelope applied (Linux) or
-/// named (macOS).
-fn enclosed_shell(envelope: &Envelope, command: &str) -> Result<std::process::Command, String> {
+/// named (macOS), and the read-only places the kernel could not bind (they did not exist).
+fn enclosed_shell(
+    envelope: &Envelope,
+    command: &str,
+) -> Result<(std::process::Command, Vec<super::Place>), String> {
     let bash = if Path::new("/bin/bash").exists() {
         "/bin/bash"
     } else {
@@ -119,10 +146,10 @@ fn enclosed_shell(envelope: &Envelope, command: &str) -> Result<std::process::Co
                 .collect(),
             super::Mode::LandlockOnly => Vec::new(),
         };
-        super::linux::apply(envelope, &secrets, KernelSupport::probe())?;
+        let plan = super::linux::apply(envelope, &secrets, KernelSupport::probe())?;
         let mut shell = std::process::Command::new(bash);
         shell.arg("-c").arg(command);
-        Ok(shell)
+        Ok((shell, plan.unenforced))
     }
     #[cfg(target_os = "macos")]
     {
@@ -135,7 +162,8 @@ fn enclosed_shell(envelope: &Envelope, command: &str) -> Result<std::process::Co
             .arg(bash)
             .arg("-c")
             .arg(command);
-        Ok(shell)
+        // Seatbelt denies by path, whether the place exists or not.
+        Ok((shell, Vec::new()))
     }
     #[cfg(not(any(target_os = "linux", target_os = "macos")))]
     {
