@@ -243,6 +243,23 @@ fn walk_script(script: &str, cwd: Option<&std::path::Path>) -> (ShellView, bool)
         };
         walker.script(script, None, Via::Top, 0);
         let runs_files = walker.runs_files;
+        let here_ends = std::mem::take(&mut walker.here_ends);
+        // A here-document's end word read as a command means the parser lost the
+        // document's body (brush-parser does after `$( (( … )) )`): what bash runs from it
+        // is not in the view, which must say so.
+        let lost = view.nodes.iter().any(|node| {
+            node.kind == NodeKind::Simple
+                && node
+                    .program
+                    .and_then(|p| node.words.get(p as usize))
+                    .is_some_and(|program| here_ends.contains(&program.text))
+        });
+        if lost {
+            view.mark_partial(
+                "a here-document's body was not read (its end word came out as a command)"
+                    .to_string(),
+            );
+        }
         (view, runs_files)
     }));
     walked.unwrap_or_else(|_| {

@@ -191,14 +191,19 @@ fn programs(view: &shell::ShellView) -> BTreeSet<String> {
         .collect()
 }
 
-/// `script` with the two constructs brush-parser 0.4 cannot read where the generator puts
+/// `script` with the constructs brush-parser 0.4 cannot read where the generator puts
 /// them written the way it can, meaning the same to bash: `case x in x) A;; esac` (its
-/// pattern always matches) as `{ A; }`, and `]] |& B` as `]] 2>&1 | B`. `None` when the
-/// script has neither.
+/// pattern always matches) as `{ A; }`, `]] |& B` as `]] 2>&1 | B`, and the arithmetic
+/// command `(( 1 + $( A)0 ))` as the test `[ $(( 1 + $( A)0 )) -ne 0 ]` (inside a command
+/// substitution it makes the parser lose a later here-document's body, which the view
+/// reports as partial). `None` when the script has none of them.
 fn without_known_gaps(script: &str) -> Option<String> {
     const CASE: &str = "case x in x) ";
     const END: &str = ";; esac";
-    let mut text = script.replace("]] |& ", "]] 2>&1 | ");
+    let mut text = script
+        .replace("]] |& ", "]] 2>&1 | ")
+        .replace("(( 1 + $( ", "[ $(( 1 + $( ")
+        .replace(")0 ))", ")0 )) -ne 0 ]");
     // The last case to start has no case inside it: its first `;; esac` is its own.
     while let Some(start) = text.rfind(CASE) {
         let body_start = start + CASE.len();
@@ -278,8 +283,20 @@ fn the_known_gap_rewrite_keeps_what_runs() {
         Some("[[ -n 1 ]] 2>&1 | m4")
     );
     assert_eq!(without_known_gaps("m5 | m6"), None);
+    let arithmetic = "m1 $( (( 1 + $( m0)0 ))) & { bash <<'H0'\nf0\nH0\n}";
+    assert_eq!(
+        without_known_gaps(arithmetic).as_deref(),
+        Some("m1 $( [ $(( 1 + $( m0)0 )) -ne 0 ]) & { bash <<'H0'\nf0\nH0\n}")
+    );
+    // The gap itself: the view says it did not read the here-document, so guards refuse.
+    assert!(shell::parse(arithmetic).partial);
+    assert!(!shell::parse(&without_known_gaps(arithmetic).unwrap()).partial);
     let sandbox = Sandbox::new();
-    for script in ["m1 $( case x in x) m2;; esac) | m3", "[[ -n 1 ]] |& m4"] {
+    for script in [
+        "m1 $( case x in x) m2;; esac) | m3",
+        "[[ -n 1 ]] |& m4",
+        arithmetic,
+    ] {
         let other = without_known_gaps(script).unwrap();
         assert_eq!(
             sandbox.run(script),

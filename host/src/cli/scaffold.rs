@@ -81,6 +81,10 @@ const RUST_SDK: &[(&str, &str)] = &[
         include_str!("scaffold/sdk/rust/src/answer.rs"),
     ),
     (
+        "src/facts.rs",
+        include_str!("scaffold/sdk/rust/src/facts.rs"),
+    ),
+    (
         "src/files.rs",
         include_str!("scaffold/sdk/rust/src/files.rs"),
     ),

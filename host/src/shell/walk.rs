@@ -50,6 +50,8 @@ pub(super) struct Walker<'v> {
     cwd: Option<&'v Path>,
     /// Some command runs a script file (read or not): the view depends on files.
     pub(super) runs_files: bool,
+    /// The end words of the here-documents read (quotes taken off).
+    pub(super) here_ends: Vec<String>,
 }
 
 /// Where a list's pipelines go.
@@ -71,6 +73,7 @@ impl<'v> Walker<'v> {
             read_budget: READ_BUDGET,
             cwd: None,
             runs_files: false,
+            here_ends: Vec::new(),
         }
     }
 
@@ -468,6 +471,8 @@ impl<'v> Walker<'v> {
                 }
             }
             IoRedirect::HereDocument(n, doc) => {
+                self.here_ends
+                    .push(doc.here_end.value.replace(['\'', '"', '\\'], ""));
                 let target = if doc.requires_expansion {
                     self.heredoc(&doc.doc.value, node, depth)
                 } else {
