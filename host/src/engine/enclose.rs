@@ -18,6 +18,8 @@ pub(crate) struct Enclosure {
     pub(crate) envelope: Envelope,
     /// Its file.
     pub(crate) file: PathBuf,
+    /// Its digest, computed once (every shell call names it).
+    digest: String,
     /// hookhost's binary, which applies it.
     launcher: Option<PathBuf>,
     /// Why no shell command may run (`None`: they run inside it).
@@ -37,6 +39,7 @@ impl Enclosure {
                 .or_else(|| KernelSupport::probe().refusal(envelope.needed_abi())),
         };
         Enclosure {
+            digest: envelope.digest(),
             envelope,
             file,
             launcher,
@@ -92,7 +95,7 @@ impl Enclosure {
         let wrapped = crate::envelope::wrap(launcher, &self.file, command, keeps_folder);
         given["command"] = Value::String(wrapped);
         outcome.updated_input = Some(given);
-        outcome.envelope = Some(self.envelope.digest());
+        outcome.envelope = Some(self.digest.clone());
         outcome
     }
 
