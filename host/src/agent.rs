@@ -23,6 +23,10 @@ use contracts::{AnswerForm, Contract, Rewrite, ToolMap};
 /// The input field naming the agent a call came from, for policies that care.
 pub const AGENT_FIELD: &str = "agent";
 
+/// The input field keeping the agent's own name for a tool hookhost renamed
+/// (`exec_command` for `Bash`), so the answer speaks the agent's names again.
+pub const AGENT_TOOL_FIELD: &str = "agent_tool_name";
+
 /// Why an agent's input could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -119,6 +123,8 @@ impl Agent {
             json!(&event),
         );
         map.insert(AGENT_FIELD.into(), json!(self.name()));
+        // Only hookhost names the agent's own tool (the envelope reads it).
+        map.remove(AGENT_TOOL_FIELD);
         let inputs = match rename_tool(contract, &mut map) {
             Some(patch) => apply_patch::per_file(&map, &patch),
             None => vec![Value::Object(map)],
@@ -156,6 +162,36 @@ impl Agent {
             return self.answer(agent_event, &allowed, Decision::Allow);
         }
         self.answer(agent_event, outcome, decision)
+    }
+
+    /// The agent's answer for `outcome` of the call `input` (one of the normalised
+    /// inputs): a rewritten tool input goes back in the agent's own field names
+    /// (`exec_command`'s `cmd`, Copilot's `path`).
+    pub fn reply_to_input(
+        self,
+        agent_event: &str,
+        input: &Value,
+        outcome: &EventOutcome,
+    ) -> AgentReply {
+        let tool = input
+            .get(AGENT_TOOL_FIELD)
+            .and_then(Value::as_str)
+            .and_then(|name| self.contract().tools.iter().find(|t| t.agent == name));
+        let (Some(tool), Some(Value::Object(updated))) = (tool, &outcome.updated_input) else {
+            return self.reply(agent_event, outcome);
+        };
+        let mut updated = updated.clone();
+        for (agent_name, ours) in tool.args {
+            if agent_name != ours
+                && !updated.contains_key(*agent_name)
+                && let Some(value) = updated.remove(*ours)
+            {
+                updated.insert((*agent_name).to_string(), value);
+            }
+        }
+        let mut renamed = outcome.clone();
+        renamed.updated_input = Some(Value::Object(updated));
+        self.reply(agent_event, &renamed)
     }
 
     /// The answer when hookhost itself could not run the hooks: an explicit deny in the
@@ -299,6 +335,9 @@ fn rename_tool(contract: &Contract, map: &mut Map<String, Value>) -> Option<Stri
     }
     let tool = contract.tools.iter().find(|t: &&ToolMap| t.agent == name)?;
     map.insert("tool_name".into(), json!(tool.tool));
+    if tool.agent != tool.tool {
+        map.insert(AGENT_TOOL_FIELD.into(), json!(tool.agent));
+    }
     if let Some(Value::Object(args)) = map.get_mut("tool_input") {
         for (from, to) in tool.args {
             if from != to

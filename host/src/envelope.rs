@@ -17,6 +17,8 @@ pub(crate) mod kernel;
 pub mod launch;
 #[cfg(target_os = "linux")]
 mod linux;
+#[cfg(target_os = "linux")]
+mod resolve;
 #[cfg(unix)]
 mod scan;
 #[cfg(any(target_os = "macos", all(test, unix)))]
@@ -82,10 +84,13 @@ pub const WITHHELD_NOTICE: &str = "# hookhost envelope: the content of this file
 impl Envelope {
     /// Its digest: SHA-256 of its canonical JSON, which names its file.
     pub fn digest(&self) -> String {
-        use sha2::Digest;
-        let bytes = serde_json::to_vec(self).unwrap_or_default();
-        let hash = sha2::Sha256::digest(&bytes);
-        hash.iter().map(|b| format!("{b:02x}")).collect()
+        digest_of(&self.to_file_bytes())
+    }
+
+    /// The bytes of the file it is kept in; its digest is theirs, so the launcher checks
+    /// the file by hashing what it read, without writing the envelope out again.
+    pub fn to_file_bytes(&self) -> Vec<u8> {
+        serde_json::to_vec_pretty(self).unwrap_or_default()
     }
 
     /// The file it is kept in, in hookhost's envelope folder `dir`.
@@ -105,6 +110,13 @@ impl Envelope {
         }
         abi
     }
+}
+
+/// The SHA-256 of `bytes`, in hex: an envelope file's name.
+pub(crate) fn digest_of(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    let hash = sha2::Sha256::digest(bytes);
+    hash.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 impl fmt::Display for Envelope {

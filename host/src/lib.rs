@@ -76,7 +76,7 @@ mod text;
 mod tools;
 
 // The API: an engine, what it loads, what it answers.
-pub use agent::{AGENT_FIELD, Agent, AgentError, AgentReply, Normalised};
+pub use agent::{AGENT_FIELD, AGENT_TOOL_FIELD, Agent, AgentError, AgentReply, Normalised};
 // The guards that come with hookhost (`builtin:NAME`).
 pub use builtin::Builtin;
 pub use config::{

@@ -479,6 +479,45 @@ fn agents_that_cannot_rewrite_a_command_have_it_refused_and_show_says_what_holds
             .is_some_and(|command| command.contains("envelope run")),
         "{answer}"
     );
+    // Codex's `exec_command` gets the rewrite in its own field (`cmd`), beside an allow;
+    // what the model types into the shell it started (`write_stdin`) runs inside that
+    // shell's envelope already, so it is judged, not wrapped.
+    let answer = agent_answer(
+        &test,
+        "codex",
+        json!({"hook_event_name": "PreToolUse", "session_id": "s", "cwd": test.project,
+            "tool_name": "exec_command", "tool_input": {"cmd": "ls", "workdir": "."}}),
+    );
+    let output = &answer["hookSpecificOutput"];
+    assert_eq!(output["permissionDecision"], "allow", "{answer}");
+    assert!(
+        output["updatedInput"]["cmd"]
+            .as_str()
+            .is_some_and(|command| command.contains("envelope run")),
+        "{answer}"
+    );
+    assert!(output["updatedInput"].get("command").is_none(), "{answer}");
+    assert_eq!(output["updatedInput"]["workdir"], ".", "{answer}");
+    let typed = |chars: &str| {
+        agent_answer(
+            &test,
+            "codex",
+            json!({"hook_event_name": "PreToolUse", "session_id": "s", "cwd": test.project,
+                "tool_name": "write_stdin", "tool_input": {"session_id": 3, "chars": chars}}),
+        )
+    };
+    let answer = typed("ls\n");
+    assert!(
+        answer
+            .get("hookSpecificOutput")
+            .is_none_or(|output| output.get("updatedInput").is_none()),
+        "{answer}"
+    );
+    let answer = typed("echo 0 > deploy/prod.yml\n");
+    assert_eq!(
+        answer["hookSpecificOutput"]["permissionDecision"], "deny",
+        "{answer}"
+    );
     // `envelope show` prints it whole, and as JSON.
     let show = |json: bool| {
         let mut args = vec![

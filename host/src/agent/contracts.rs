@@ -74,6 +74,10 @@ pub(super) struct Contract {
     /// Whether its shell keeps the folder a command ended in for the next command
     /// (Claude Code does; the others start each command in the project).
     pub(super) keeps_folder: bool,
+    /// Its tools whose input is typed into a process an earlier call started (Codex's
+    /// `write_stdin`): judged as commands, never started anew inside the envelope — the
+    /// process they feed is inside it already.
+    pub(super) typed_into_running: &'static [&'static str],
 }
 
 /// How an agent takes a rewritten tool input.
@@ -124,6 +128,7 @@ static CLAUDE: Contract = Contract {
     answer_by_event: &[],
     rewrite: Some(Rewrite::UpdatedInput),
     keeps_folder: true,
+    typed_into_running: &[],
 };
 
 static COPILOT: Contract = Contract {
@@ -177,6 +182,7 @@ static COPILOT: Contract = Contract {
     ],
     rewrite: Some(Rewrite::ModifiedArgsWithAllow),
     keeps_folder: false,
+    typed_into_running: &[],
 };
 
 static CODEX: Contract = Contract {
@@ -205,6 +211,7 @@ static CODEX: Contract = Contract {
     answer_by_event: &[],
     rewrite: Some(Rewrite::UpdatedInputWithAllow),
     keeps_folder: false,
+    typed_into_running: &["write_stdin"],
 };
 
 static GEMINI: Contract = Contract {
@@ -250,6 +257,7 @@ static GEMINI: Contract = Contract {
     answer_by_event: &[],
     rewrite: Some(Rewrite::ToolInput),
     keeps_folder: false,
+    typed_into_running: &[],
 };
 
 static CURSOR: Contract = Contract {
@@ -280,6 +288,7 @@ static CURSOR: Contract = Contract {
     answer_by_event: &[],
     rewrite: None,
     keeps_folder: false,
+    typed_into_running: &[],
 };
 
 static OPENCODE: Contract = Contract {
@@ -323,6 +332,7 @@ static OPENCODE: Contract = Contract {
     answer_by_event: &[],
     rewrite: None,
     keeps_folder: false,
+    typed_into_running: &[],
 };
 
 static FACTORY: Contract = Contract {
@@ -353,6 +363,7 @@ static FACTORY: Contract = Contract {
     answer_by_event: &[],
     rewrite: None,
     keeps_folder: false,
+    typed_into_running: &[],
 };
 
 impl Agent {
@@ -380,6 +391,13 @@ impl Agent {
     /// Whether its shell keeps the folder a command ended in for the next command.
     pub fn keeps_folder(self) -> bool {
         self.contract().keeps_folder
+    }
+
+    /// Whether a call of its tool `agent_tool` (its own name) starts a process, so that
+    /// the envelope wraps it; input typed into a running process (Codex's `write_stdin`)
+    /// does not.
+    pub fn starts_process(self, agent_tool: &str) -> bool {
+        !self.contract().typed_into_running.contains(&agent_tool)
     }
 
     /// Whether hookhost can rewrite this agent's shell commands (into the envelope).

@@ -200,3 +200,56 @@ fn a_failure_is_answered_in_band() {
         copilot.stdout
     );
 }
+
+#[test]
+fn a_rewritten_input_goes_back_in_the_agents_own_field_names() {
+    let rewritten = |input: &Value, field: &str, value: &str| {
+        let mut outcome = EventOutcome::empty("PreToolUse");
+        let mut updated = input["tool_input"].clone();
+        updated[field] = json!(value);
+        outcome.updated_input = Some(updated);
+        outcome
+    };
+    let parse = |reply: AgentReply| -> Value { serde_json::from_str(&reply.stdout).unwrap() };
+    let (_, codex) = one(
+        Agent::Codex,
+        None,
+        json!({"hook_event_name": "PreToolUse", "session_id": "s", "cwd": "/p",
+               "tool_name": "exec_command", "tool_input": {"cmd": "ls", "workdir": "w"}}),
+    );
+    assert_eq!(codex[AGENT_TOOL_FIELD], "exec_command");
+    let reply = parse(Agent::Codex.reply_to_input(
+        "PreToolUse",
+        &codex,
+        &rewritten(&codex, "command", "ls -a"),
+    ));
+    assert_eq!(
+        reply["hookSpecificOutput"]["updatedInput"],
+        json!({"cmd": "ls -a", "workdir": "w"})
+    );
+    let (_, copilot) = one(
+        Agent::Copilot,
+        Some("preToolUse"),
+        json!({"toolName": "create", "toolArgs": {"path": "a", "file_text": "x"}}),
+    );
+    let reply = parse(Agent::Copilot.reply_to_input(
+        "preToolUse",
+        &copilot,
+        &rewritten(&copilot, "file_path", "b"),
+    ));
+    assert_eq!(
+        reply["modifiedArgs"],
+        json!({"path": "b", "file_text": "x"})
+    );
+    // The field is hookhost's: an input that brings its own loses it.
+    let (_, claude_named) = one(
+        Agent::Codex,
+        None,
+        json!({"hook_event_name": "PreToolUse", "session_id": "s", "cwd": "/p",
+               "agent_tool_name": "write_stdin",
+               "tool_name": "Bash", "tool_input": {"command": "ls"}}),
+    );
+    assert!(claude_named.get(AGENT_TOOL_FIELD).is_none());
+    assert!(Agent::Codex.starts_process("exec_command"));
+    assert!(!Agent::Codex.starts_process("write_stdin"));
+}

@@ -139,14 +139,14 @@ where
     F: FnMut(Vec<u8>) -> Fut,
     Fut: Future<Output = Answer>,
 {
-    let mut outcome: Option<EventOutcome> = None;
+    let mut outcome: Option<(EventOutcome, &serde_json::Value)> = None;
     for input in &normalised.inputs {
         let body = serde_json::to_vec(input).unwrap_or_default();
         match answer(body).await.into_result() {
             Ok(this) => {
                 let denies = this.should_block
                     || this.permission_decision == Some(hookhost::PermissionDecision::Deny);
-                outcome = Some(this);
+                outcome = Some((this, input));
                 if denies {
                     break;
                 }
@@ -157,7 +157,7 @@ where
         }
     }
     match outcome {
-        Some(outcome) => agent.reply(&normalised.agent_event, &outcome),
+        Some((outcome, input)) => agent.reply_to_input(&normalised.agent_event, input, &outcome),
         None => AgentReply::default(),
     }
 }

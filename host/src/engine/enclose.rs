@@ -88,10 +88,18 @@ impl Enclosure {
             return crate::merge::refused(event, why);
         };
         // Another agent's input names it; a Claude-shaped host's does not.
-        let keeps_folder = crate::json_field::field(&input.value, crate::agent::AGENT_FIELD)
+        let agent = crate::json_field::field(&input.value, crate::agent::AGENT_FIELD)
             .and_then(Value::as_str)
-            .and_then(crate::agent::Agent::parse)
-            .is_none_or(crate::agent::Agent::keeps_folder);
+            .and_then(crate::agent::Agent::parse);
+        let agent_tool = crate::json_field::field(&input.value, crate::agent::AGENT_TOOL_FIELD)
+            .and_then(Value::as_str);
+        if let (Some(agent), Some(tool)) = (agent, agent_tool)
+            && !agent.starts_process(tool)
+        {
+            // Typed into a process an earlier call started inside the envelope.
+            return outcome;
+        }
+        let keeps_folder = agent.is_none_or(crate::agent::Agent::keeps_folder);
         let wrapped = crate::envelope::wrap(launcher, &self.file, command, keeps_folder);
         given["command"] = Value::String(wrapped);
         outcome.updated_input = Some(given);
@@ -122,7 +130,7 @@ fn write(envelope: &Envelope, dir: &Path, file: &Path) -> Result<(), String> {
         )
     };
     crate::files::ensure_private_dir(dir).map_err(|err| fail(dir, &err))?;
-    let text = serde_json::to_vec_pretty(envelope).map_err(|err| fail(file, &err))?;
+    let text = envelope.to_file_bytes();
     for (path, bytes) in [
         (file, text.as_slice()),
         (

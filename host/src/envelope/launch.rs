@@ -49,17 +49,16 @@ impl Launch {
 pub fn load(file: &Path) -> Result<Envelope, String> {
     let bytes = crate::files::read_regular(file, MAX_ENVELOPE_FILE)
         .map_err(|err| format!("cannot read the envelope {}: {err}", file.display()))?;
-    let envelope: Envelope = serde_json::from_slice(&bytes)
-        .map_err(|err| format!("the envelope {} is not one: {err}", file.display()))?;
+    let digest = super::digest_of(&bytes);
     let named = file.file_stem().and_then(|stem| stem.to_str());
-    if named != Some(envelope.digest().as_str()) {
+    if named != Some(digest.as_str()) {
         return Err(format!(
-            "the envelope {} does not hold what its name says (its digest is {}); not used",
+            "the envelope {} does not hold what its name says (its digest is {digest}); not used",
             file.display(),
-            envelope.digest()
         ));
     }
-    Ok(envelope)
+    serde_json::from_slice(&bytes)
+        .map_err(|err| format!("the envelope {} is not one: {err}", file.display()))
 }
 
 /// Runs `launch` and returns the exit status for the process (the command's, or
@@ -78,7 +77,9 @@ pub fn run(launch: &Launch) -> i32 {
         Ok(envelope) => envelope,
         Err(why) => return refuse(&why),
     };
-    let rc = match RcFile::create() {
+    // Only where the agent's shell keeps the folder does bash report it (a file it reads
+    // at start, `BASH_ENV`).
+    let rc = match cwd_out.as_ref().map(|_| RcFile::create()).transpose() {
         Ok(rc) => rc,
         Err(why) => return refuse(&why),
     };
@@ -86,12 +87,14 @@ pub fn run(launch: &Launch) -> i32 {
         Ok(enclosed) => enclosed,
         Err(why) => return refuse(&why),
     };
-    command.env("BASH_ENV", &rc.path);
+    if let Some(rc) = &rc {
+        command.env("BASH_ENV", &rc.path);
+    }
     let status = match command.status() {
         Ok(status) => status,
         Err(err) => return refuse(&format!("cannot start bash: {err}")),
     };
-    if let (Some(mut out), Some(cwd)) = (cwd_out, rc.final_folder()) {
+    if let (Some(mut out), Some(cwd)) = (cwd_out, rc.as_ref().and_then(RcFile::final_folder)) {
         let _ = out.write_all(cwd.as_bytes());
     }
     drop(rc);

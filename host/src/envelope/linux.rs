@@ -20,6 +20,7 @@ use landlock::{
 use nix::mount::{MsFlags, mount};
 use nix::sched::{CloneFlags, unshare};
 
+use super::resolve::Resolver;
 use super::{Envelope, KernelSupport, Mode, Network, Place};
 
 /// What the mount namespace does, computed from the envelope and the files as they are
@@ -40,16 +41,16 @@ pub(crate) struct MountPlan {
 /// The plan for `envelope` with the `secrets` found when the command starts.
 pub(crate) fn plan(envelope: &Envelope, secrets: &[PathBuf]) -> MountPlan {
     let mut plan = MountPlan::default();
+    // Many places share their folders (the agents' files in the home): each folder is
+    // resolved once.
+    let mut resolver = Resolver::default();
     let roots: Vec<PathBuf> = envelope
         .writable
         .iter()
-        .filter_map(|root| std::fs::canonicalize(&root.path).ok())
+        .filter_map(|root| resolver.resolve(&root.path))
         .collect();
-    // Many places share their folders (the agents' files in the home): each folder is
-    // resolved once.
-    let mut resolved = std::collections::HashMap::new();
     for place in &envelope.read_only {
-        let Some((target, exists)) = existing(&place.path, &mut resolved) else {
+        let Some((target, exists)) = resolver.existing(&place.path) else {
             continue;
         };
         let Some(root) = roots.iter().filter(|root| target.starts_with(root)).max() else {
@@ -86,42 +87,6 @@ pub(crate) fn plan(envelope: &Envelope, secrets: &[PathBuf]) -> MountPlan {
         list.dedup();
     }
     plan
-}
-
-/// `path` resolved, when it exists (`true`), else its nearest existing ancestor resolved
-/// (`false`). Folders are resolved once (`memo`): many places share theirs (the agents'
-/// files in the home), and only a last component that is itself a link is resolved again.
-fn existing(
-    path: &Path,
-    memo: &mut std::collections::HashMap<PathBuf, Option<PathBuf>>,
-) -> Option<(PathBuf, bool)> {
-    let mut resolve_dir = |dir: &Path| {
-        memo.entry(dir.to_path_buf())
-            .or_insert_with(|| std::fs::canonicalize(dir).ok())
-            .clone()
-    };
-    let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
-        return std::fs::canonicalize(path).ok().map(|found| (found, true));
-    };
-    if let Some(folder) = resolve_dir(parent) {
-        let candidate = folder.join(name);
-        return match std::fs::symlink_metadata(&candidate) {
-            Ok(meta) if meta.file_type().is_symlink() => std::fs::canonicalize(&candidate)
-                .ok()
-                .map(|found| (found, true))
-                .or(Some((folder, false))),
-            Ok(_) => Some((candidate, true)),
-            Err(_) => Some((folder, false)),
-        };
-    }
-    let mut up = parent.parent();
-    while let Some(dir) = up {
-        if let Some(found) = resolve_dir(dir) {
-            return Some((found, false));
-        }
-        up = dir.parent();
-    }
-    None
 }
 
 /// Applies `envelope` to this process, with the `secrets` found; what the mount namespace
