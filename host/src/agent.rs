@@ -142,7 +142,7 @@ impl Agent {
         if outcome.envelope.is_some() && rewrite.is_none() {
             // The rewrite would be lost and the command run unconfined: refuse instead.
             let reason = format!(
-                "hookhost envelope: the owner's policy runs every shell command inside the kernel's envelope, and hookhost cannot rewrite {}'s commands through its hook yet, so the command was not run (`hookhost status --agent {}` says so)",
+                "hookhost envelope: the owner's policy runs every shell command inside the kernel's envelope, and hookhost cannot rewrite {}'s commands through its hook, so the command was not run; start the agent inside the envelope instead (`hookhost envelope session -- <the agent's command>`; `hookhost status --agent {}` says so)",
                 self.name(),
                 self.name()
             );

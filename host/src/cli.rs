@@ -171,6 +171,9 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::Cache(args) => cache::run(&args),
         Command::Explain(args) => explain::run(args).await,
         Command::Envelope(envelope::EnvelopeCommand::Show(args)) => envelope::show(*args),
+        Command::Envelope(envelope::EnvelopeCommand::Session(args)) => {
+            envelope::session(args).await
+        }
         // Dispatched before the runtime starts (see `main`).
         Command::Envelope(envelope::EnvelopeCommand::Run(_)) => Ok(ExitCode::from(70)),
         Command::Shell { command } => shell_view(command),

@@ -28,6 +28,7 @@ pub(crate) mod seatbelt;
     reason = "one file shared with the secrets guest: the host reads `secret_kind`"
 )]
 mod secret_files;
+pub mod session;
 mod wrap;
 
 use std::fmt;

@@ -4,8 +4,9 @@
 //! which names it in the commands it rewrites when it is there.
 //!
 //! Arguments as `hookhost envelope run` takes them (the leading `envelope run` optional):
-//! `--envelope FILE [--cwd-fd N] -- COMMAND`. Anything else refuses (exit 126): a
-//! launcher that cannot tell what to apply runs nothing.
+//! `--envelope FILE [--cwd-fd N] -- COMMAND`, or for a whole session (`hookhost envelope
+//! session` starts it) `--envelope FILE --session-broker DIR -- PROGRAM ARGS…`. Anything
+//! else refuses (exit 126): a launcher that cannot tell what to apply runs nothing.
 
 use std::process::ExitCode;
 
@@ -28,10 +29,13 @@ fn launch_of(args: impl Iterator<Item = String>) -> Result<Launch, String> {
     if args.peek().map(String::as_str) == Some("envelope") {
         args.next();
         if args.next().as_deref() != Some("run") {
-            return Err("usage: hookhost-envelope --envelope FILE [--cwd-fd N] -- COMMAND".into());
+            return Err(
+                "usage: hookhost-envelope --envelope FILE [--cwd-fd N | --session-broker DIR] -- COMMAND"
+                    .into(),
+            );
         }
     }
-    let (mut envelope, mut cwd_fd) = (None, None);
+    let (mut envelope, mut cwd_fd, mut broker) = (None, None, None);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--envelope" => envelope = args.next(),
@@ -41,6 +45,9 @@ fn launch_of(args: impl Iterator<Item = String>) -> Result<Launch, String> {
                         .and_then(|fd| fd.parse::<i32>().ok())
                         .ok_or("--cwd-fd takes a descriptor number")?,
                 )
+            }
+            "--session-broker" => {
+                broker = Some(args.next().ok_or("--session-broker takes a folder")?)
             }
             "--" => break,
             other => return Err(format!("unknown argument `{other}`")),
@@ -53,6 +60,7 @@ fn launch_of(args: impl Iterator<Item = String>) -> Result<Launch, String> {
     }
     let mut launch = Launch::new(envelope.into(), command.join(" "));
     launch.cwd_fd = cwd_fd;
+    launch.session = broker.map(|broker| (broker.into(), command));
     Ok(launch)
 }
 
@@ -81,12 +89,30 @@ mod tests {
         assert_eq!(launch.cwd_fd, Some(3));
         assert_eq!(launch.command, "ls -la");
         assert!(parse(&["--envelope", "/e.json", "--", "true"]).is_ok());
+        let session = parse(&[
+            "--envelope",
+            "/e.json",
+            "--session-broker",
+            "/s/broker-1",
+            "--",
+            "agent",
+            "--flag",
+        ])
+        .unwrap();
+        assert_eq!(
+            session.session,
+            Some((
+                std::path::PathBuf::from("/s/broker-1"),
+                vec!["agent".to_string(), "--flag".to_string()]
+            ))
+        );
         for bad in [
             &["--", "true"][..],
             &["--envelope", "/e.json"],
             &["--envelope", "/e.json", "--unconfined", "--", "true"],
             &["envelope", "show"],
             &["--envelope", "/e.json", "--cwd-fd", "x", "--", "true"],
+            &["--envelope", "/e.json", "--session-broker"],
         ] {
             assert!(parse(bad).is_err(), "{bad:?}");
         }

@@ -714,3 +714,176 @@ fn a_hook_settings_file_created_where_none_was_is_removed() {
         }
     }
 }
+
+/// A Cursor-like agent for `envelope session`: for each command it asks its hook
+/// (`hookhost hook --agent cursor`), runs the command when allowed, and records both.
+const SESSION_AGENT: &str = r#"
+import json, os, subprocess, sys
+hookhost, home, commands, out = sys.argv[1:5]
+results = []
+for command in json.load(open(commands)):
+    if command == "KILL THE BROKER":
+        subprocess.run(["pkill", "-f", "serve --listen=unix:"])
+        continue
+    payload = {"hook_event_name": "beforeShellExecution", "conversation_id": "s",
+               "cwd": os.getcwd(), "command": command}
+    asked = subprocess.run([hookhost, "hook", "--agent", "cursor", "--home", home],
+                           input=json.dumps(payload), capture_output=True, text=True)
+    answer = json.loads(asked.stdout)
+    ran = None
+    if answer.get("permission") == "allow":
+        done = subprocess.run(["bash", "-c", command], capture_output=True, text=True)
+        ran = {"status": done.returncode, "output": done.stdout + done.stderr}
+    results.append({"command": command, "answer": answer, "ran": ran})
+json.dump(results, open(out, "w"))
+sys.exit(7)
+"#;
+
+#[test]
+fn a_whole_session_runs_inside_the_envelope_and_its_hooks_reach_the_broker() {
+    let test = guarded(json!({}));
+    let computed = "python3 -c \"open('.git/ho'+'oks/pre-commit','w').write('x')\"";
+    let commands = json!([
+        "echo hi > out.txt",
+        "echo 0 > deploy/prod.yml",
+        computed,
+        "cat .env",
+        "KILL THE BROKER",
+        "echo after > after.txt",
+    ]);
+    test.write("agent.py", SESSION_AGENT);
+    test.write("commands.json", &commands.to_string());
+    let results = test.project.join("results.json");
+    let session = Command::new(CLI)
+        .args(["envelope", "session", "--home"])
+        .arg(&test.home)
+        .args(["--", "python3"])
+        .arg(test.root.join("agent.py"))
+        .arg(CLI)
+        .arg(&test.home)
+        .arg(test.root.join("commands.json"))
+        .arg(&results)
+        .current_dir(&test.project)
+        .output()
+        .unwrap();
+    assert_eq!(session.status.code(), Some(7), "{}", text(&session));
+    let results: Value = serde_json::from_slice(&std::fs::read(&results).unwrap()).unwrap();
+    let result = |command: &str| -> &Value {
+        results
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|result| result["command"] == command)
+            .unwrap()
+    };
+    // Ordinary work runs; the broker's guards answer the agent's hook.
+    assert_eq!(result("echo hi > out.txt")["ran"]["status"], 0, "{results}");
+    assert!(test.project.join("out.txt").is_file());
+    let denied = &result("echo 0 > deploy/prod.yml")["answer"];
+    assert_eq!(denied["permission"], "deny", "{results}");
+    assert!(
+        denied["agent_message"]
+            .as_str()
+            .unwrap()
+            .contains("protected path")
+    );
+    // What the text cannot see, the kernel stops.
+    let attack = result(computed);
+    assert_eq!(attack["answer"]["permission"], "allow", "{results}");
+    assert_ne!(attack["ran"]["status"], 0, "{results}");
+    assert!(!test.project.join(".git/hooks/pre-commit").exists());
+    let read = result("cat .env")["ran"]["output"].as_str().unwrap();
+    assert!(
+        !read.contains(SECRET) && read.contains("withheld"),
+        "{read}"
+    );
+    // The broker gone, the hook fails closed: the command does not run.
+    let after = result("echo after > after.txt");
+    assert_eq!(after["answer"]["permission"], "deny", "{results}");
+    assert!(
+        after["answer"]["agent_message"]
+            .as_str()
+            .unwrap()
+            .contains("broker"),
+        "{results}"
+    );
+    assert!(!test.project.join("after.txt").exists());
+    // Nothing of the session is left: no broker folder, no broker log.
+    let envelope_dir = test.home.join(".local/state/hookhost/envelope");
+    let left: Vec<String> = std::fs::read_dir(&envelope_dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with("broker-"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    // Claude Code's own hook command inside a session asks the broker too: judged, and
+    // not rewritten (the session is inside already).
+    let claude_input = |command: &str| {
+        json!({"session_id": "s", "hook_event_name": "PreToolUse", "tool_name": "Bash",
+            "tool_input": {"command": command}, "cwd": test.project})
+        .to_string()
+    };
+    test.write("denied.json", &claude_input("echo 0 > deploy/prod.yml"));
+    test.write("allowed.json", &claude_input("ls"));
+    let script = format!(
+        "'{cli}' claude hook --home '{home}' < '{root}/denied.json'; echo; '{cli}' claude hook --home '{home}' < '{root}/allowed.json'",
+        cli = CLI,
+        home = test.home.display(),
+        root = test.root.display()
+    );
+    let claude = Command::new(CLI)
+        .args(["envelope", "session", "--home"])
+        .arg(&test.home)
+        .args(["--", "bash", "-c", &script])
+        .current_dir(&test.project)
+        .output()
+        .unwrap();
+    let said = text(&claude);
+    let mut answers = said.lines().filter(|line| line.starts_with('{'));
+    let denied: Value = serde_json::from_str(answers.next().unwrap()).unwrap();
+    assert_eq!(
+        denied["hookSpecificOutput"]["permissionDecision"], "deny",
+        "{said}"
+    );
+    let allowed: Value = serde_json::from_str(answers.next().unwrap()).unwrap();
+    assert!(allowed.get("hookSpecificOutput").is_none(), "{said}");
+    // The control: without the envelope the same computed write gets its effect.
+    let control = Command::new("bash")
+        .args(["-c", computed])
+        .current_dir(&test.project)
+        .output()
+        .unwrap();
+    assert!(control.status.success(), "{}", text(&control));
+    assert!(test.project.join(".git/hooks/pre-commit").is_file());
+}
+
+#[test]
+#[cfg(unix)]
+fn a_broker_socket_outside_a_session_is_not_asked() {
+    let test = guarded(json!({}));
+    // Make the owner's envelope folder, then put a listener where a session shows its
+    // broker: no mount holds it, so the hook does not send its call there.
+    let _ = agent_answer(
+        &test,
+        "cursor",
+        json!({"hook_event_name": "beforeShellExecution", "conversation_id": "s",
+            "cwd": test.project, "command": "ls"}),
+    );
+    let folder = test.home.join(".local/state/hookhost/envelope/session");
+    assert!(folder.is_dir());
+    let _listener = std::os::unix::net::UnixListener::bind(folder.join("hook.sock")).unwrap();
+    let answer = agent_answer(
+        &test,
+        "cursor",
+        json!({"hook_event_name": "beforeShellExecution", "conversation_id": "s",
+            "cwd": test.project, "command": "ls"}),
+    );
+    assert_eq!(answer["permission"], "deny", "{answer}");
+    assert!(
+        answer["agent_message"]
+            .as_str()
+            .unwrap()
+            .contains("cannot rewrite cursor's commands"),
+        "{answer}"
+    );
+}

@@ -80,14 +80,17 @@ async fn answer(args: AgentHookArgs) -> AgentReply {
         Ok(bytes) => bytes,
         Err(err) => return agent.failure_reply(&given_event, true, &format!("{err:#}")),
     };
+    let mut config = ConfigArgs::own(None);
+    config.home = args.home.clone();
+    config.folders = args.folders.clone();
+    if let Some(socket) = session_broker(&config) {
+        return served(&args, Served::Broker(socket), bytes).await;
+    }
     if let Some(url) = args.serve.clone() {
-        return served(&args, &url, bytes).await;
+        return served(&args, Served::Url(url), bytes).await;
     }
     let raw: Option<Value> = serde_json::from_slice(&bytes).ok();
-    let project = raw.as_ref().and_then(|raw| project_of(agent, raw));
-    let mut config = ConfigArgs::own(project);
-    config.home = args.home;
-    config.folders = args.folders;
+    config.project_dir = raw.as_ref().and_then(|raw| project_of(agent, raw));
     let engine = match config.one_shot_engine(true) {
         Ok(engine) => engine,
         Err(err) => {
@@ -162,22 +165,69 @@ where
     }
 }
 
-/// The answer of the `hookhost serve` at `url` to the input `bytes`. The bearer token is
-/// the owner's `serve-token` (where there is one); no proxy is used whatever the
-/// environment says (an agent's environment could name one that answers "allow"). A
-/// serve that cannot be reached, or answers anything but a reply, is a deny: hookhost
-/// cannot tell then which hooks guard the event.
-async fn served(args: &AgentHookArgs, url: &str, bytes: Vec<u8>) -> AgentReply {
+/// Inside `hookhost envelope session`, the session's broker, which answers instead of
+/// this process (it can neither write hookhost's state nor read its keys there).
+fn session_broker(config: &ConfigArgs) -> Option<PathBuf> {
+    config
+        .envelope_dir()
+        .and_then(|dir| hookhost::envelope::session::broker_socket(&dir))
+}
+
+/// Claude Code's hook (`hookhost claude hook`) inside an envelope session: the broker's
+/// answer to `bytes` in Claude Code's form; `None` outside a session.
+pub(super) async fn claude_in_session(
+    home: Option<PathBuf>,
+    folders: OwnerFolders,
+    bytes: &[u8],
+) -> Option<AgentReply> {
+    let mut config = ConfigArgs::own(None);
+    config.home = home.clone();
+    config.folders = folders.clone();
+    let socket = session_broker(&config)?;
+    let args = AgentHookArgs {
+        agent: Agent::Claude,
+        event: None,
+        deadline: 50,
+        home,
+        folders,
+        serve: None,
+    };
+    Some(served(&args, Served::Broker(socket), bytes.to_vec()).await)
+}
+
+/// Which `hookhost serve` answers instead of this process.
+enum Served {
+    /// The one at this base URL (`--serve`).
+    Url(String),
+    /// The broker of the envelope session this process runs in, at this socket.
+    Broker(PathBuf),
+}
+
+/// The answer of the `hookhost serve` `target` to the input `bytes`. The bearer token is
+/// the owner's `serve-token` (where there is one; a session's broker, on a socket only
+/// the session sees, takes none); no proxy is used whatever the environment says (an
+/// agent's environment could name one that answers "allow"). A serve that cannot be
+/// reached, or answers anything but a reply, is a deny: hookhost cannot tell then which
+/// hooks guard the event.
+async fn served(args: &AgentHookArgs, target: Served, bytes: Vec<u8>) -> AgentReply {
     let agent = args.agent;
     let given_event = args.event.clone().unwrap_or_default();
+    let (url, socket) = match target {
+        Served::Url(url) => (url, None),
+        Served::Broker(socket) => ("http://hookhost-session".to_string(), Some(socket)),
+    };
     let fail = |why: String| {
-        agent.failure_reply(
-            &given_event,
-            true,
-            &format!("hookhost serve at {url}: {why}"),
-        )
+        let whom = match &socket {
+            Some(socket) => format!(
+                "the envelope session's hookhost broker ({})",
+                socket.display()
+            ),
+            None => format!("hookhost serve at {url}"),
+        };
+        agent.failure_reply(&given_event, true, &format!("{whom}: {why}"))
     };
     let token_file = match (&args.folders.config_dir, &args.home) {
+        _ if socket.is_some() => None,
         (Some(dir), _) => Some(dir.join("serve-token")),
         (None, home) => super::config_dir(home.clone()).map(|dir| dir.join("serve-token")),
     };
@@ -188,11 +238,14 @@ async fn served(args: &AgentHookArgs, url: &str, bytes: Vec<u8>) -> AgentReply {
         },
         _ => None,
     };
-    let client = match reqwest::Client::builder()
+    let mut builder = reqwest::Client::builder()
         .no_proxy()
-        .timeout(Duration::from_secs(args.deadline.max(1)))
-        .build()
-    {
+        .timeout(Duration::from_secs(args.deadline.max(1)));
+    #[cfg(unix)]
+    if let Some(socket) = &socket {
+        builder = builder.unix_socket(socket.as_path());
+    }
+    let client = match builder.build() {
         Ok(client) => client,
         Err(err) => return fail(err.to_string()),
     };
@@ -239,7 +292,7 @@ fn project_of(agent: Agent, raw: &Value) -> Option<PathBuf> {
     path.is_absolute().then_some(path)
 }
 
-fn write(reply: &AgentReply) -> ExitCode {
+pub(super) fn write(reply: &AgentReply) -> ExitCode {
     if let Some(line) = &reply.stderr {
         super::write_stderr(&format!("{line}\n"));
     }

@@ -210,6 +210,10 @@ pub(crate) struct ConfigArgs {
     /// Load no project at all, only the owners' files (`serve --all-projects`' base).
     #[arg(skip)]
     pub(crate) no_project: bool,
+    /// The engine is a session's broker (`serve --session-broker`): the agent runs
+    /// inside the envelope, so shell commands are judged, not rewritten.
+    #[arg(skip)]
+    pub(crate) session_enclosed: bool,
 }
 
 #[derive(Debug, Args)]
@@ -272,6 +276,7 @@ impl ConfigArgs {
             dialect: None,
             vars: Vec::new(),
             no_project: false,
+            session_enclosed: false,
         }
     }
 
@@ -407,6 +412,11 @@ impl ConfigArgs {
         self.state_base().map(|dir| dir.join("sessions"))
     }
 
+    /// hookhost's envelope folder: `envelope` in its state folder.
+    pub(crate) fn envelope_dir(&self) -> Option<PathBuf> {
+        self.state_base().map(|dir| dir.join("envelope"))
+    }
+
     /// hookhost's state folder: `--state-dir`, else below the owner's home.
     fn state_base(&self) -> Option<PathBuf> {
         match &self.folders.state_dir {
@@ -425,13 +435,9 @@ impl ConfigArgs {
         // Compile in a child process of this very binary: memory- and time-bounded.
         options.wasm.compile_worker = std::env::current_exe().ok();
         options.audit_log = self.audit_log.clone();
-        options.envelope_dir = self.state_base().map(|dir| dir.join("envelope"));
-        // The small launcher installed beside this binary, else this binary itself.
-        options.envelope_launcher = std::env::current_exe().ok().map(|exe| {
-            let small =
-                exe.with_file_name(format!("hookhost-envelope{}", std::env::consts::EXE_SUFFIX));
-            if small.is_file() { small } else { exe }
-        });
+        options.envelope_dir = self.envelope_dir();
+        options.session_enclosed = self.session_enclosed;
+        options.envelope_launcher = envelope_launcher();
         if let Some(per_hook) = self.prepared_instances {
             options.wasm.prepare.per_hook = per_hook;
         }
@@ -439,6 +445,16 @@ impl ConfigArgs {
             .context("cannot start the engine")
             .map_err(CliError::Internal)
     }
+}
+
+/// The envelope's launcher: the small one installed beside this binary, else this binary
+/// itself (`hookhost envelope run`).
+pub(crate) fn envelope_launcher() -> Option<PathBuf> {
+    std::env::current_exe().ok().map(|exe| {
+        let small =
+            exe.with_file_name(format!("hookhost-envelope{}", std::env::consts::EXE_SUFFIX));
+        if small.is_file() { small } else { exe }
+    })
 }
 
 /// Instance slots of a one-shot `fire` (more concurrent Wasm hooks wait for a slot, a few

@@ -376,6 +376,11 @@ async fn hook_answer(args: HookArgs) -> anyhow::Result<ExitCode> {
         // The hookhost that started this process already runs the hooks.
         return Ok(ExitCode::SUCCESS);
     }
+    if let Some(reply) =
+        super::agent_hook::claude_in_session(args.home.clone(), args.folders.clone(), &bytes).await
+    {
+        return Ok(super::agent_hook::write(&reply));
+    }
     let project = hook_project(&bytes);
     let mut config = ConfigArgs::own(project.clone());
     config.home = args.home;

@@ -9,6 +9,32 @@ use clap::{Args, Subcommand};
 use super::{CliResult, ConfigArgs};
 use hookhost::envelope::{KernelSupport, launch};
 
+#[cfg(unix)]
+mod session;
+#[cfg(not(unix))]
+mod session {
+    //! Sessions need a Linux kernel.
+    use super::super::{CliError, CliResult, OwnerFolders};
+
+    #[derive(Debug, clap::Args)]
+    pub(crate) struct SessionArgs {
+        #[arg(long, value_name = "DIR")]
+        home: Option<std::path::PathBuf>,
+        #[command(flatten)]
+        folders: OwnerFolders,
+        #[arg(last = true, required = true)]
+        program: Vec<String>,
+    }
+
+    pub(crate) async fn run(_: SessionArgs) -> CliResult {
+        Err(CliError::Usage(anyhow::anyhow!(
+            "a session inside the envelope needs Linux (Landlock and a private mount namespace)"
+        )))
+    }
+}
+
+pub(crate) use session::run as session;
+
 #[derive(Debug, Subcommand)]
 pub(crate) enum EnvelopeCommand {
     /// Print the envelope the owner's configuration gives every shell command: what is
@@ -18,6 +44,11 @@ pub(crate) enum EnvelopeCommand {
     /// Run one command inside an envelope (what hookhost rewrites each shell command
     /// into; the agent's own call of it is refused).
     Run(RunArgs),
+    /// Start a whole agent session inside the owner's envelope (Linux): every process
+    /// of it, the agent's file tools included, bounded by the kernel; its hooks answered
+    /// by a broker outside. For agents whose hooks cannot rewrite a command (Cursor,
+    /// OpenCode, Factory): `hookhost envelope session -- cursor-agent`.
+    Session(session::SessionArgs),
 }
 
 #[derive(Debug, Args)]
@@ -37,6 +68,10 @@ pub(crate) struct RunArgs {
     /// A descriptor to write the folder the command ended in to.
     #[arg(long, value_name = "FD")]
     pub(crate) cwd_fd: Option<i32>,
+    /// A whole session (`hookhost envelope session` passes it): the broker's folder; the
+    /// command is then a program and its arguments, started directly.
+    #[arg(long, value_name = "DIR", hide = true, conflicts_with = "cwd_fd")]
+    pub(crate) session_broker: Option<PathBuf>,
     /// The command, as bash reads it.
     #[arg(last = true, required = true)]
     pub(crate) command: Vec<String>,
@@ -127,7 +162,7 @@ pub(crate) fn status_lines(
     )];
     if !agent.rewrites_commands() {
         lines.push(format!(
-            "  {}'s hook cannot carry a rewritten command yet: while the envelope is on, its shell commands are refused",
+            "  {}'s hook cannot carry a rewritten command: while the envelope is on, its shell commands are refused — unless the agent runs inside `hookhost envelope session -- <the agent's command>`, where every process of the session is inside the envelope",
             agent.name()
         ));
     }
@@ -140,5 +175,9 @@ pub(crate) fn status_lines(
 pub(crate) fn run(args: &RunArgs) -> ExitCode {
     let mut launch = launch::Launch::new(args.envelope.clone(), args.command.join(" "));
     launch.cwd_fd = args.cwd_fd;
+    launch.session = args
+        .session_broker
+        .clone()
+        .map(|broker| (broker, args.command.clone()));
     ExitCode::from(u8::try_from(launch::run(&launch)).unwrap_or(u8::MAX))
 }

@@ -100,6 +100,10 @@ pub struct ServeArgs {
     /// trust store or Claude Code's trust dialog; hooks run in that trusted folder).
     #[arg(long, conflicts_with = "project_dir")]
     all_projects: bool,
+    /// Serve as the broker of a `hookhost envelope session` (which starts it): the agent
+    /// runs inside the envelope, so shell commands are judged, not rewritten.
+    #[arg(long, hide = true)]
+    session_broker: bool,
     /// Seconds calls in flight get to finish after SIGTERM.
     #[arg(long, value_name = "SECS", default_value_t = 10)]
     drain: u64,
@@ -225,6 +229,7 @@ impl Server {
 /// Runs `hookhost serve`.
 pub async fn serve(mut args: ServeArgs) -> CliResult {
     args.config.no_project = args.all_projects;
+    args.config.session_enclosed = args.session_broker;
     let engine = args.config.engine()?;
     for diagnostic in engine.diagnostics() {
         eprintln!("hookhost: {diagnostic}");

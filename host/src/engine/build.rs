@@ -74,7 +74,10 @@ pub(super) fn inner(mut config: LoadedConfig, mut options: EngineOptions) -> Inn
             secrets,
             dir.unwrap_or(std::path::Path::new("/nonexistent")),
         );
-        super::enclose::Enclosure::new(envelope, dir, options.envelope_launcher.clone())
+        let mut enclosure =
+            super::enclose::Enclosure::new(envelope, dir, options.envelope_launcher.clone());
+        enclosure.session_enclosed = options.session_enclosed;
+        enclosure
     });
     options.wasm.signing = std::sync::Arc::new(config.signing.clone());
     if let Some(mb) = config.wasm_cache_max_mb {

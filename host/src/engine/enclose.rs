@@ -24,6 +24,9 @@ pub(crate) struct Enclosure {
     launcher: Option<PathBuf>,
     /// Why no shell command may run (`None`: they run inside it).
     pub(crate) refusal: Option<String>,
+    /// The whole session runs inside it (this engine is a session's broker): commands
+    /// are judged, not rewritten.
+    pub(crate) session_enclosed: bool,
 }
 
 impl Enclosure {
@@ -44,6 +47,7 @@ impl Enclosure {
             file,
             launcher,
             refusal,
+            session_enclosed: false,
         }
     }
 
@@ -82,6 +86,10 @@ impl Enclosure {
                 event,
                 "hookhost envelope: the command imitates hookhost's envelope launcher; only hookhost rewrites a command into it",
             );
+        }
+        if self.session_enclosed {
+            // Started by the session's launcher, inside the envelope already.
+            return outcome;
         }
         let (Some(launcher), None) = (&self.launcher, &self.refusal) else {
             let why = self.refusal.as_deref().unwrap_or_default();
@@ -130,6 +138,9 @@ fn write(envelope: &Envelope, dir: &Path, file: &Path) -> Result<(), String> {
         )
     };
     crate::files::ensure_private_dir(dir).map_err(|err| fail(dir, &err))?;
+    // Where a session's hook processes find its broker (empty outside sessions).
+    let session = crate::envelope::session::folder_in(dir);
+    crate::files::ensure_private_dir(&session).map_err(|err| fail(&session, &err))?;
     let text = envelope.to_file_bytes();
     for (path, bytes) in [
         (file, text.as_slice()),

@@ -32,6 +32,10 @@ pub struct EngineOptions {
     /// hookhost's binary, which applies the envelope to each shell command
     /// (`hookhost envelope run`): needed when the owners' settings switch it on.
     pub envelope_launcher: Option<PathBuf>,
+    /// The agent itself runs inside the envelope (`hookhost envelope session`; this engine
+    /// is its broker): shell commands are judged, not rewritten — every process of the
+    /// session is inside already.
+    pub session_enclosed: bool,
 }
 
 impl Default for EngineOptions {
@@ -44,6 +48,7 @@ impl Default for EngineOptions {
             session_state_dir: None,
             envelope_dir: None,
             envelope_launcher: None,
+            session_enclosed: false,
         }
     }
 }

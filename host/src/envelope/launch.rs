@@ -15,6 +15,7 @@ use std::process::ExitStatus;
 use super::Envelope;
 #[cfg(target_os = "linux")]
 use super::KernelSupport;
+pub use super::session::Broker;
 
 /// The exit status of a command the envelope refused to run.
 pub const REFUSED: i32 = 126;
@@ -32,6 +33,10 @@ pub struct Launch {
     pub cwd_fd: Option<i32>,
     /// The agent's command, as bash reads it.
     pub command: String,
+    /// A whole session instead of one command: the broker's folder (its socket answers
+    /// the session's hook processes, seen inside at the envelope folder's `session`) and
+    /// the program with its arguments, started directly.
+    pub session: Option<(PathBuf, Vec<String>)>,
 }
 
 impl Launch {
@@ -41,6 +46,7 @@ impl Launch {
             envelope,
             cwd_fd: None,
             command,
+            session: None,
         }
     }
 }
@@ -83,14 +89,21 @@ pub fn run(launch: &Launch) -> i32 {
         Ok(rc) => rc,
         Err(why) => return refuse(&why),
     };
-    let (mut command, unbound) = match enclosed_shell(&envelope, &launch.command) {
+    let broker = launch.session.as_ref().map(|(broker, _)| Broker {
+        folder: broker.clone(),
+        seen_at: super::session::folder_beside(&launch.envelope),
+    });
+    let (mut command, unbound) = match enclosed_shell(&envelope, &launch.command, broker.as_ref()) {
         Ok(enclosed) => enclosed,
         Err(why) => return refuse(&why),
     };
     if let Some(rc) = &rc {
         command.env("BASH_ENV", &rc.path);
     }
-    let status = match command.status() {
+    if let Some((_, argv)) = &launch.session {
+        command = session_program(command, argv);
+    }
+    let status = match wait_for(command, launch.session.is_some()) {
         Ok(status) => status,
         Err(err) => return refuse(&format!("cannot start bash: {err}")),
     };
@@ -99,7 +112,7 @@ pub fn run(launch: &Launch) -> i32 {
     }
     drop(rc);
     remove_created(&unbound);
-    if !status.success() {
+    if !status.success() && launch.session.is_none() {
         note(&envelope);
     }
     exit_code(status)
@@ -134,6 +147,7 @@ fn remove_created(unbound: &[super::Place]) {
 fn enclosed_shell(
     envelope: &Envelope,
     command: &str,
+    broker: Option<&Broker>,
 ) -> Result<(std::process::Command, Vec<super::Place>), String> {
     let bash = if Path::new("/bin/bash").exists() {
         "/bin/bash"
@@ -149,13 +163,16 @@ fn enclosed_shell(
                 .collect(),
             super::Mode::LandlockOnly => Vec::new(),
         };
-        let plan = super::linux::apply(envelope, &secrets, KernelSupport::probe())?;
+        let plan = super::linux::apply(envelope, &secrets, broker, KernelSupport::probe())?;
         let mut shell = std::process::Command::new(bash);
         shell.arg("-c").arg(command);
         Ok((shell, plan.unenforced))
     }
     #[cfg(target_os = "macos")]
     {
+        if broker.is_some() {
+            return Err("a whole session inside the envelope needs Linux (a private mount namespace shows the session its broker)".into());
+        }
         let secrets = super::scan::secrets(envelope)?;
         let profile = super::seatbelt::profile(envelope, &secrets);
         let mut shell = std::process::Command::new("/usr/bin/sandbox-exec");
@@ -170,12 +187,47 @@ fn enclosed_shell(
     }
     #[cfg(not(any(target_os = "linux", target_os = "macos")))]
     {
-        let _ = (envelope, command, bash);
+        let _ = (envelope, command, bash, broker);
         Err(
             "this system's kernel cannot enforce the envelope (Linux: Landlock; macOS: Seatbelt)"
                 .into(),
         )
     }
+}
+
+#[cfg(unix)]
+/// Starts `command` and waits for it. A session's launcher, in the terminal's foreground
+/// group beside the agent, lets the agent alone take Ctrl-C (it interrupts a turn with
+/// it) rather than end under it.
+fn wait_for(mut command: std::process::Command, session: bool) -> std::io::Result<ExitStatus> {
+    let mut child = command.spawn()?;
+    if session {
+        use nix::sys::signal::{SigHandler, Signal, signal};
+        for interrupt in [Signal::SIGINT, Signal::SIGQUIT] {
+            #[expect(
+                unsafe_code,
+                reason = "setting a signal to be ignored installs no handler that could run"
+            )]
+            // SAFETY: SIG_IGN runs no code; this process has no other thread.
+            let _ = unsafe { signal(interrupt, SigHandler::SigIgn) };
+        }
+    }
+    child.wait()
+}
+
+#[cfg(unix)]
+/// `shell` turned into a start of `argv` itself, with the same environment and sandbox
+/// wrapper (macOS has none for sessions).
+fn session_program(shell: std::process::Command, argv: &[String]) -> std::process::Command {
+    let mut program = std::process::Command::new(&argv[0]);
+    program.args(&argv[1..]);
+    for (key, value) in shell.get_envs() {
+        match value {
+            Some(value) => program.env(key, value),
+            None => program.env_remove(key),
+        };
+    }
+    program
 }
 
 /// Says why the command did not run, and returns [`REFUSED`].

@@ -20,6 +20,7 @@ use landlock::{
 use nix::mount::{MsFlags, mount};
 use nix::sched::{CloneFlags, unshare};
 
+use super::launch::Broker;
 use super::resolve::Resolver;
 use super::{Envelope, KernelSupport, Mode, Network, Place};
 
@@ -94,21 +95,27 @@ pub(crate) fn plan(envelope: &Envelope, secrets: &[PathBuf]) -> MountPlan {
 pub(crate) fn apply(
     envelope: &Envelope,
     secrets: &[PathBuf],
+    broker: Option<&Broker>,
     support: KernelSupport,
 ) -> Result<MountPlan, String> {
     if let Some(why) = support.refusal(envelope.needed_abi()) {
         return Err(why);
     }
     let plan = plan(envelope, secrets);
-    if envelope.mode == Mode::Enforce {
-        isolate(envelope, &plan)?;
+    match (envelope.mode, broker) {
+        (Mode::Enforce, _) => isolate(envelope, &plan, broker)?,
+        (Mode::LandlockOnly, Some(_)) => {
+            return Err("a whole session inside the envelope needs its private mount namespace, which the owner's landlock-only mode goes without".into());
+        }
+        (Mode::LandlockOnly, None) => {}
     }
     restrict(envelope, support)?;
     Ok(plan)
 }
 
-/// The private mount namespace of `plan`.
-fn isolate(envelope: &Envelope, plan: &MountPlan) -> Result<(), String> {
+/// The private mount namespace of `plan`, with a session's `broker` shown where its hook
+/// processes look for it (read-only: no command can put another socket there).
+fn isolate(envelope: &Envelope, plan: &MountPlan, broker: Option<&Broker>) -> Result<(), String> {
     let fix = "Fix: allow unprivileged user namespaces (Ubuntu: the `kernel.apparmor_restrict_unprivileged_userns` sysctl, or an AppArmor profile for hookhost), or the owner sets `envelope.mode` to \"landlock-only\" (weaker: places inside writable folders stay writable, secret files there readable)";
     if crate::platform::is_superuser() {
         unshare(CloneFlags::CLONE_NEWNS)
@@ -168,6 +175,9 @@ fn isolate(envelope: &Envelope, plan: &MountPlan) -> Result<(), String> {
         for mask in &plan.masks {
             bind(&withheld, mask, true)?;
         }
+    }
+    if let Some(broker) = broker {
+        bind(&broker.folder, &broker.seen_at, true)?;
     }
     // The working folder was entered before the mounts: entered again by its path, its
     // lookups cross them (else `cat .env` from the project would read below the cover).
