@@ -5,7 +5,7 @@
 //!
 //! Arguments as `hookhost envelope run` takes them (the leading `envelope run` optional):
 //! `--envelope FILE [--cwd-fd N] -- COMMAND`, or for a whole session (`hookhost envelope
-//! session` starts it) `--envelope FILE --session-broker DIR -- PROGRAM ARGS…`. Anything
+//! session` starts it) `--envelope FILE --session-broker DIR [--session-writable DIR]… -- PROGRAM ARGS…`. Anything
 //! else refuses (exit 126): a launcher that cannot tell what to apply runs nothing.
 
 use std::process::ExitCode;
@@ -36,6 +36,7 @@ fn launch_of(args: impl Iterator<Item = String>) -> Result<Launch, String> {
         }
     }
     let (mut envelope, mut cwd_fd, mut broker) = (None, None, None);
+    let mut writable = Vec::new();
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--envelope" => envelope = args.next(),
@@ -46,6 +47,11 @@ fn launch_of(args: impl Iterator<Item = String>) -> Result<Launch, String> {
                         .ok_or("--cwd-fd takes a descriptor number")?,
                 )
             }
+            "--session-writable" => writable.push(
+                args.next()
+                    .ok_or("--session-writable takes a folder")?
+                    .into(),
+            ),
             "--session-broker" => {
                 broker = Some(args.next().ok_or("--session-broker takes a folder")?)
             }
@@ -60,7 +66,11 @@ fn launch_of(args: impl Iterator<Item = String>) -> Result<Launch, String> {
     }
     let mut launch = Launch::new(envelope.into(), command.join(" "));
     launch.cwd_fd = cwd_fd;
+    if broker.is_none() && !writable.is_empty() {
+        return Err("--session-writable is for a session (--session-broker)".into());
+    }
     launch.session = broker.map(|broker| (broker.into(), command));
+    launch.session_writable = writable;
     Ok(launch)
 }
 

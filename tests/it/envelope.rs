@@ -743,10 +743,13 @@ sys.exit(7)
 fn a_whole_session_runs_inside_the_envelope_and_its_hooks_reach_the_broker() {
     let test = guarded(json!({}));
     let computed = "python3 -c \"open('.git/ho'+'oks/pre-commit','w').write('x')\"";
+    // A hook file where the project has none yet: held for the whole session.
+    let created = "python3 -c \"import os; os.makedirs('.cur'+'sor', exist_ok=True); open('.cur'+'sor/hooks.json','w').write('{}')\"";
     let commands = json!([
         "echo hi > out.txt",
         "echo 0 > deploy/prod.yml",
         computed,
+        created,
         "cat .env",
         "KILL THE BROKER",
         "echo after > after.txt",
@@ -792,6 +795,11 @@ fn a_whole_session_runs_inside_the_envelope_and_its_hooks_reach_the_broker() {
     assert_eq!(attack["answer"]["permission"], "allow", "{results}");
     assert_ne!(attack["ran"]["status"], 0, "{results}");
     assert!(!test.project.join(".git/hooks/pre-commit").exists());
+    assert_ne!(result(created)["ran"]["status"], 0, "{results}");
+    assert!(
+        !test.project.join(".cursor").exists(),
+        "the session's placeholder folder is left or the hook file was written"
+    );
     let read = result("cat .env")["ran"]["output"].as_str().unwrap();
     assert!(
         !read.contains(SECRET) && read.contains("withheld"),
@@ -855,6 +863,13 @@ fn a_whole_session_runs_inside_the_envelope_and_its_hooks_reach_the_broker() {
         .unwrap();
     assert!(control.status.success(), "{}", text(&control));
     assert!(test.project.join(".git/hooks/pre-commit").is_file());
+    let control = Command::new("bash")
+        .args(["-c", created])
+        .current_dir(&test.project)
+        .output()
+        .unwrap();
+    assert!(control.status.success(), "{}", text(&control));
+    assert!(test.project.join(".cursor/hooks.json").is_file());
 }
 
 #[test]
@@ -886,4 +901,50 @@ fn a_broker_socket_outside_a_session_is_not_asked() {
             .contains("cannot rewrite cursor's commands"),
         "{answer}"
     );
+}
+
+#[test]
+fn a_session_writes_the_folders_its_user_names_and_no_others() {
+    let test = guarded(json!({}));
+    // Outside the temporary folders (a writable root of every envelope), as an agent's
+    // state folder in a real home is.
+    let outside = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let (named, other) = (
+        outside.path().join("agent-state"),
+        outside.path().join("other"),
+    );
+    std::fs::create_dir_all(&named).unwrap();
+    std::fs::create_dir_all(&other).unwrap();
+    let script = format!(
+        "touch '{}/ok'; touch '{}/no'; exit 3",
+        named.display(),
+        other.display()
+    );
+    let session = Command::new(CLI)
+        .args(["envelope", "session", "--home"])
+        .arg(&test.home)
+        .arg("--writable")
+        .arg(&named)
+        .args(["--", "bash", "-c", &script])
+        .current_dir(&test.project)
+        .output()
+        .unwrap();
+    assert_eq!(session.status.code(), Some(3), "{}", text(&session));
+    assert!(named.join("ok").is_file(), "{}", text(&session));
+    assert!(!other.join("no").exists(), "{}", text(&session));
+    assert!(
+        text(&session).contains("Permission denied"),
+        "{}",
+        text(&session)
+    );
+    // A folder that is not there is refused before anything starts.
+    let refused = Command::new(CLI)
+        .args(["envelope", "session", "--home"])
+        .arg(&test.home)
+        .args(["--writable", "/nonexistent/state", "--", "true"])
+        .current_dir(&test.project)
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(64), "{}", text(&refused));
+    assert!(text(&refused).contains("--writable /nonexistent/state"));
 }

@@ -72,6 +72,9 @@ pub(crate) struct RunArgs {
     /// command is then a program and its arguments, started directly.
     #[arg(long, value_name = "DIR", hide = true, conflicts_with = "cwd_fd")]
     pub(crate) session_broker: Option<PathBuf>,
+    /// Folders a session may write besides the envelope's.
+    #[arg(long, value_name = "DIR", hide = true, requires = "session_broker")]
+    pub(crate) session_writable: Vec<PathBuf>,
     /// The command, as bash reads it.
     #[arg(last = true, required = true)]
     pub(crate) command: Vec<String>,
@@ -179,5 +182,6 @@ pub(crate) fn run(args: &RunArgs) -> ExitCode {
         .session_broker
         .clone()
         .map(|broker| (broker, args.command.clone()));
+    launch.session_writable = args.session_writable.clone();
     ExitCode::from(u8::try_from(launch::run(&launch)).unwrap_or(u8::MAX))
 }

@@ -37,6 +37,9 @@ pub struct Launch {
     /// the session's hook processes, seen inside at the envelope folder's `session`) and
     /// the program with its arguments, started directly.
     pub session: Option<(PathBuf, Vec<String>)>,
+    /// Folders a session may write besides the envelope's (the agent's own state
+    /// folders, named by the user who starts the session).
+    pub session_writable: Vec<PathBuf>,
 }
 
 impl Launch {
@@ -47,6 +50,7 @@ impl Launch {
             cwd_fd: None,
             command,
             session: None,
+            session_writable: Vec::new(),
         }
     }
 }
@@ -79,10 +83,18 @@ pub fn run(_launch: &Launch) -> i32 {
 #[cfg(unix)]
 pub fn run(launch: &Launch) -> i32 {
     let cwd_out = launch.cwd_fd.and_then(take_descriptor);
-    let envelope = match load(&launch.envelope) {
+    let mut envelope = match load(&launch.envelope) {
         Ok(envelope) => envelope,
         Err(why) => return refuse(&why),
     };
+    if launch.session.is_some() {
+        envelope
+            .writable
+            .extend(launch.session_writable.iter().map(|path| super::Place {
+                path: path.clone(),
+                why: "the session's (hookhost envelope session --writable)".into(),
+            }));
+    }
     // Only where the agent's shell keeps the folder does bash report it (a file it reads
     // at start, `BASH_ENV`).
     let rc = match cwd_out.as_ref().map(|_| RcFile::create()).transpose() {

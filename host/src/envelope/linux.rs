@@ -113,6 +113,38 @@ pub(crate) fn apply(
     Ok(plan)
 }
 
+/// For each read-only place of `envelope` that neither exists nor has a folder to hold it,
+/// the first missing folder on its way (where the place lies below one): made, empty, so
+/// that a session's mounts hold it (a session lasts too long to remove a created hook
+/// file only at its end). The folders made, for removal after the session.
+pub(crate) fn placeholders(envelope: &Envelope) -> Result<Vec<PathBuf>, String> {
+    let mut made: Vec<PathBuf> = Vec::new();
+    for place in plan(envelope, &[]).unenforced {
+        let missing = place
+            .path
+            .ancestors()
+            .skip(1)
+            .take_while(|dir| std::fs::symlink_metadata(dir).is_err())
+            .last();
+        let Some(folder) = missing else {
+            continue;
+        };
+        if let Err(err) = std::fs::create_dir(folder) {
+            for made in made.iter().rev() {
+                let _ = std::fs::remove_dir(made);
+            }
+            return Err(format!(
+                "cannot hold {} ({}) for the session: cannot make {} ({err})",
+                place.path.display(),
+                place.why,
+                folder.display()
+            ));
+        }
+        made.push(folder.to_path_buf());
+    }
+    Ok(made)
+}
+
 /// The private mount namespace of `plan`, with a session's `broker` shown where its hook
 /// processes look for it (read-only: no command can put another socket there).
 fn isolate(envelope: &Envelope, plan: &MountPlan, broker: Option<&Broker>) -> Result<(), String> {

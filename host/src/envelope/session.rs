@@ -22,6 +22,21 @@ pub struct Broker {
     pub seen_at: PathBuf,
 }
 
+/// Makes the empty folders that hold the envelope's read-only places that do not exist
+/// yet (a project without `.claude`, say), for a session: its mounts can only hold what
+/// exists. Returns them, for [`remove_placeholders`] after the session.
+#[cfg(target_os = "linux")]
+pub fn make_placeholders(envelope: &super::Envelope) -> Result<Vec<PathBuf>, String> {
+    super::linux::placeholders(envelope)
+}
+
+/// Removes the folders [`make_placeholders`] made, where they are still empty.
+pub fn remove_placeholders(folders: &[PathBuf]) {
+    for folder in folders.iter().rev() {
+        let _ = std::fs::remove_dir(folder);
+    }
+}
+
 /// The socket's name in the broker's folder.
 pub const SOCKET: &str = "hook.sock";
 

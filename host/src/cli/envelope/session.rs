@@ -31,6 +31,11 @@ pub(crate) struct SessionArgs {
     pub(crate) home: Option<PathBuf>,
     #[command(flatten)]
     pub(crate) folders: OwnerFolders,
+    /// A folder the session may write besides the envelope's writable ones — the agent's
+    /// own state (`~/.cursor`, `~/.local/share/opencode`, `~/.factory`); repeatable.
+    /// Hook files inside stay read-only.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) writable: Vec<PathBuf>,
     /// The agent to start, and its arguments.
     #[arg(last = true, required = true)]
     pub(crate) program: Vec<String>,
@@ -39,11 +44,22 @@ pub(crate) struct SessionArgs {
 /// Runs `args.program` inside the owner's envelope, its hooks answered by a broker.
 pub(crate) async fn run(args: SessionArgs) -> CliResult {
     let project = std::env::current_dir().context("cannot read the working folder")?;
+    let mut writable = Vec::new();
+    for dir in &args.writable {
+        let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.clone());
+        if !dir.is_dir() {
+            return Err(CliError::Usage(anyhow!(
+                "--writable {}: not a folder",
+                dir.display()
+            )));
+        }
+        writable.push(dir);
+    }
     let mut config = ConfigArgs::own(Some(project.clone()));
     config.home = args.home.clone();
     config.folders = args.folders.clone();
     let engine = config.engine()?;
-    let file = match engine.envelope() {
+    let (file, placeholders) = match engine.envelope() {
         None => {
             return Err(CliError::Usage(anyhow!(
                 "no envelope: the owners' settings do not switch it on (`\"envelope\": true` in the user's or managed hook file), so there is nothing to start the session inside"
@@ -58,20 +74,30 @@ pub(crate) async fn run(args: SessionArgs) -> CliResult {
             let dir = config
                 .envelope_dir()
                 .context("no state folder to keep the envelope in")?;
-            envelope.file_in(&dir)
+            let placeholders = session::make_placeholders(envelope)
+                .map_err(|why| anyhow!("the session was not started: {why}"))?;
+            (envelope.file_in(&dir), placeholders)
         }
     };
     engine.close().await;
     let dir = file.parent().unwrap_or(Path::new("/")).to_path_buf();
-    let broker_folder = new_private_folder(&dir)?;
-    let result = enclosed(&args, &config, &project, &file, &broker_folder).await;
+    let broker_folder = match new_private_folder(&dir) {
+        Ok(folder) => folder,
+        Err(err) => {
+            session::remove_placeholders(&placeholders);
+            return Err(err.into());
+        }
+    };
+    let result = enclosed(&args, &writable, &config, &project, &file, &broker_folder).await;
     let _ = std::fs::remove_dir_all(&broker_folder);
+    session::remove_placeholders(&placeholders);
     result
 }
 
 /// The broker started, then the agent inside the envelope; the agent's exit status.
 async fn enclosed(
     args: &SessionArgs,
+    writable: &[PathBuf],
     config: &ConfigArgs,
     project: &Path,
     file: &Path,
@@ -97,9 +123,11 @@ async fn enclosed(
         .arg("--envelope")
         .arg(file)
         .arg("--session-broker")
-        .arg(broker_folder)
-        .arg("--")
-        .args(&args.program);
+        .arg(broker_folder);
+    for dir in writable {
+        command.arg("--session-writable").arg(dir);
+    }
+    command.arg("--").args(&args.program);
     let mut agent = command
         .spawn()
         .with_context(|| format!("cannot start {}", launcher.display()))?;
