@@ -238,13 +238,14 @@ async fn served(args: &AgentHookArgs, target: Served, bytes: Vec<u8>) -> AgentRe
         },
         _ => None,
     };
-    let mut builder = reqwest::Client::builder()
+    let builder = reqwest::Client::builder()
         .no_proxy()
         .timeout(Duration::from_secs(args.deadline.max(1)));
     #[cfg(unix)]
-    if let Some(socket) = &socket {
-        builder = builder.unix_socket(socket.as_path());
-    }
+    let builder = match &socket {
+        Some(socket) => builder.unix_socket(socket.as_path()),
+        None => builder,
+    };
     let client = match builder.build() {
         Ok(client) => client,
         Err(err) => return fail(err.to_string()),

@@ -9,9 +9,9 @@ use clap::{Args, Subcommand};
 use super::{CliResult, ConfigArgs};
 use hookhost::envelope::{KernelSupport, launch};
 
-#[cfg(unix)]
+#[cfg(target_os = "linux")]
 mod session;
-#[cfg(not(unix))]
+#[cfg(not(target_os = "linux"))]
 mod session {
     //! Sessions need a Linux kernel.
     use super::super::{CliError, CliResult, OwnerFolders};
@@ -28,7 +28,7 @@ mod session {
 
     pub(crate) async fn run(_: SessionArgs) -> CliResult {
         Err(CliError::Usage(anyhow::anyhow!(
-            "a session inside the envelope needs Linux (Landlock and a private mount namespace)"
+            "a session inside the envelope needs Linux (Landlock and a private mount namespace); on macOS each shell command gets its Seatbelt profile"
         )))
     }
 }
