@@ -62,61 +62,11 @@ pub(crate) struct SelfProtection {
     views: std::sync::Arc<crate::shell::ViewMemo>,
 }
 
-/// Commands that change the files their arguments name.
-const WRITING_COMMANDS: &[&str] = &[
-    "rm", "rmdir", "unlink", "mv", "cp", "ln", "link", "install", "chmod", "chown", "chgrp",
-    "chattr", "touch", "truncate", "tee", "shred", "mkdir", "rsync", "dd", "find", "patch",
-    "setfacl", "xattr",
-];
-
-/// Of those, the ones that remove or re-own a folder's whole tree when named: an
-/// argument above a protected place counts too.
-const TREE_COMMANDS: &[&str] = &[
-    "rm", "rmdir", "mv", "chmod", "chown", "chgrp", "chattr", "rsync", "find", "setfacl",
-];
-
-/// The long flags that make `cp` and `rsync` copy whole trees (so do short flags holding
-/// `r`, `R` or `a`): a recursive copy onto a folder above a protected place replaces what
-/// is below it.
-const RECURSIVE_FLAGS: &[&str] = &["--recursive", "--archive"];
-
-/// `find` actions that change what it finds (deleting it, or running a command on it).
-const FIND_ACTIONS: &[&str] = &["-delete", "-exec", "-execdir", "-ok", "-okdir"];
-
-/// Programs that only read the files named to them: a `find -exec` of one changes
-/// nothing it finds.
-const READ_ONLY_PROGRAMS: &[&str] = &[
-    "grep",
-    "egrep",
-    "fgrep",
-    "rg",
-    "cat",
-    "head",
-    "tail",
-    "wc",
-    "ls",
-    "stat",
-    "file",
-    "md5sum",
-    "sha1sum",
-    "sha256sum",
-    "sha512sum",
-    "du",
-    "echo",
-    "printf",
-    "basename",
-    "dirname",
-    "realpath",
-    "readlink",
-    "test",
-    "[",
-    "diff",
-    "cmp",
-    "strings",
-    "od",
-    "xxd",
-    "hexdump",
-];
+// What a program does with the words after it: one table for the host and the guards.
+use crate::shell::facts::{
+    FIND_ACTIONS, INTO_FOLDER, READ_ONLY_PROGRAMS, RECURSIVE_FLAGS, TREE_COMMANDS,
+    WRITES_DESTINATION,
+};
 
 /// The programs a `find` with `args` runs on what it finds (`-exec PROGRAM …`).
 fn find_programs<'a>(args: &'a [&'a str]) -> impl Iterator<Item = &'a str> + 'a {
@@ -128,15 +78,6 @@ fn find_programs<'a>(args: &'a [&'a str]) -> impl Iterator<Item = &'a str> + 'a 
 /// How many entries below the protected folders a `find` with an action has its `-name`
 /// patterns tried against before it is taken to reach them.
 const FIND_WALK_LIMIT: usize = 4096;
-
-/// Commands that copy or move their sources into a destination folder.
-const INTO_FOLDER_COMMANDS: &[&str] = &["cp", "mv", "ln", "install", "rsync"];
-
-/// Commands that read their sources and write only their destination (the last operand).
-const COPYING_COMMANDS: &[&str] = &["cp", "install", "ln", "link", "rsync"];
-
-/// Commands that write their arguments only with an in-place flag.
-const IN_PLACE_COMMANDS: &[&str] = &["sed", "perl", "ruby"];
 
 /// Interpreters, with the flags that take inline code.
 const INTERPRETERS: &[(&str, &[&str])] = &[
@@ -363,7 +304,11 @@ impl SelfProtection {
         let fed = wrappers
             .iter()
             .any(|w| crate::shell::basename(&w.text) == "xargs");
-        if !fed || !(WRITING_COMMANDS.contains(&name) || IN_PLACE_COMMANDS.contains(&name)) {
+        // An in-place editor fed by xargs counts whatever its flags.
+        if !fed
+            || !(crate::shell::facts::writes_files(name, [])
+                || crate::shell::facts::IN_PLACE.contains(&name))
+        {
             return None;
         }
         view.nodes[..index]
@@ -406,15 +351,8 @@ impl SelfProtection {
             &[]
         };
         for redirect in redirects {
-            let writes = matches!(
-                redirect.op.as_str(),
-                ">" | ">>" | ">|" | "<>" | "&>" | "&>>"
-            ) || (redirect.op == ">&"
-                && !redirect
-                    .target
-                    .text
-                    .bytes()
-                    .all(|b| b.is_ascii_digit() || b == b'-'));
+            let writes =
+                crate::shell::facts::redirect_writes(&redirect.op, &redirect.target.text);
             let reads = matches!(redirect.op.as_str(), "<" | "<>");
             let Some(path) = self.locate(&redirect.target.text, cwd) else {
                 continue;
@@ -443,7 +381,7 @@ impl SelfProtection {
             .unwrap_or(program)
             .trim_end_matches(".exe");
         let args: Vec<&str> = words[1..].iter().map(|w| w.text.as_str()).collect();
-        let copying = COPYING_COMMANDS.contains(&name);
+        let copying = WRITES_DESTINATION.contains(&name);
         let recursive = matches!(name, "cp" | "rsync")
             && args.iter().any(|a| {
                 RECURSIVE_FLAGS.contains(a)
@@ -508,12 +446,7 @@ impl SelfProtection {
         {
             return Some(why);
         }
-        let in_place = IN_PLACE_COMMANDS.contains(&name)
-            && args.iter().any(|a| {
-                a.starts_with("--in-place")
-                    || (a.starts_with('-') && !a.starts_with("--") && a.contains('i'))
-            });
-        if !(WRITING_COMMANDS.contains(&name) || in_place) {
+        if !crate::shell::facts::writes_files(name, args.iter().copied()) {
             return None;
         }
         let reach = if name == "find" && !find_acts {
@@ -539,7 +472,7 @@ impl SelfProtection {
             .collect();
         // A copy or a link writes only its destination — into a folder, what lands there
         // (below); a move removes its sources too.
-        let into_folder = INTO_FOLDER_COMMANDS.contains(&name)
+        let into_folder = INTO_FOLDER.contains(&name)
             && named.len() > 1
             && named.last().is_some_and(|last| last.is_dir());
         let mut targets: Vec<PathBuf> = if copying {

@@ -1,26 +1,17 @@
 //! What a command writes, and whether a path falls under a protected place.
 
+use hookhost_guest::facts::{
+    CHANGES_EVERY_OPERAND, IN_PLACE, WRITES_DESTINATION, edits_in_place, redirect_writes,
+};
 use hookhost_guest::shell::Command;
 
-/// Commands that change or remove every file they name.
-const CHANGES_EVERY_OPERAND: &[&str] = &[
-    "tee", "mv", "rm", "rmdir", "unlink", "shred", "truncate", "touch", "mkdir", "chmod", "chown",
-    "chgrp", "chattr", "setfacl", "mkfifo", "mknod",
-];
-
-/// Commands that write their last operand (or the folder `-t` names).
-const WRITES_DESTINATION: &[&str] = &["cp", "install", "ln", "rsync", "scp"];
-
-/// Redirection operators that open their target for writing.
-const WRITING_REDIRECTS: &[&str] = &[">", ">>", ">|", "&>", "&>>", "<>", ">&"];
-
-/// The paths `command` writes, as written.
+/// The paths `command` writes, as written (what a program does with its words is the
+/// SDK's command facts, the table hookhost's own self-protection reads too).
 pub fn targets(command: &Command) -> Vec<String> {
     let mut out: Vec<String> = command
         .redirects()
-        .filter(|redirect| WRITING_REDIRECTS.contains(&redirect.op))
+        .filter(|redirect| redirect_writes(redirect.op, redirect.target.text))
         .map(|redirect| redirect.target.text.to_string())
-        .filter(|target| !target.chars().all(|c| c.is_ascii_digit() || c == '-'))
         .collect();
     let name = command.name();
     let args: Vec<&str> = command.arg_words().map(|word| word.text).collect();
@@ -36,11 +27,7 @@ pub fn targets(command: &Command) -> Vec<String> {
             }
         });
         out.extend(target_dir.or(operands.last().copied()).map(str::to_string));
-    } else if matches!(name, "sed" | "perl" | "ruby")
-        && args.iter().any(|arg| {
-            arg.starts_with("-i") || *arg == "--in-place" || arg.starts_with("--in-place=")
-        })
-    {
+    } else if IN_PLACE.contains(&name) && edits_in_place(args.iter().copied()) {
         out.extend(operands.iter().map(|o| o.to_string()));
     } else if name == "dd" {
         out.extend(

@@ -92,6 +92,10 @@ fn commands_that_change_a_guard_file_are_denied() {
         "echo '{}' >> ../project/.hookhost/hooks.local.json".into(),
         "echo '{}' | tee .hookhost/hooks.local.json".into(),
         "cp /tmp/x ~/.claude/settings.json".into(),
+        // The writers are the shared command facts' (`guest-sdk/src/facts.rs`).
+        "scp build:hooks.json ~/.config/hookhost/hooks.json".into(),
+        "perl -pi -e 's/Bash/None/' ~/.config/hookhost/hooks.json".into(),
+        "mkfifo ~/.config/hookhost/hooks.json".into(),
         "mv .claude/settings.json /tmp/gone".into(),
         "mv .hookhost .old".into(),
         "cp -t ~/.config/hookhost /tmp/hooks.json".into(),
