@@ -71,9 +71,36 @@ pub const IN_PLACE: &[&str] = &["sed", "perl", "ruby"];
 /// Programs that only read the files named to them (a `find -exec` of one changes
 /// nothing it finds).
 pub const READ_ONLY_PROGRAMS: &[&str] = &[
-    "grep", "egrep", "fgrep", "rg", "cat", "head", "tail", "wc", "ls", "stat", "file", "md5sum",
-    "sha1sum", "sha256sum", "sha512sum", "du", "echo", "printf", "basename", "dirname",
-    "realpath", "readlink", "test", "[", "diff", "cmp", "strings", "od", "xxd", "hexdump",
+    "grep",
+    "egrep",
+    "fgrep",
+    "rg",
+    "cat",
+    "head",
+    "tail",
+    "wc",
+    "ls",
+    "stat",
+    "file",
+    "md5sum",
+    "sha1sum",
+    "sha256sum",
+    "sha512sum",
+    "du",
+    "echo",
+    "printf",
+    "basename",
+    "dirname",
+    "realpath",
+    "readlink",
+    "test",
+    "[",
+    "diff",
+    "cmp",
+    "strings",
+    "od",
+    "xxd",
+    "hexdump",
 ];
 
 /// Whether `program` (a base name) with `args` writes the files it names: one of the
@@ -90,7 +117,8 @@ pub fn writes_files<'a>(program: &str, args: impl IntoIterator<Item = &'a str>) 
 /// short-flag cluster with `i` (`-i`, `-i.bak`, `-pi`, `-ni`).
 pub fn edits_in_place<'a>(args: impl IntoIterator<Item = &'a str>) -> bool {
     args.into_iter().any(|arg| {
-        arg.starts_with("--in-place") || (arg.starts_with('-') && !arg.starts_with("--") && arg.contains('i'))
+        arg.starts_with("--in-place")
+            || (arg.starts_with('-') && !arg.starts_with("--") && arg.contains('i'))
     })
 }
 

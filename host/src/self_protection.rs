@@ -351,8 +351,7 @@ impl SelfProtection {
             &[]
         };
         for redirect in redirects {
-            let writes =
-                crate::shell::facts::redirect_writes(&redirect.op, &redirect.target.text);
+            let writes = crate::shell::facts::redirect_writes(&redirect.op, &redirect.target.text);
             let reads = matches!(redirect.op.as_str(), "<" | "<>");
             let Some(path) = self.locate(&redirect.target.text, cwd) else {
                 continue;

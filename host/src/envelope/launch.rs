@@ -175,6 +175,7 @@ fn enclosed_shell(
                 .collect(),
             super::Mode::LandlockOnly => Vec::new(),
         };
+        let broker = broker.map(|broker| (broker.folder.as_path(), broker.seen_at.as_path()));
         let plan = super::linux::apply(envelope, &secrets, broker, KernelSupport::probe())?;
         let mut shell = std::process::Command::new(bash);
         shell.arg("-c").arg(command);

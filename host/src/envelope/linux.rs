@@ -20,7 +20,6 @@ use landlock::{
 use nix::mount::{MsFlags, mount};
 use nix::sched::{CloneFlags, unshare};
 
-use super::launch::Broker;
 use super::resolve::Resolver;
 use super::{Envelope, KernelSupport, Mode, Network, Place};
 
@@ -95,7 +94,7 @@ pub(crate) fn plan(envelope: &Envelope, secrets: &[PathBuf]) -> MountPlan {
 pub(crate) fn apply(
     envelope: &Envelope,
     secrets: &[PathBuf],
-    broker: Option<&Broker>,
+    broker: Option<(&Path, &Path)>,
     support: KernelSupport,
 ) -> Result<MountPlan, String> {
     if let Some(why) = support.refusal(envelope.needed_abi()) {
@@ -147,7 +146,11 @@ pub(crate) fn placeholders(envelope: &Envelope) -> Result<Vec<PathBuf>, String> 
 
 /// The private mount namespace of `plan`, with a session's `broker` shown where its hook
 /// processes look for it (read-only: no command can put another socket there).
-fn isolate(envelope: &Envelope, plan: &MountPlan, broker: Option<&Broker>) -> Result<(), String> {
+fn isolate(
+    envelope: &Envelope,
+    plan: &MountPlan,
+    broker: Option<(&Path, &Path)>,
+) -> Result<(), String> {
     let fix = "Fix: allow unprivileged user namespaces (Ubuntu: the `kernel.apparmor_restrict_unprivileged_userns` sysctl, or an AppArmor profile for hookhost), or the owner sets `envelope.mode` to \"landlock-only\" (weaker: places inside writable folders stay writable, secret files there readable)";
     if crate::platform::is_superuser() {
         unshare(CloneFlags::CLONE_NEWNS)
@@ -208,8 +211,8 @@ fn isolate(envelope: &Envelope, plan: &MountPlan, broker: Option<&Broker>) -> Re
             bind(&withheld, mask, true)?;
         }
     }
-    if let Some(broker) = broker {
-        bind(&broker.folder, &broker.seen_at, true)?;
+    if let Some((folder, seen_at)) = broker {
+        bind(folder, seen_at, true)?;
     }
     // The working folder was entered before the mounts: entered again by its path, its
     // lookups cross them (else `cat .env` from the project would read below the cover).
