@@ -16,6 +16,7 @@ mod registry;
 mod scaffold;
 mod serve;
 mod settings_file;
+mod warm_unit;
 
 use std::io::Read;
 use std::process::ExitCode;

@@ -74,6 +74,7 @@ mod shell;
 mod signing;
 mod text;
 mod tools;
+pub mod warm;
 
 // The API: an engine, what it loads, what it answers.
 pub use agent::{AGENT_FIELD, AGENT_TOOL_FIELD, Agent, AgentError, AgentReply, Normalised};
@@ -120,7 +121,9 @@ pub mod internals {
     };
     pub use crate::executor::wasm::compile_worker_main;
     pub use crate::executor::wasm::input_record_size;
-    pub use crate::files::{MAX_CONFIG_FILE, create_private_dir, open_regular, read_regular};
+    pub use crate::files::{
+        MAX_CONFIG_FILE, create_private_dir, open_regular, read_regular, replace_private,
+    };
     pub use crate::input::{parse as parse_input, sniff_event};
     pub use crate::matcher::Matcher;
     pub use crate::matcher::never_fires_in_claude_code;

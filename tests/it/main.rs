@@ -29,4 +29,5 @@ mod sandbox;
 mod serve;
 mod shell_view;
 mod surfaces;
+mod warm;
 mod wasm;

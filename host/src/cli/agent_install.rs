@@ -80,6 +80,11 @@ pub struct AgentInstallArgs {
     /// cannot rewrite a command has its shell commands refused, and `status` says so).
     #[arg(long)]
     envelope: bool,
+    /// Keep the owner's warm engine running (a `systemd --user` unit or a launchd agent
+    /// running `hookhost serve --warm`): the hook commands ask it, and answer one-shot
+    /// when it is not running.
+    #[arg(long, conflicts_with = "serve")]
+    warm: bool,
     /// The folders the installed command names.
     #[command(flatten)]
     folders: OwnerFolders,
@@ -148,7 +153,7 @@ impl AgentInstallArgs {
     /// where `pass_event`).
     fn argv(&self, pass_event: bool) -> anyhow::Result<impl Fn(&str) -> Vec<String> + use<>> {
         let locations = claude::locations(self.home()?, &self.folders)?;
-        let exe = claude::own_exe()?;
+        let exe = super::command_line::hook_program()?;
         let agent = self.agent;
         let serve = self.serve.clone();
         Ok(move |event: &str| {
@@ -192,6 +197,7 @@ pub fn install(args: &AgentInstallArgs) -> CliResult {
             args.claude_scope(),
             args.serve.clone(),
             args.owner_hooks(),
+            args.warm,
             &args.folders,
         );
     }
@@ -236,6 +242,9 @@ pub fn install(args: &AgentInstallArgs) -> CliResult {
     }
     let locations = claude::locations(args.home().map_err(CliError::Usage)?, &args.folders)?;
     args.owner_hooks().write(&guards, &locations.config_dir)?;
+    if args.warm {
+        println!("{}", claude::install_warm(&locations)?);
+    }
     println!("hooks go in ~/.config/hookhost/hooks.json (the same file for every agent)");
     Ok(ExitCode::SUCCESS)
 }
@@ -320,6 +329,9 @@ fn trust_codex(args: &AgentInstallArgs, hooks_file: &Path) -> CliResult<bool> {
 pub fn uninstall(args: &AgentInstallArgs) -> CliResult {
     if args.agent == Agent::Claude {
         return claude::uninstall_as(args.claude_scope());
+    }
+    if let Some(said) = super::warm_unit::uninstall(&args.home().map_err(CliError::Usage)?) {
+        println!("{said}");
     }
     let file = args.file().map_err(CliError::Usage)?;
     let _lock = lock_settings(&file).map_err(CliError::Internal)?;

@@ -418,6 +418,11 @@ impl ConfigArgs {
     }
 
     /// hookhost's state folder: `--state-dir`, else below the owner's home.
+    pub(crate) fn state_folder(&self) -> Option<PathBuf> {
+        self.state_base()
+    }
+
+    /// hookhost's state folder: `--state-dir`, else below the owner's home.
     fn state_base(&self) -> Option<PathBuf> {
         match &self.folders.state_dir {
             Some(dir) => Self::absolute(dir).ok(),

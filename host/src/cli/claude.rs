@@ -109,6 +109,11 @@ pub struct InstallArgs {
     /// the owner's policy (`"envelope": true` in the owner's hook file).
     #[arg(long)]
     envelope: bool,
+    /// Keep the owner's warm engine running (`hookhost serve --warm`, a `systemd --user`
+    /// unit or a launchd agent): the hook commands ask it instead of starting an engine
+    /// for every call, and answer one-shot when it is not running.
+    #[arg(long)]
+    warm: bool,
     /// The folders the installed command names.
     #[command(flatten)]
     folders: super::OwnerFolders,
@@ -205,6 +210,7 @@ pub(super) fn install_as(
     scope: ScopeArgs,
     serve: Option<String>,
     owner_hooks: super::guards::OwnerHooks,
+    warm: bool,
     folders: &super::OwnerFolders,
 ) -> CliResult {
     install(&InstallArgs {
@@ -214,6 +220,7 @@ pub(super) fn install_as(
         guards: owner_hooks.guards,
         checks: owner_hooks.checks,
         envelope: owner_hooks.envelope,
+        warm,
         folders: folders.clone(),
     })
 }
@@ -238,7 +245,17 @@ fn install(args: &InstallArgs) -> CliResult {
     let locations = args.locations()?;
     let result = install_entries(args)?;
     owner_hooks.write(&guards, &locations.config_dir)?;
+    if args.warm {
+        println!("{}", install_warm(&locations)?);
+    }
     Ok(result)
+}
+
+/// Writes and starts the owner's warm engine's service for the folders `locations`.
+pub(super) fn install_warm(locations: &entries::Locations) -> anyhow::Result<String> {
+    let mut argv = vec![own_exe()?];
+    argv.extend(hookhost::warm::serve_args(&locations.pairs()));
+    super::warm_unit::install(Path::new(&locations.home), &argv)
 }
 
 fn install_entries(args: &InstallArgs) -> CliResult {
@@ -247,7 +264,7 @@ fn install_entries(args: &InstallArgs) -> CliResult {
     let original = read_settings(&file)?;
     let mut settings = original.clone().unwrap_or_default();
     let wiring = Wiring {
-        command: entries::hook_command(&own_exe()?, &args.locations()?),
+        command: entries::hook_command(&super::command_line::hook_program()?, &args.locations()?),
         serve: args.serve.clone(),
     };
     if let Some(url) = &args.serve
@@ -303,6 +320,9 @@ fn install_entries(args: &InstallArgs) -> CliResult {
 }
 
 fn uninstall(args: &ScopeArgs) -> CliResult {
+    if let Some(said) = super::warm_unit::uninstall(&args.home()?) {
+        println!("{said}");
+    }
     let file = args.file(args.scope)?;
     let _lock = lock_settings(&file).map_err(CliError::Internal)?;
     let Some(mut settings) = read_settings(&file)? else {

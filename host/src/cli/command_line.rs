@@ -14,6 +14,19 @@ pub(crate) fn own_exe() -> anyhow::Result<String> {
         .context("hookhost's own path is not UTF-8")
 }
 
+/// The program the agents' installed hook commands run: the small `hookhost-hook`
+/// installed beside this binary (it asks the owner's warm engine when one runs, else
+/// hands the call to this binary), else this binary itself.
+pub(crate) fn hook_program() -> anyhow::Result<String> {
+    let exe = own_exe()?;
+    let client = std::path::Path::new(&exe)
+        .with_file_name(format!("hookhost-hook{}", std::env::consts::EXE_SUFFIX));
+    Ok(match client.to_str() {
+        Some(client) if std::path::Path::new(client).is_file() => client.to_string(),
+        _ => exe,
+    })
+}
+
 /// `argv` as one `sh` command line, each word quoted where it needs it.
 pub fn line(argv: &[String]) -> String {
     argv.iter()

@@ -100,6 +100,12 @@ pub struct ServeArgs {
     /// trust store or Claude Code's trust dialog; hooks run in that trusted folder).
     #[arg(long, conflicts_with = "project_dir")]
     all_projects: bool,
+    /// Serve as the owner's warm engine: on the unix socket `serve.sock` in hookhost's
+    /// state folder, the owners' files for every project (`--own-files --all-projects`).
+    /// The agents' hook commands (`hookhost-hook`) ask it when it was started with exactly
+    /// the folders they name — what `install --warm`'s service unit runs.
+    #[arg(long, conflicts_with_all = ["listen", "project_dir", "all_projects"])]
+    warm: bool,
     /// Serve as the broker of a `hookhost envelope session` (which starts it): the agent
     /// runs inside the envelope, so shell commands are judged, not rewritten.
     #[arg(long, hide = true)]
@@ -228,6 +234,18 @@ impl Server {
 
 /// Runs `hookhost serve`.
 pub async fn serve(mut args: ServeArgs) -> CliResult {
+    if args.warm {
+        let state = args.config.state_folder().ok_or_else(|| {
+            CliError::Usage(anyhow::anyhow!(
+                "--warm: no state folder (give --state-dir or --home)"
+            ))
+        })?;
+        hookhost::internals::create_private_dir(&state)
+            .with_context(|| format!("cannot create {}", state.display()))?;
+        args.listen = format!("unix:{}", hookhost::warm::socket_in(&state).display());
+        args.config.own_files = true;
+        args.all_projects = true;
+    }
     args.config.no_project = args.all_projects;
     args.config.session_enclosed = args.session_broker;
     let engine = args.config.engine()?;

@@ -177,8 +177,11 @@ fn the_installed_command_names_the_binary_and_the_owners_folders() {
     let test = TestEnv::new();
     let command = install_guard(&test, vec![command_guard(&test)]);
     let home = test.home.display();
+    // The small client beside the binary, which hands the call to it one-shot when no
+    // warm engine runs.
+    let client = std::path::Path::new(CLI).with_file_name("hookhost-hook");
     for part in [
-        format!("{CLI} claude hook"),
+        format!("{} claude hook", client.display()),
         format!("--home {home}"),
         format!("--config-dir {home}/.config/hookhost"),
         format!("--state-dir {home}/.local/state/hookhost"),

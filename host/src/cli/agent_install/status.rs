@@ -185,6 +185,14 @@ fn report(agent: Agent, home: &Path, project: &Path) -> Vec<String> {
         for line in lines {
             println!("  {line}");
         }
+        if let Ok(locations) =
+            crate::cli::claude::locations(home.to_path_buf(), &Default::default())
+        {
+            println!(
+                "  {}",
+                crate::cli::warm_unit::status_line(home, &locations.pairs())
+            );
+        }
         problems.extend(problem);
         if engine.envelope().is_some() && !agent.rewrites_commands() {
             problems.push(format!(

@@ -85,9 +85,14 @@ pub struct Locations {
 }
 
 /// The flags of the installed command, in the order it writes them.
-pub const LOCATION_FLAGS: [&str; 4] = ["--home", "--config-dir", "--state-dir", "--cache-dir"];
+pub const LOCATION_FLAGS: [&str; 4] = hookhost::warm::LOCATION_FLAGS;
 
 impl Locations {
+    /// Each location flag with its folder, in order.
+    pub fn pairs(&self) -> Vec<(&'static str, &str)> {
+        LOCATION_FLAGS.into_iter().zip(self.values()).collect()
+    }
+
     fn values(&self) -> [&str; 4] {
         [
             &self.home,
@@ -127,7 +132,8 @@ pub fn argv(exe: &str, words: &[&str], locations: &Locations) -> Vec<String> {
 pub use crate::cli::command_line::{line, words};
 
 /// The program and folders of a command entry `install` wrote, when `handler` is one:
-/// exactly `ABSOLUTE/hookhost claude hook`, optionally followed by the location flags in
+/// exactly `ABSOLUTE/hookhost claude hook` (or `ABSOLUTE/hookhost-hook claude hook`, the
+/// small client), optionally followed by the location flags in
 /// install's order (an entry of an earlier version has none). A look-alike of the user's
 /// own — a guarded `test -f … && hookhost claude hook`, a relative `./hookhost`, extra
 /// flags — is not install's, and install and uninstall leave it alone.
@@ -139,7 +145,13 @@ pub fn installed_command(handler: &Value) -> Option<(String, Option<Locations>)>
     let (program, rest) = words.split_first()?;
     let path = std::path::Path::new(program);
     let name = path.file_name()?.to_str()?;
-    if !(name == "hookhost" || name == "hookhost.exe") || !path.is_absolute() {
+    let programs = [
+        "hookhost",
+        "hookhost.exe",
+        "hookhost-hook",
+        "hookhost-hook.exe",
+    ];
+    if !programs.contains(&name) || !path.is_absolute() {
         return None;
     }
     let flags = rest.strip_prefix(&["claude".to_string(), "hook".to_string()][..])?;

@@ -26,7 +26,7 @@ struct Entry {
 pub(super) fn run(args: &ScopeArgs) -> CliResult {
     let home = args.home()?;
     let project = args.project()?;
-    let exe = super::own_exe()?;
+    let exe = super::super::command_line::hook_program()?;
     let files = [
         (
             "managed",
@@ -162,6 +162,12 @@ pub(super) fn run(args: &ScopeArgs) -> CliResult {
                 println!("{line}");
             }
             problems.extend(problem);
+            if let Ok(locations) = super::locations(home.clone(), &Default::default()) {
+                println!(
+                    "{}",
+                    crate::cli::warm_unit::status_line(&home, &locations.pairs())
+                );
+            }
             engine.hooks()
         }
         Err(err) => {

@@ -1,0 +1,213 @@
+//! Issue 54's warm engine, with real processes: the installed hook command
+//! (`hookhost-hook`) asks the owner's `hookhost serve --warm` when it runs; a killed warm
+//! engine leaves the call guarded (the one-shot path answers, the same way); a server
+//! that is not the owner's own — started with other folders, so another configuration —
+//! is never asked.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+
+use hookhost_tests::{TestEnv, hooks, wasm};
+use serde_json::{Value, json};
+
+const CLI: &str = env!("CARGO_BIN_EXE_hookhost");
+const CLIENT: &str = env!("CARGO_BIN_EXE_hookhost-hook");
+
+/// A `hookhost serve`, stopped when dropped.
+struct Serve(Child);
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts `hookhost ARGS` (a serve) and waits until it listens.
+fn serve(args: &[String]) -> Serve {
+    let mut child = Command::new(CLI)
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert!(line.starts_with("listening on unix:"), "{line}");
+    Serve(child)
+}
+
+/// The owner's folders, as an install names them.
+fn locations(test: &TestEnv) -> Vec<String> {
+    let home = test.home.display().to_string();
+    vec![
+        "--home".into(),
+        home.clone(),
+        "--config-dir".into(),
+        format!("{home}/.config/hookhost"),
+        "--state-dir".into(),
+        format!("{home}/.local/state/hookhost"),
+        "--cache-dir".into(),
+        format!("{home}/.cache/hookhost/wasm"),
+    ]
+}
+
+fn state(test: &TestEnv) -> PathBuf {
+    test.home.join(".local/state/hookhost")
+}
+
+/// An owner who refuses `rm` through a Wasm guard (the builtin bash-guard).
+fn guarded() -> TestEnv {
+    let test = TestEnv::new();
+    test.write(
+        "home/.config/hookhost/hooks.json",
+        &json!({"hooks": hooks("PreToolUse", Some("Bash"),
+            vec![wasm("builtin:bash-guard", json!({"failClosed": true}))])})
+        .to_string(),
+    );
+    test
+}
+
+/// What the installed Claude Code hook command answers for the Bash call `command`.
+fn claude_hook(test: &TestEnv, command: &str) -> Output {
+    let input = json!({"session_id": "s", "hook_event_name": "PreToolUse",
+        "tool_name": "Bash", "tool_input": {"command": command}, "cwd": test.project});
+    let mut child = Command::new(CLIENT)
+        .args(["claude", "hook"])
+        .args(locations(test))
+        .current_dir(&test.project)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.to_string().as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn denied(out: &Output) -> bool {
+    let answer: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    answer["hookSpecificOutput"]["permissionDecision"] == "deny"
+}
+
+/// How many calls the serve at `socket` answered.
+fn calls(socket: &Path) -> u64 {
+    let mut stream = std::os::unix::net::UnixStream::connect(socket).unwrap();
+    stream
+        .write_all(b"GET /metrics HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    let mut text = String::new();
+    stream.read_to_string(&mut text).unwrap();
+    text.lines()
+        .filter(|line| line.starts_with("hookhost_calls_total{"))
+        .filter_map(|line| line.rsplit(' ').next()?.parse::<u64>().ok())
+        .sum()
+}
+
+#[test]
+fn the_hook_command_asks_the_warm_engine_and_a_killed_one_leaves_the_call_guarded() {
+    let test = guarded();
+    let mut args = vec!["serve".to_string(), "--warm".to_string()];
+    args.extend(locations(&test));
+    let warm = serve(&args);
+    let socket = state(&test).join("serve.sock");
+    assert_eq!(calls(&socket), 0);
+    // Asked and answered by the warm engine: the same answer a one-shot call gives.
+    let out = claude_hook(&test, "rm -rf ~");
+    assert!(denied(&out), "{out:?}");
+    let out = claude_hook(&test, "ls");
+    assert!(out.status.success() && !denied(&out), "{out:?}");
+    assert_eq!(calls(&socket), 2, "the warm engine answered both calls");
+    // `status` says it runs.
+    let status = Command::new(CLI)
+        .args(["claude", "status", "--home"])
+        .arg(&test.home)
+        .current_dir(&test.project)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&status.stdout);
+    assert!(said.contains("warm engine: running"), "{said}");
+    // The agent kills it: the call is still refused, one-shot.
+    drop(warm);
+    let out = claude_hook(&test, "rm -rf ~");
+    assert!(denied(&out), "{out:?}");
+}
+
+#[test]
+fn a_server_that_is_not_the_owners_warm_engine_is_never_asked() {
+    let test = guarded();
+    // Another configuration with no guard, served at the owner's socket (what an agent
+    // that killed the warm engine could start in its place).
+    test.write("elsewhere/hooks.json", "{}");
+    let socket = state(&test).join("serve.sock");
+    std::fs::create_dir_all(state(&test)).unwrap();
+    let impostor = serve(&[
+        "serve".into(),
+        format!("--listen=unix:{}", socket.display()),
+        "--own-files".into(),
+        "--all-projects".into(),
+        "--home".into(),
+        test.home.display().to_string(),
+        "--config-dir".into(),
+        test.root.join("elsewhere").display().to_string(),
+    ]);
+    let out = claude_hook(&test, "rm -rf ~");
+    assert!(denied(&out), "{out:?}");
+    assert_eq!(calls(&socket), 0, "the impostor was asked");
+    let status = Command::new(CLI)
+        .args(["claude", "status", "--home"])
+        .arg(&test.home)
+        .current_dir(&test.project)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&status.stdout);
+    assert!(said.contains("warm engine: NOT USED"), "{said}");
+    drop(impostor);
+}
+
+#[test]
+fn every_agents_hook_command_goes_through_the_warm_engine() {
+    let test = guarded();
+    let mut args = vec!["serve".to_string(), "--warm".to_string()];
+    args.extend(locations(&test));
+    let _warm = serve(&args);
+    let socket = state(&test).join("serve.sock");
+    let input = json!({"hook_event_name": "PreToolUse", "session_id": "s", "cwd": test.project,
+        "tool_name": "Bash", "tool_input": {"command": "rm -rf ~"}});
+    for agent in ["codex", "copilot", "gemini", "factory"] {
+        let input = if agent == "gemini" {
+            json!({"hook_event_name": "BeforeTool", "session_id": "s", "cwd": test.project,
+                "tool_name": "run_shell_command", "tool_input": {"command": "rm -rf ~"}})
+        } else if agent == "factory" {
+            json!({"hook_event_name": "PreToolUse", "sessionId": "s", "cwd": test.project,
+                "toolName": "Execute", "toolInput": {"command": "rm -rf ~"}})
+        } else {
+            input.clone()
+        };
+        let mut child = Command::new(CLIENT)
+            .args(["hook", "--agent", agent])
+            .args(locations(&test))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.to_string().as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("deny"), "{agent}: {text}");
+    }
+    assert_eq!(calls(&socket), 4);
+}
