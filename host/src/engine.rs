@@ -212,6 +212,34 @@ impl Engine {
             || self.inner.hooks.iter().any(|hook| hook.spec.fail_closed())
     }
 
+    /// The events this engine does anything on, in the catalog's terms: every event a
+    /// configured hook names, the tool events whose permission decision self-protection
+    /// or the envelope give, and the session's first event where the envelope speaks.
+    /// An event outside it is answered with nothing whatever its input: a host need not
+    /// call hookhost for it (`claude install` wires only these).
+    pub fn watched_events(&self) -> std::collections::BTreeSet<String> {
+        let mut events: std::collections::BTreeSet<String> = self
+            .all_hooks()
+            .into_iter()
+            .map(|hook| hook.event)
+            .collect();
+        let guards_tools = self.inner.self_protection.is_some() || self.inner.enclosure.is_some();
+        for spec in crate::event::CATALOG {
+            let decides_tools = spec.tool_event
+                && spec
+                    .fields
+                    .contains(crate::event::Fields::PERMISSION_DECISION);
+            let opens_session = spec
+                .fields
+                .contains(crate::event::Fields::INITIAL_USER_MESSAGE);
+            if (guards_tools && decides_tools) || (self.inner.enclosure.is_some() && opens_session)
+            {
+                events.insert(spec.name.to_string());
+            }
+        }
+        events
+    }
+
     /// Every configured hook (configuration hooks, then session hooks), as the dialect
     /// lists them (hygge: one entry per name, first seen, sorted by name).
     pub fn hooks(&self) -> Vec<HookInfo> {

@@ -284,7 +284,16 @@ fn claude_install_serve_wiring_reaches_a_serve_that_reads_hookhost_files() {
     );
     hookhost(
         &test,
-        &["claude", "install", "--serve", &format!("http://{addr}")],
+        &[
+            "claude",
+            "install",
+            "--serve",
+            &format!("http://{addr}"),
+            "--event",
+            "PreToolUse",
+            "--event",
+            "SessionStart",
+        ],
         0,
     );
     let settings: Value = serde_json::from_str(

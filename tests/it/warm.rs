@@ -1,4 +1,5 @@
-//! Issue 54's warm engine, with real processes: the installed hook command
+//! Issue 54, with real processes: `claude install` wires only the events something
+//! watches; the installed hook command
 //! (`hookhost-hook`) asks the owner's `hookhost serve --warm` when it runs; a killed warm
 //! engine leaves the call guarded (the one-shot path answers, the same way); a server
 //! that is not the owner's own — started with other folders, so another configuration —
@@ -210,4 +211,73 @@ fn every_agents_hook_command_goes_through_the_warm_engine() {
         assert!(text.contains("deny"), "{agent}: {text}");
     }
     assert_eq!(calls(&socket), 4);
+}
+
+#[test]
+fn install_wires_the_events_something_watches_and_status_names_a_hook_left_unwired() {
+    let test = TestEnv::new();
+    let install = |args: &[&str]| {
+        let out = Command::new(CLI)
+            .args(["claude", "install", "--home"])
+            .arg(&test.home)
+            .args(args)
+            .current_dir(&test.project)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let wired = || -> Vec<String> {
+        let settings: Value = serde_json::from_str(
+            &std::fs::read_to_string(test.home.join(".claude/settings.json")).unwrap(),
+        )
+        .unwrap();
+        settings["hooks"]
+            .as_object()
+            .map(|hooks| hooks.keys().cloned().collect())
+            .unwrap_or_default()
+    };
+    // The guards and self-protection watch tool calls and permission requests: two
+    // events, not 27.
+    let said = install(&["--guards", "recommended"]);
+    assert!(
+        said.contains("for 2 events (PreToolUse, PermissionRequest)"),
+        "{said}"
+    );
+    let mut events = wired();
+    events.sort();
+    assert_eq!(events, ["PermissionRequest", "PreToolUse"]);
+    // The owner adds a Stop hook by hand: status says it is not wired ...
+    let hooks = test.home.join(".config/hookhost/hooks.json");
+    let mut owner: Value = serde_json::from_str(&std::fs::read_to_string(&hooks).unwrap()).unwrap();
+    owner["hooks"]["Stop"] = json!([{"hooks": [{"type": "command", "command": "true"}]}]);
+    std::fs::write(&hooks, owner.to_string()).unwrap();
+    let status = Command::new(CLI)
+        .args(["claude", "status", "--home"])
+        .arg(&test.home)
+        .current_dir(&test.project)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&status.stdout);
+    assert!(
+        said.contains("Stop: hookhost has hooks for this event but no Claude Code settings file runs hookhost for it"),
+        "{said}"
+    );
+    // ... and the next install wires it; the envelope adds the session's start.
+    install(&["--envelope"]);
+    let mut events = wired();
+    events.sort();
+    assert_eq!(
+        events,
+        ["PermissionRequest", "PreToolUse", "SessionStart", "Stop"]
+    );
+    // Nothing watches Stop any more: the install takes its entry away.
+    let mut owner_now: Value =
+        serde_json::from_str(&std::fs::read_to_string(&hooks).unwrap()).unwrap();
+    owner_now["hooks"].as_object_mut().unwrap().remove("Stop");
+    std::fs::write(&hooks, owner_now.to_string()).unwrap();
+    install(&[]);
+    let mut events = wired();
+    events.sort();
+    assert_eq!(events, ["PermissionRequest", "PreToolUse", "SessionStart"]);
 }

@@ -243,12 +243,41 @@ fn install(args: &InstallArgs) -> CliResult {
     };
     let guards = owner_hooks.parse()?;
     let locations = args.locations()?;
-    let result = install_entries(args)?;
+    // The owner's file first: the events wired are the ones its hooks watch.
     owner_hooks.write(&guards, &locations.config_dir)?;
+    let result = install_entries(args)?;
     if args.warm {
         println!("{}", install_warm(&locations)?);
     }
     Ok(result)
+}
+
+/// The events Claude Code is to call hookhost for: those the owners' hook files and
+/// hookhost's own guards watch (`Engine::watched_events`), in Claude Code's order —
+/// an event nothing watches is not wired, so it costs no process. A hook on another event
+/// (a project's own, added later) shows in `claude status` as not wired.
+fn watched_events(args: &InstallArgs) -> anyhow::Result<Vec<String>> {
+    let mut config = ConfigArgs::own(None).with_home(args.scope.home()?);
+    config.folders = args.folders.clone();
+    config.no_project = true;
+    let engine = config.engine().map_err(|err| match err {
+        CliError::Usage(err) | CliError::Internal(err) => err,
+    })?;
+    let watched = engine.watched_events();
+    let claude = hookhost::internals::Dialect::claude();
+    let mut events: Vec<String> = entries::DEFAULT_EVENTS
+        .iter()
+        .filter(|event| watched.contains(**event))
+        .map(|event| event.to_string())
+        .collect();
+    events.extend(
+        watched
+            .iter()
+            .filter(|event| !entries::DEFAULT_EVENTS.contains(&event.as_str()))
+            .filter(|event| claude.lookup(event).is_some())
+            .cloned(),
+    );
+    Ok(events)
 }
 
 /// Writes and starts the owner's warm engine's service for the folders `locations`.
@@ -272,13 +301,19 @@ fn install_entries(args: &InstallArgs) -> CliResult {
     {
         return Err(anyhow::anyhow!("--serve: `{url}` is no http(s) URL").into());
     }
-    let events: Vec<String> = if args.events.is_empty() {
-        entries::DEFAULT_EVENTS
-            .iter()
-            .map(|e| e.to_string())
-            .collect()
-    } else {
-        args.events.clone()
+    let watched = args.events.is_empty().then(|| watched_events(args));
+    let events: Vec<String> = match &watched {
+        Some(Ok(watched)) => watched.clone(),
+        Some(Err(why)) => {
+            println!(
+                "wiring every event: the owner's hook files do not load ({why}), so hookhost cannot tell which events they watch"
+            );
+            entries::DEFAULT_EVENTS
+                .iter()
+                .map(|e| e.to_string())
+                .collect()
+        }
+        None => args.events.clone(),
     };
     for event in &events {
         if hookhost::internals::Dialect::claude()
@@ -290,6 +325,10 @@ fn install_entries(args: &InstallArgs) -> CliResult {
     }
     entries::install(&mut settings, &wiring, &events)
         .map_err(|why| anyhow::anyhow!("{}: {why}; not changed", file.display()))?;
+    if let Some(Ok(watched)) = &watched {
+        // An event wired before that nothing watches now costs every call of it a process.
+        entries::unwire_others(&mut settings, watched);
+    }
     if Some(&settings) == original.as_ref() {
         println!("already installed in {} (unchanged)", file.display());
         return Ok(ExitCode::SUCCESS);
@@ -297,8 +336,9 @@ fn install_entries(args: &InstallArgs) -> CliResult {
     write_settings(&file, current_bytes(&file).as_deref(), &settings)
         .map_err(CliError::Internal)?;
     println!(
-        "installed hookhost for {} events in {}{}",
+        "installed hookhost for {} events ({}) in {}{}",
         events.len(),
+        events.join(", "),
         file.display(),
         if original.is_some() {
             format!(" (previous content: {})", backup_path(&file).display())

@@ -250,6 +250,30 @@ pub fn install(
     Ok(())
 }
 
+/// Removes hookhost's entries from every event of `settings` but `keep` (the events left
+/// empty go, as in [`uninstall`]).
+pub fn unwire_others(settings: &mut Map<String, Value>, keep: &[String]) {
+    let Some(Value::Object(hooks)) = settings.get_mut("hooks") else {
+        return;
+    };
+    let mut emptied = Vec::new();
+    for (event, groups) in hooks.iter_mut() {
+        let Value::Array(groups) = groups else {
+            continue;
+        };
+        if keep.contains(event) {
+            continue;
+        }
+        let before = groups.len();
+        if remove_ours(groups, |_| true) > 0 && groups.is_empty() && before > 0 {
+            emptied.push(event.clone());
+        }
+    }
+    for event in emptied {
+        hooks.remove(&event);
+    }
+}
+
 /// Removes every hookhost entry from `settings`; a group, event or `hooks` object left
 /// empty by the removal goes too. Returns how many handlers were removed.
 pub fn uninstall(settings: &mut Map<String, Value>) -> usize {
