@@ -6,16 +6,17 @@
 //! warm engine that is gone costs the call speed, never its guard.
 
 use std::ffi::OsString;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
-use std::time::Duration;
 
 /// Largest hook input sent to the warm engine (the one-shot path has its own limit).
+#[cfg(target_os = "linux")]
 const MAX_INPUT: u64 = 16 << 20;
 
 /// How long the warm engine may take; past it the one-shot path answers.
-const WARM_TIMEOUT: Duration = Duration::from_secs(55);
+#[cfg(target_os = "linux")]
+const WARM_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(55);
 
 fn main() -> ExitCode {
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();
@@ -23,14 +24,17 @@ fn main() -> ExitCode {
         eprintln!("hookhost-hook: the hookhost binary is not beside this one");
         return ExitCode::from(1);
     };
-    let Some(call) = Call::of(&args) else {
-        return one_shot(&full, &args, None);
-    };
-    match call.warm(&full) {
-        Warm::Answered(answer) => write(&answer),
-        Warm::NotAsked => one_shot(&full, &args, None),
-        Warm::Failed(input) => one_shot(&full, &args, Some(&input)),
+    // The warm engine is asked on Linux, where its server can be told apart (see
+    // `hookhost::warm::connect`); elsewhere every call is one-shot.
+    #[cfg(target_os = "linux")]
+    if let Some(call) = Call::of(&args) {
+        return match call.warm(&full) {
+            Warm::Answered(answer) => write(&answer),
+            Warm::NotAsked => one_shot(&full, &args, None),
+            Warm::Failed(input) => one_shot(&full, &args, Some(&input)),
+        };
     }
+    one_shot(&full, &args, None)
 }
 
 /// The `hookhost` binary beside this one.
@@ -41,6 +45,7 @@ fn full_binary() -> Option<PathBuf> {
 }
 
 /// A hook call as the arguments give it.
+#[cfg(target_os = "linux")]
 struct Call {
     /// The agent (`claude` for `claude hook`).
     agent: String,
@@ -51,6 +56,7 @@ struct Call {
 }
 
 /// What became of asking the warm engine.
+#[cfg(target_os = "linux")]
 enum Warm {
     /// It answered.
     Answered(hookhost::warm::Answer),
@@ -60,6 +66,7 @@ enum Warm {
     Failed(Vec<u8>),
 }
 
+#[cfg(target_os = "linux")]
 impl Call {
     /// The call `args` make, when they are a hook call this client knows.
     fn of(args: &[OsString]) -> Option<Call> {
@@ -97,7 +104,7 @@ impl Call {
 
     /// Asks the owner's warm engine, when one runs.
     fn warm(&self, full: &Path) -> Warm {
-        #[cfg(target_os = "linux")]
+        use std::io::Read;
         {
             let Some(state) = self.state_dir() else {
                 return Warm::NotAsked;
@@ -132,16 +139,10 @@ impl Call {
                 Err(_) => Warm::Failed(input),
             }
         }
-        #[cfg(not(target_os = "linux"))]
-        {
-            let _ = full;
-            Warm::NotAsked
-        }
     }
 
     /// hookhost's state folder: `--state-dir`, else below `--home`, else below the
     /// account's home (never an environment variable).
-    #[cfg(target_os = "linux")]
     fn state_dir(&self) -> Option<PathBuf> {
         let given = |flag: &str| {
             self.locations
@@ -204,6 +205,7 @@ fn status_of(status: std::io::Result<std::process::ExitStatus>, full: &Path) -> 
 }
 
 /// Writes the warm engine's answer as the one-shot path would.
+#[cfg(target_os = "linux")]
 fn write(answer: &hookhost::warm::Answer) -> ExitCode {
     let mut err = std::io::stderr().lock();
     if let Some(line) = &answer.stderr {
@@ -217,7 +219,7 @@ fn write(answer: &hookhost::warm::Answer) -> ExitCode {
     ExitCode::from(u8::try_from(answer.exit_code).unwrap_or(1))
 }
 
-#[cfg(test)]
+#[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
 
