@@ -8,9 +8,7 @@
 //! and any failure on the way, falls back to the one-shot path: a warm engine that is
 //! gone costs speed, never the guard.
 
-use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 /// The socket's name in hookhost's state folder.
 pub const SOCKET: &str = "serve.sock";
@@ -19,6 +17,7 @@ pub const SOCKET: &str = "serve.sock";
 pub const LOCATION_FLAGS: [&str; 4] = ["--home", "--config-dir", "--state-dir", "--cache-dir"];
 
 /// Largest answer read from the warm engine.
+#[cfg(unix)]
 const MAX_ANSWER: u64 = 16 << 20;
 
 /// The warm engine's socket in the state folder `state_dir`.
@@ -131,8 +130,9 @@ pub fn ask(
     agent: &str,
     event: Option<&str>,
     body: &[u8],
-    timeout: Duration,
+    timeout: std::time::Duration,
 ) -> Result<Answer, Unavailable> {
+    use std::io::{Read, Write};
     let fail = |why: String| Unavailable::NoAnswer(why);
     let plain = |text: &str| {
         !text.is_empty()
@@ -167,6 +167,7 @@ pub fn ask(
 }
 
 /// The answer in an HTTP response `response` of `serve`'s agent route.
+#[cfg(unix)]
 fn answer_of(response: &[u8]) -> Result<Answer, String> {
     let split = response
         .windows(4)
@@ -203,7 +204,7 @@ fn answer_of(response: &[u8]) -> Result<Answer, String> {
     })
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
 
