@@ -14,9 +14,11 @@ use std::process::{Command, ExitCode, Stdio};
 #[cfg(target_os = "linux")]
 const MAX_INPUT: u64 = 16 << 20;
 
-/// How long the warm engine may take; past it the one-shot path answers.
+/// How long the warm engine may take before the one-shot path answers instead: above
+/// the agents' own hook timeouts (Claude Code's longest is 600 s), so that a slow hook
+/// (a test suite before a commit) is not run a second time while the agent still waits.
 #[cfg(target_os = "linux")]
-const WARM_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(55);
+const WARM_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(610);
 
 fn main() -> ExitCode {
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();

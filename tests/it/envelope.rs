@@ -451,21 +451,7 @@ fn the_model_cannot_unwrap_or_imitate_the_launcher() {
 #[test]
 fn agents_that_cannot_rewrite_a_command_have_it_refused_and_show_says_what_holds() {
     let test = guarded(json!({}));
-    // Cursor's answer has no field for a rewritten command: refused, never run bare.
-    let answer = agent_answer(
-        &test,
-        "cursor",
-        json!({"hook_event_name": "beforeShellExecution", "conversation_id": "s",
-            "cwd": test.project, "command": "ls"}),
-    );
-    assert_eq!(answer["permission"], "deny", "{answer}");
-    assert!(
-        answer["agent_message"]
-            .as_str()
-            .unwrap()
-            .contains("cannot rewrite cursor's commands"),
-        "{answer}"
-    );
+    cursor_refused(&test);
     // Gemini's does: the rewrite goes back in its own field.
     let answer = agent_answer(
         &test,
@@ -878,17 +864,18 @@ fn a_broker_socket_outside_a_session_is_not_asked() {
     let test = guarded(json!({}));
     // Make the owner's envelope folder, then put a listener where a session shows its
     // broker: no mount holds it, so the hook does not send its call there.
-    let _ = agent_answer(
-        &test,
-        "cursor",
-        json!({"hook_event_name": "beforeShellExecution", "conversation_id": "s",
-            "cwd": test.project, "command": "ls"}),
-    );
+    cursor_refused(&test);
     let folder = test.home.join(".local/state/hookhost/envelope/session");
     assert!(folder.is_dir());
     let _listener = std::os::unix::net::UnixListener::bind(folder.join("hook.sock")).unwrap();
+    cursor_refused(&test);
+}
+
+/// Cursor's hook, its answer having no field for a rewritten command, refuses a shell
+/// command while the envelope is on: never run bare.
+fn cursor_refused(test: &TestEnv) {
     let answer = agent_answer(
-        &test,
+        test,
         "cursor",
         json!({"hook_event_name": "beforeShellExecution", "conversation_id": "s",
             "cwd": test.project, "command": "ls"}),
@@ -907,8 +894,20 @@ fn a_broker_socket_outside_a_session_is_not_asked() {
 fn a_session_writes_the_folders_its_user_names_and_no_others() {
     let test = guarded(json!({}));
     // Outside the temporary folders (a writable root of every envelope), as an agent's
-    // state folder in a real home is.
-    let outside = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    // state folder in a real home is: in the account's own home (a clean clone's target
+    // folder may itself lie below /tmp).
+    let real_home = std::env::home_dir().expect("the account has a home");
+    assert!(
+        !["/tmp", "/var/tmp", "/dev/shm"]
+            .iter()
+            .any(|root| real_home.starts_with(root)),
+        "the account's home {} lies in a temporary folder",
+        real_home.display()
+    );
+    let outside = tempfile::Builder::new()
+        .prefix(".hookhost-test-")
+        .tempdir_in(&real_home)
+        .unwrap();
     let (named, other) = (
         outside.path().join("agent-state"),
         outside.path().join("other"),

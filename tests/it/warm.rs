@@ -94,6 +94,17 @@ fn claude_hook(test: &TestEnv, command: &str) -> Output {
     child.wait_with_output().unwrap()
 }
 
+/// What `hookhost claude status` prints.
+fn claude_status(test: &TestEnv) -> String {
+    let out = Command::new(CLI)
+        .args(["claude", "status", "--home"])
+        .arg(&test.home)
+        .current_dir(&test.project)
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 fn denied(out: &Output) -> bool {
     let answer: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
     answer["hookSpecificOutput"]["permissionDecision"] == "deny"
@@ -128,13 +139,7 @@ fn the_hook_command_asks_the_warm_engine_and_a_killed_one_leaves_the_call_guarde
     assert!(out.status.success() && !denied(&out), "{out:?}");
     assert_eq!(calls(&socket), 2, "the warm engine answered both calls");
     // `status` says it runs.
-    let status = Command::new(CLI)
-        .args(["claude", "status", "--home"])
-        .arg(&test.home)
-        .current_dir(&test.project)
-        .output()
-        .unwrap();
-    let said = String::from_utf8_lossy(&status.stdout);
+    let said = claude_status(&test);
     assert!(said.contains("warm engine: running"), "{said}");
     // The agent kills it: the call is still refused, one-shot.
     drop(warm);
@@ -163,13 +168,7 @@ fn a_server_that_is_not_the_owners_warm_engine_is_never_asked() {
     let out = claude_hook(&test, "rm -rf ~");
     assert!(denied(&out), "{out:?}");
     assert_eq!(calls(&socket), 0, "the impostor was asked");
-    let status = Command::new(CLI)
-        .args(["claude", "status", "--home"])
-        .arg(&test.home)
-        .current_dir(&test.project)
-        .output()
-        .unwrap();
-    let said = String::from_utf8_lossy(&status.stdout);
+    let said = claude_status(&test);
     assert!(said.contains("warm engine: NOT USED"), "{said}");
     drop(impostor);
 }
@@ -252,13 +251,7 @@ fn install_wires_the_events_something_watches_and_status_names_a_hook_left_unwir
     let mut owner: Value = serde_json::from_str(&std::fs::read_to_string(&hooks).unwrap()).unwrap();
     owner["hooks"]["Stop"] = json!([{"hooks": [{"type": "command", "command": "true"}]}]);
     std::fs::write(&hooks, owner.to_string()).unwrap();
-    let status = Command::new(CLI)
-        .args(["claude", "status", "--home"])
-        .arg(&test.home)
-        .current_dir(&test.project)
-        .output()
-        .unwrap();
-    let said = String::from_utf8_lossy(&status.stdout);
+    let said = claude_status(&test);
     assert!(
         said.contains("Stop: hookhost has hooks for this event but no Claude Code settings file runs hookhost for it"),
         "{said}"
@@ -280,4 +273,106 @@ fn install_wires_the_events_something_watches_and_status_names_a_hook_left_unwir
     let mut events = wired();
     events.sort();
     assert_eq!(events, ["PermissionRequest", "PreToolUse", "SessionStart"]);
+}
+
+#[test]
+fn every_agents_install_wires_only_the_events_something_watches() {
+    let test = TestEnv::new();
+    let install = |agent: &str| {
+        let out = Command::new(CLI)
+            .args([
+                "install",
+                "--agent",
+                agent,
+                "--guards",
+                "recommended",
+                "--home",
+            ])
+            .arg(&test.home)
+            .current_dir(&test.project)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{agent}: {out:?}");
+    };
+    let events = |file: &str| -> Vec<String> {
+        let settings: Value =
+            serde_json::from_str(&std::fs::read_to_string(test.home.join(file)).unwrap()).unwrap();
+        let mut events: Vec<String> = settings["hooks"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect();
+        events.sort();
+        events
+    };
+    // The recommended guards watch tool calls: each agent's tool-call events, nothing else.
+    for (agent, file, wanted) in [
+        ("codex", ".codex/hooks.json", &["PreToolUse"][..]),
+        ("gemini", ".gemini/settings.json", &["BeforeTool"]),
+        ("copilot", ".copilot/hooks/hookhost.json", &["preToolUse"]),
+        ("factory", ".factory/settings.json", &["PreToolUse"]),
+        (
+            "cursor",
+            ".cursor/hooks.json",
+            &[
+                "beforeMCPExecution",
+                "beforeReadFile",
+                "beforeShellExecution",
+            ],
+        ),
+    ] {
+        install(agent);
+        assert_eq!(events(file), wanted, "{agent}");
+    }
+    // A Stop hook of the owner's: the next install wires the agent's stop event too.
+    let hooks = test.home.join(".config/hookhost/hooks.json");
+    let mut owner: Value = serde_json::from_str(&std::fs::read_to_string(&hooks).unwrap()).unwrap();
+    owner["hooks"]["Stop"] = json!([{"hooks": [{"type": "command", "command": "true"}]}]);
+    std::fs::write(&hooks, owner.to_string()).unwrap();
+    install("codex");
+    assert_eq!(events(".codex/hooks.json"), ["PreToolUse", "Stop"]);
+}
+
+#[test]
+fn agent_status_names_a_hook_on_an_event_install_did_not_wire() {
+    let test = TestEnv::new();
+    let out = Command::new(CLI)
+        .args([
+            "install",
+            "--agent",
+            "gemini",
+            "--guards",
+            "recommended",
+            "--home",
+        ])
+        .arg(&test.home)
+        .current_dir(&test.project)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let status = || {
+        Command::new(CLI)
+            .args(["status", "--agent", "gemini", "--home"])
+            .arg(&test.home)
+            .current_dir(&test.project)
+            .output()
+            .unwrap()
+    };
+    assert!(status().status.success(), "{:?}", status());
+    // A project's own Stop hook (Gemini's AfterAgent) that no install wired.
+    test.write(
+        "project/.hookhost/hooks.json",
+        &json!({"hooks": {"Stop": [{"hooks": [{"type": "wasm", "component": "builtin:bash-guard"}]}]}})
+            .to_string(),
+    );
+    let out = status();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains(
+            "hookhost has hooks for AfterAgent but no file of gemini runs hookhost for it"
+        ),
+        "{said}"
+    );
 }

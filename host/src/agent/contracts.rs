@@ -393,6 +393,12 @@ impl Agent {
         self.contract().keeps_folder
     }
 
+    /// hookhost's name for the agent's event `agent_event` (`preToolUse` → `PreToolUse`;
+    /// an event it does not map keeps its name).
+    pub fn hookhost_event(self, agent_event: &str) -> &str {
+        self.contract().event(agent_event).0
+    }
+
     /// Whether a call of its tool `agent_tool` (its own name) starts a process, so that
     /// the envelope wraps it; input typed into a running process (Codex's `write_stdin`)
     /// does not.

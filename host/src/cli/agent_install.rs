@@ -209,6 +209,9 @@ pub fn install(args: &AgentInstallArgs) -> CliResult {
             "--serve: `{url}` is no http(s) URL"
         )));
     }
+    // The owner's file first: the events wired are the ones its hooks watch.
+    let locations = claude::locations(args.home().map_err(CliError::Usage)?, &args.folders)?;
+    args.owner_hooks().write(&guards, &locations.config_dir)?;
     let file = args.file().map_err(CliError::Usage)?;
     let _lock = lock_settings(&file).map_err(CliError::Internal)?;
     let changed = match Layout::of(args.agent) {
@@ -240,8 +243,6 @@ pub fn install(args: &AgentInstallArgs) -> CliResult {
             _ => {}
         }
     }
-    let locations = claude::locations(args.home().map_err(CliError::Usage)?, &args.folders)?;
-    args.owner_hooks().write(&guards, &locations.config_dir)?;
     if args.warm {
         println!("{}", claude::install_warm(&locations)?);
     }
@@ -256,8 +257,21 @@ fn install_entries(args: &AgentInstallArgs, file: &Path, layout: &Layout) -> Cli
         .argv(layout.passes_event())
         .map_err(CliError::Internal)?;
     let command = |event: &str| entries::line(&argv(event));
+    // The events something watches (the owners' hooks, self-protection, the envelope):
+    // an event nothing watches costs the agent a process on every call of it.
+    let watched = claude::watched(args.home().map_err(CliError::Usage)?, &args.folders);
+    let agent = args.agent;
+    let wanted = |event: &str| match &watched {
+        Ok(watched) => watched.contains(agent.hookhost_event(event)),
+        Err(_) => true,
+    };
     let settings = layout
-        .insert(args.agent, original.clone().unwrap_or_default(), &command)
+        .insert(
+            args.agent,
+            original.clone().unwrap_or_default(),
+            &command,
+            &wanted,
+        )
         .map_err(|why| {
             CliError::Usage(anyhow::anyhow!("{}: {why}; not changed", file.display()))
         })?;

@@ -257,13 +257,7 @@ fn install(args: &InstallArgs) -> CliResult {
 /// an event nothing watches is not wired, so it costs no process. A hook on another event
 /// (a project's own, added later) shows in `claude status` as not wired.
 fn watched_events(args: &InstallArgs) -> anyhow::Result<Vec<String>> {
-    let mut config = ConfigArgs::own(None).with_home(args.scope.home()?);
-    config.folders = args.folders.clone();
-    config.no_project = true;
-    let engine = config.engine().map_err(|err| match err {
-        CliError::Usage(err) | CliError::Internal(err) => err,
-    })?;
-    let watched = engine.watched_events();
+    let watched = watched(args.scope.home()?, &args.folders)?;
     let claude = hookhost::internals::Dialect::claude();
     let mut events: Vec<String> = entries::DEFAULT_EVENTS
         .iter()
@@ -278,6 +272,21 @@ fn watched_events(args: &InstallArgs) -> anyhow::Result<Vec<String>> {
             .cloned(),
     );
     Ok(events)
+}
+
+/// The events the owners' hook files (below `home`, in `folders`) and hookhost's own
+/// guards watch, in hookhost's names (`Engine::watched_events`).
+pub(super) fn watched(
+    home: PathBuf,
+    folders: &super::OwnerFolders,
+) -> anyhow::Result<std::collections::BTreeSet<String>> {
+    let mut config = ConfigArgs::own(None).with_home(home);
+    config.folders = folders.clone();
+    config.no_project = true;
+    let engine = config.engine().map_err(|err| match err {
+        CliError::Usage(err) | CliError::Internal(err) => err,
+    })?;
+    Ok(engine.watched_events())
 }
 
 /// Writes and starts the owner's warm engine's service for the folders `locations`.

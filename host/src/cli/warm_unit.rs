@@ -15,6 +15,9 @@ pub(crate) const NAME: &str = "hookhost-serve";
 const LABEL: &str = "dev.hookhost.serve";
 /// The line that marks a unit file as hookhost's (uninstall removes only such files).
 const MARK: &str = "hookhost install --warm";
+/// What a unit file's line naming a folder install created starts with (uninstall
+/// removes those folders again when they are empty).
+const CREATED: &str = "created by install: ";
 
 /// Where the service file lies for `home`.
 pub(crate) fn file(home: &Path) -> PathBuf {
@@ -87,10 +90,8 @@ pub(crate) fn install(home: &Path, argv: &[String]) -> anyhow::Result<String> {
     } else {
         systemd_unit(argv)
     };
-    if let Some(dir) = file.parent() {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    }
-    if let Ok(existing) = std::fs::read_to_string(&file)
+    let existing = std::fs::read_to_string(&file).ok();
+    if let Some(existing) = &existing
         && !existing.contains(MARK)
     {
         anyhow::bail!(
@@ -98,9 +99,41 @@ pub(crate) fn install(home: &Path, argv: &[String]) -> anyhow::Result<String> {
             file.display()
         );
     }
+    // The folders made for it are named in it, so that uninstall takes them away too.
+    let mut created: Vec<PathBuf> = existing.as_deref().map(created_folders).unwrap_or_default();
+    let mut missing: Vec<&Path> = file
+        .ancestors()
+        .skip(1)
+        .take_while(|dir| !dir.exists())
+        .collect();
+    missing.reverse();
+    for dir in missing {
+        std::fs::create_dir(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        created.push(dir.to_path_buf());
+    }
+    let comment = if cfg!(target_os = "macos") {
+        ("<!-- ", " -->")
+    } else {
+        ("# ", "")
+    };
+    let mut text = text;
+    for dir in &created {
+        let line = format!("{}{CREATED}{}{}\n", comment.0, dir.display(), comment.1);
+        text = match text.find('\n') {
+            Some(at) if !cfg!(target_os = "macos") => {
+                format!("{}{line}{}", &text[..=at], &text[at + 1..])
+            }
+            _ => text + &line,
+        };
+    }
     hookhost::internals::replace_private(&file, text.as_bytes())
         .with_context(|| format!("cannot write {}", file.display()))?;
-    let started = if cfg!(target_os = "macos") {
+    let started = if !is_accounts(home) {
+        Err(format!(
+            "{} is not this account's home, whose services the service manager runs",
+            home.display()
+        ))
+    } else if cfg!(target_os = "macos") {
         run("launchctl", &["load", "-w", &file.display().to_string()])
     } else {
         run("systemctl", &["--user", "daemon-reload"]).and_then(|()| {
@@ -138,7 +171,9 @@ pub(crate) fn uninstall(home: &Path) -> Option<String> {
             file.display()
         ));
     }
-    let _ = if cfg!(target_os = "macos") {
+    let _ = if !is_accounts(home) {
+        Ok(())
+    } else if cfg!(target_os = "macos") {
         run("launchctl", &["unload", "-w", &file.display().to_string()])
     } else {
         run(
@@ -147,7 +182,15 @@ pub(crate) fn uninstall(home: &Path) -> Option<String> {
         )
     };
     let removed = std::fs::remove_file(&file).is_ok();
-    if !cfg!(target_os = "macos") {
+    if removed {
+        // The folders install made for it, deepest first, where they are empty now.
+        let mut created = created_folders(&text);
+        created.sort_by_key(|dir| std::cmp::Reverse(dir.components().count()));
+        for dir in created {
+            let _ = std::fs::remove_dir(dir);
+        }
+    }
+    if is_accounts(home) && !cfg!(target_os = "macos") {
         let _ = run("systemctl", &["--user", "daemon-reload"]);
     }
     Some(if removed {
@@ -197,6 +240,22 @@ pub(crate) fn status_line(home: &Path, pairs: &[(&str, &str)]) -> String {
             "warm engine: not used on this system — every hook call starts an engine of its own{service}"
         )
     }
+}
+
+/// Whether `home` is this account's own home: only its services are the service
+/// manager's to start and stop (a `--home` elsewhere gets the file alone).
+fn is_accounts(home: &Path) -> bool {
+    hookhost::internals::home()
+        .is_some_and(|own| std::fs::canonicalize(own).ok() == std::fs::canonicalize(home).ok())
+}
+
+/// The folders a unit file `text` says install created for it.
+fn created_folders(text: &str) -> Vec<PathBuf> {
+    text.lines()
+        .filter_map(|line| line.split_once(CREATED))
+        .map(|(_, rest)| PathBuf::from(rest.trim_end_matches(" -->").trim_end()))
+        .filter(|dir| dir.is_absolute())
+        .collect()
 }
 
 /// Runs the service manager's `program` with `args`; why it failed, if it did.
@@ -275,5 +334,41 @@ mod tests {
         );
         std::fs::remove_file(&file).unwrap();
         assert!(uninstall(dir.path()).is_none());
+    }
+
+    #[test]
+    fn uninstall_takes_away_the_folders_install_made_for_the_unit() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path();
+        std::fs::create_dir_all(home.join(".config")).unwrap();
+        // The service manager may be missing here: the file is written all the same.
+        install(home, &argv()).unwrap();
+        let file = file(home);
+        assert!(file.is_file());
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert!(text.contains(MARK), "{text}");
+        // A second install keeps naming them.
+        install(home, &argv()).unwrap();
+        assert!(uninstall(home).unwrap().contains("removed"));
+        let mut left: Vec<String> = walk(home);
+        left.sort();
+        assert_eq!(left, [".config"], "install's folders are left");
+    }
+
+    fn walk(dir: &Path) -> Vec<String> {
+        let mut out = Vec::new();
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            out.push(path.strip_prefix(dir).unwrap().display().to_string());
+            if path.is_dir() {
+                for inner in walk(&path) {
+                    out.push(format!(
+                        "{}/{inner}",
+                        path.file_name().unwrap().to_string_lossy()
+                    ));
+                }
+            }
+        }
+        out
     }
 }

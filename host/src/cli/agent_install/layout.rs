@@ -120,24 +120,35 @@ impl Layout {
     }
 
     /// Whether each entry passes its event on the command line.
+    /// The agent's events install can wire (in the agent's names).
+    pub(super) fn events(&self) -> Vec<&'static str> {
+        match self {
+            Layout::OwnFile { events } | Layout::Flat { events } => events.to_vec(),
+            Layout::Groups { events, .. } => events.iter().map(|(event, _)| *event).collect(),
+        }
+    }
+
     pub(super) fn passes_event(&self) -> bool {
         matches!(self, Layout::OwnFile { .. })
     }
 
-    /// `settings` with hookhost's entries, `command(event)` each: the user's keys and
-    /// entries kept where they are, hookhost's replaced where the last install put them.
+    /// `settings` with hookhost's entries for the events `wanted` says (the agent's
+    /// names), `command(event)` each: the user's keys and entries kept where they are,
+    /// hookhost's replaced where the last install put them, and taken out of the events
+    /// no longer wanted.
     pub(super) fn insert(
         &self,
         agent: Agent,
         mut settings: Map<String, Value>,
         command: &dyn Fn(&str) -> String,
+        wanted: &dyn Fn(&str) -> bool,
     ) -> Result<Map<String, Value>, String> {
         if let Layout::OwnFile { events } = self {
             if !settings.is_empty() && !own_file_is_ours(&settings, agent) {
                 return Err("a hook file install did not write".into());
             }
             let mut hooks = Map::new();
-            for event in *events {
+            for event in events.iter().filter(|event| wanted(event)) {
                 hooks.insert(
                     (*event).to_string(),
                     json!([{"type": "command", "bash": command(event),
@@ -158,6 +169,17 @@ impl Layout {
             .as_object_mut()
             .ok_or("`hooks` is not an object")?;
         for (event, entry) in self.entries(command) {
+            if !wanted(event) {
+                // Nothing watches it: its entry, if an earlier install wrote one, goes.
+                if let Some(Value::Array(list)) = hooks.get_mut(event) {
+                    let before = list.len();
+                    list.retain(|item| !self.is_ours(item, agent));
+                    if list.is_empty() && before > 0 {
+                        hooks.remove(event);
+                    }
+                }
+                continue;
+            }
             let list = hooks
                 .entry(event)
                 .or_insert_with(|| Value::Array(Vec::new()))
@@ -350,7 +372,7 @@ mod tests {
         let settings = user.as_object().cloned().unwrap();
         let ours = |e: &str| format!("/opt/hookhost hook --agent codex --home /h{}", e.len());
         let installed = layout
-            .insert(Agent::Codex, settings.clone(), &ours)
+            .insert(Agent::Codex, settings.clone(), &ours, &|_| true)
             .unwrap();
         assert_eq!(
             installed["hooks"]["PreToolUse"][0]["hooks"][0]["command"],
@@ -358,7 +380,7 @@ mod tests {
         );
         assert!(installed["hooks"]["PreToolUse"][1].get("matcher").is_none());
         let again = layout
-            .insert(Agent::Codex, installed.clone(), &ours)
+            .insert(Agent::Codex, installed.clone(), &ours, &|_| true)
             .unwrap();
         assert_eq!(again, installed, "a second install changes nothing");
         let found = layout.find(&installed, Agent::Codex);
@@ -388,7 +410,9 @@ mod tests {
     fn cursor_gets_a_version_and_loses_it_only_if_install_added_everything() {
         let layout = Layout::of(Agent::Cursor).unwrap();
         let ours = |_: &str| "/opt/hookhost hook --agent cursor".to_string();
-        let installed = layout.insert(Agent::Cursor, Map::new(), &ours).unwrap();
+        let installed = layout
+            .insert(Agent::Cursor, Map::new(), &ours, &|_| true)
+            .unwrap();
         assert_eq!(installed["version"], 1);
         assert_eq!(installed["hooks"].as_object().unwrap().len(), 6);
         let mut removed = installed;
@@ -404,7 +428,12 @@ mod tests {
         let ours = |_: &str| "/opt/hookhost hook --agent copilot".to_string();
         assert!(
             layout
-                .insert(Agent::Copilot, theirs.as_object().cloned().unwrap(), &ours)
+                .insert(
+                    Agent::Copilot,
+                    theirs.as_object().cloned().unwrap(),
+                    &ours,
+                    &|_| true
+                )
                 .is_err()
         );
     }

@@ -120,6 +120,7 @@ fn report(agent: Agent, home: &Path, project: &Path) -> Vec<String> {
     println!("== {}", agent.name());
     let mut problems = Vec::new();
     let mut installed = false;
+    let mut wired = std::collections::BTreeSet::new();
     for scope in [AgentScope::User, AgentScope::Project] {
         let file = agent_file(agent, scope, home, project);
         let shown = file.display();
@@ -141,6 +142,7 @@ fn report(agent: Agent, home: &Path, project: &Path) -> Vec<String> {
         }
         installed = true;
         let events: Vec<&str> = commands.iter().map(|found| found.event.as_str()).collect();
+        wired.extend(events.iter().map(|event| event.to_string()));
         println!(
             "  {:<8} {shown}: hookhost for {}",
             scope_name(scope),
@@ -194,6 +196,22 @@ fn report(agent: Agent, home: &Path, project: &Path) -> Vec<String> {
             );
         }
         problems.extend(problem);
+        let watched = engine.watched_events();
+        let unwired: Vec<&str> = Layout::of(agent)
+            .map(|layout| layout.events())
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|event| watched.contains(agent.hookhost_event(event)))
+            .filter(|event| !wired.contains(*event))
+            .collect();
+        if installed && !unwired.is_empty() {
+            problems.push(format!(
+                "hookhost has hooks for {} but no file of {} runs hookhost for it: run `hookhost install --agent {}`",
+                unwired.join(", "),
+                agent.name(),
+                agent.name()
+            ));
+        }
         if engine.envelope().is_some() && !agent.rewrites_commands() {
             problems.push(format!(
                 "the envelope is on and hookhost cannot rewrite {}'s shell commands: they are refused",
