@@ -17,8 +17,6 @@ pub(crate) mod kernel;
 pub mod launch;
 #[cfg(target_os = "linux")]
 mod linux;
-#[cfg(target_os = "linux")]
-mod resolve;
 #[cfg(unix)]
 mod scan;
 #[cfg(any(target_os = "macos", all(test, unix)))]

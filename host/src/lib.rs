@@ -69,6 +69,8 @@ mod output;
 mod paths;
 mod platform;
 mod protocol;
+#[cfg(unix)]
+mod resolve;
 mod self_protection;
 mod shell;
 mod signing;

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::file_target::{self, Access, resolve};
+use crate::file_target::{self, Access};
 use crate::shell::{NodeKind, ShellView, Word};
 
 /// How far a whole-tree command's reach is judged.
@@ -135,17 +135,27 @@ impl SelfProtection {
         project: Option<PathBuf>,
         views: std::sync::Arc<crate::shell::ViewMemo>,
     ) -> SelfProtection {
-        let place = |(path, what): (PathBuf, String)| Place {
-            path: resolve(&path),
+        // Most places share their folders: each folder is resolved once.
+        #[cfg(unix)]
+        let mut memo = crate::resolve::Resolver::default();
+        let mut resolved = |path: &Path| -> PathBuf {
+            #[cfg(unix)]
+            return memo.resolve_lenient(path);
+            #[cfg(not(unix))]
+            return file_target::resolve(path);
+        };
+        let mut place = |(path, what): (PathBuf, String)| Place {
+            path: resolved(&path),
             what,
         };
-        let mut places: Vec<Place> = places.into_iter().map(place).collect();
+        let mut places: Vec<Place> = places.into_iter().map(&mut place).collect();
         places.dedup();
+        let secrets = secrets.into_iter().map(&mut place).collect();
         SelfProtection {
             places,
-            secrets: secrets.into_iter().map(place).collect(),
-            home: home.map(|home| resolve(&home)),
-            project: project.map(|project| resolve(&project)),
+            secrets,
+            home: home.map(|home| resolved(&home)),
+            project: project.map(|project| resolved(&project)),
             views,
         }
     }

@@ -20,8 +20,8 @@ use landlock::{
 use nix::mount::{MsFlags, mount};
 use nix::sched::{CloneFlags, unshare};
 
-use super::resolve::Resolver;
 use super::{Envelope, KernelSupport, Mode, Network, Place};
+use crate::resolve::Resolver;
 
 /// What the mount namespace does, computed from the envelope and the files as they are
 /// now: data, so its rules are tested without a namespace.

@@ -1,4 +1,5 @@
 use super::*;
+use crate::file_target::resolve;
 use serde_json::json;
 
 /// A home with hookhost's folders and Claude Code's settings, a project with its

@@ -1,9 +1,10 @@
 //! Paths resolved as the kernel resolves them — every link followed, `..` taken after
 //! the folder before it is resolved — one folder at a time, each folder once. The
-//! launcher resolves some fifty places per command, most in the same few folders (the
-//! agents' files in the home); `std::fs::canonicalize` reads every component of every
-//! path again (two hundred `readlink`s a launch), this asks the file system once per
-//! folder and link.
+//! envelope's launcher and self-protection each resolve some fifty places, most in the
+//! same few folders (the agents' files in the home, the project); `std::fs::canonicalize`
+//! reads every component of every path again (two hundred `readlink`s a launch, nearly a
+//! thousand for self-protection, which tries each missing place's folders in turn); this
+//! asks the file system once per folder and link.
 
 use std::collections::HashMap;
 use std::ffi::OsStr;
@@ -36,6 +37,44 @@ impl Resolver {
             .skip(1)
             .find_map(|dir| self.resolve(dir))
             .map(|found| (found, false))
+    }
+
+    /// `path` as [`crate::file_target::resolve`] gives it — its deepest existing part
+    /// resolved, the rest appended as written, a dangling link on the way followed as its
+    /// words say — from this memo.
+    pub(crate) fn resolve_lenient(&mut self, path: &Path) -> PathBuf {
+        self.lenient(path, MAX_LINKS)
+    }
+
+    fn lenient(&mut self, path: &Path, links_left: u32) -> PathBuf {
+        let clean = crate::file_target::without_dots(path);
+        if !clean.is_absolute() {
+            return crate::file_target::resolve(path);
+        }
+        let names: Vec<&OsStr> = clean
+            .components()
+            .filter_map(|part| match part {
+                Component::Normal(name) => Some(name),
+                _ => None,
+            })
+            .collect();
+        let mut here = PathBuf::from("/");
+        for (at, name) in names.iter().enumerate() {
+            let mut links = 0;
+            if let Some(resolved) = self.step(&here, name, &mut links) {
+                here = resolved;
+                continue;
+            }
+            let rest: PathBuf = names[at + 1..].iter().collect();
+            let candidate = here.join(name);
+            if links_left > 0
+                && let Ok(target) = std::fs::read_link(&candidate)
+            {
+                return self.lenient(&here.join(target).join(rest), links_left - 1);
+            }
+            return candidate.join(rest);
+        }
+        here
     }
 
     /// `path` resolved, a relative one from the physical folder `base`.
@@ -129,5 +168,35 @@ mod tests {
             resolver.existing(&root.join("abs/file")),
             Some((root.join("real/sub/file"), true))
         );
+    }
+
+    #[test]
+    fn lenient_resolution_is_self_protections_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(root.join("real/sub")).unwrap();
+        std::fs::write(root.join("real/file"), "").unwrap();
+        std::os::unix::fs::symlink("real", root.join("link")).unwrap();
+        std::os::unix::fs::symlink("real/gone/x", root.join("dangling")).unwrap();
+        std::os::unix::fs::symlink(root.join("elsewhere/y"), root.join("absdangling")).unwrap();
+        let mut resolver = Resolver::default();
+        for path in [
+            "link/sub",
+            "link/missing/deeper",
+            "dangling",
+            "dangling/more",
+            "absdangling",
+            "real/file/under-a-file",
+            "link/./sub/../sub",
+            "nothing/at/all",
+        ] {
+            let path = root.join(path);
+            assert_eq!(
+                resolver.resolve_lenient(&path),
+                crate::file_target::resolve(&path),
+                "{}",
+                path.display()
+            );
+        }
     }
 }
