@@ -116,6 +116,24 @@ const HOOKHOST_COMMANDS: &[(&[&str], Option<&str>)] = &[
     (&["envelope", "run"], None),
 ];
 
+/// What resolves the places: a memo of the folders on the way (unix); elsewhere each
+/// path on its own, as [`file_target::resolve`] does.
+#[cfg(unix)]
+type PlaceResolver = crate::resolve::Resolver;
+
+/// Each path resolved on its own (no memo off unix, where `canonicalize` spells paths
+/// its own way).
+#[cfg(not(unix))]
+#[derive(Default)]
+struct PlaceResolver(());
+
+#[cfg(not(unix))]
+impl PlaceResolver {
+    fn resolve_lenient(&mut self, path: &Path) -> PathBuf {
+        file_target::resolve(path)
+    }
+}
+
 /// Why a tool call is refused.
 fn reason(what: &str, path: &Path) -> String {
     format!(
@@ -136,14 +154,8 @@ impl SelfProtection {
         views: std::sync::Arc<crate::shell::ViewMemo>,
     ) -> SelfProtection {
         // Most places share their folders: each folder is resolved once.
-        #[cfg(unix)]
-        let mut memo = crate::resolve::Resolver::default();
-        let mut resolved = |path: &Path| -> PathBuf {
-            #[cfg(unix)]
-            return memo.resolve_lenient(path);
-            #[cfg(not(unix))]
-            return file_target::resolve(path);
-        };
+        let mut memo = PlaceResolver::default();
+        let mut resolved = |path: &Path| memo.resolve_lenient(path);
         let mut place = |(path, what): (PathBuf, String)| Place {
             path: resolved(&path),
             what,
