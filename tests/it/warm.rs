@@ -76,8 +76,13 @@ fn guarded() -> TestEnv {
 fn claude_hook(test: &TestEnv, command: &str) -> Output {
     let input = json!({"session_id": "s", "hook_event_name": "PreToolUse",
         "tool_name": "Bash", "tool_input": {"command": command}, "cwd": test.project});
+    installed_command(test, &["claude", "hook"], &input)
+}
+
+/// The installed command (`hookhost-hook WORDS` and the owner's folders) on `input`.
+fn installed_command(test: &TestEnv, words: &[&str], input: &Value) -> Output {
     let mut child = Command::new(CLIENT)
-        .args(["claude", "hook"])
+        .args(words)
         .args(locations(test))
         .current_dir(&test.project)
         .stdin(Stdio::piped())
@@ -192,20 +197,7 @@ fn every_agents_hook_command_goes_through_the_warm_engine() {
         } else {
             input.clone()
         };
-        let mut child = Command::new(CLIENT)
-            .args(["hook", "--agent", agent])
-            .args(locations(&test))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(input.to_string().as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
+        let out = installed_command(&test, &["hook", "--agent", agent], &input);
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(text.contains("deny"), "{agent}: {text}");
     }
