@@ -372,6 +372,23 @@ async fn check(args: &ConfigArgs) -> CliResult {
             );
         }
     }
+    // hookhost's own files run only where an agent's hook files call hookhost for the
+    // event: say where one does not.
+    let unwired = match (args.own_files, args.owner_home()) {
+        (true, Some(home)) => {
+            let project = match &args.project_dir {
+                Some(dir) => ConfigArgs::absolute(dir).map_err(CliError::Usage)?,
+                None => std::env::current_dir()
+                    .context("cannot read the current directory")
+                    .map_err(CliError::Usage)?,
+            };
+            agent_install::unwired(&engine, &home, &project)
+        }
+        _ => Vec::new(),
+    };
+    for line in &unwired {
+        println!("not wired: {line}");
+    }
     let errors = diagnostics
         .iter()
         .filter(|d| d.severity == Severity::Error)
@@ -379,7 +396,7 @@ async fn check(args: &ConfigArgs) -> CliResult {
     println!(
         "{} hooks loaded, {errors} errors, {} warnings",
         engine.hooks().len(),
-        diagnostics.len() - errors
+        diagnostics.len() - errors + unwired.len()
     );
     Ok(if errors > 0 {
         ExitCode::FAILURE

@@ -110,6 +110,18 @@ fn claude_status(test: &TestEnv) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// `hookhost check` of the owner's own files: what it prints.
+fn check(test: &TestEnv) -> String {
+    let out = Command::new(CLI)
+        .args(["check", "--own-files", "--home"])
+        .arg(&test.home)
+        .current_dir(&test.project)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 fn denied(out: &Output) -> bool {
     let answer: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
     answer["hookSpecificOutput"]["permissionDecision"] == "deny"
@@ -238,7 +250,8 @@ fn install_wires_the_events_something_watches_and_status_names_a_hook_left_unwir
     let mut events = wired();
     events.sort();
     assert_eq!(events, ["PermissionRequest", "PreToolUse"]);
-    // The owner adds a Stop hook by hand: status says it is not wired ...
+    assert!(!check(&test).contains("not wired"), "{}", check(&test));
+    // The owner adds a Stop hook by hand: status and check say it is not wired ...
     let hooks = test.home.join(".config/hookhost/hooks.json");
     let mut owner: Value = serde_json::from_str(&std::fs::read_to_string(&hooks).unwrap()).unwrap();
     owner["hooks"]["Stop"] = json!([{"hooks": [{"type": "command", "command": "true"}]}]);
@@ -246,6 +259,11 @@ fn install_wires_the_events_something_watches_and_status_names_a_hook_left_unwir
     let said = claude_status(&test);
     assert!(
         said.contains("Stop: hookhost has hooks for this event but no Claude Code settings file runs hookhost for it"),
+        "{said}"
+    );
+    let said = check(&test);
+    assert!(
+        said.contains("not wired: claude: hookhost has hooks for Stop but no Claude Code settings file runs hookhost for it"),
         "{said}"
     );
     // ... and the next install wires it; the envelope adds the session's start.
@@ -352,6 +370,7 @@ fn agent_status_names_a_hook_on_an_event_install_did_not_wire() {
             .unwrap()
     };
     assert!(status().status.success(), "{:?}", status());
+    assert!(!check(&test).contains("not wired"), "{}", check(&test));
     // A project's own Stop hook (Gemini's AfterAgent) that no install wired.
     test.write(
         "project/.hookhost/hooks.json",
@@ -364,6 +383,13 @@ fn agent_status_names_a_hook_on_an_event_install_did_not_wire() {
     assert!(
         said.contains(
             "hookhost has hooks for AfterAgent but no file of gemini runs hookhost for it"
+        ),
+        "{said}"
+    );
+    let said = check(&test);
+    assert!(
+        said.contains(
+            "not wired: hookhost has hooks for AfterAgent but no file of gemini runs hookhost for it"
         ),
         "{said}"
     );

@@ -28,7 +28,7 @@ use super::{CliError, CliResult, OwnerFolders};
 use layout::Layout;
 
 pub use status::StatusArgs;
-pub(super) use status::status;
+pub(super) use status::{status, unwired};
 
 /// The agent's own timeout for hookhost's entries, seconds: above `hook --agent`'s
 /// default deadline (50 s), so hookhost always answers first.

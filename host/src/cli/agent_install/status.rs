@@ -4,6 +4,7 @@
 //! binary that is gone, Codex entries it will skip as untrusted, a Cursor file it will
 //! drop for an event name it does not know. Exit 1 when there is a problem.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -120,7 +121,7 @@ fn report(agent: Agent, home: &Path, project: &Path) -> Vec<String> {
     println!("== {}", agent.name());
     let mut problems = Vec::new();
     let mut installed = false;
-    let mut wired = std::collections::BTreeSet::new();
+    let mut wired = BTreeSet::new();
     for scope in [AgentScope::User, AgentScope::Project] {
         let file = agent_file(agent, scope, home, project);
         let shown = file.display();
@@ -196,21 +197,8 @@ fn report(agent: Agent, home: &Path, project: &Path) -> Vec<String> {
             );
         }
         problems.extend(problem);
-        let watched = engine.watched_events();
-        let unwired: Vec<&str> = Layout::of(agent)
-            .map(|layout| layout.events())
-            .unwrap_or_default()
-            .into_iter()
-            .filter(|event| watched.contains(agent.hookhost_event(event)))
-            .filter(|event| !wired.contains(*event))
-            .collect();
-        if installed && !unwired.is_empty() {
-            problems.push(format!(
-                "hookhost has hooks for {} but no file of {} runs hookhost for it: run `hookhost install --agent {}`",
-                unwired.join(", "),
-                agent.name(),
-                agent.name()
-            ));
+        if installed {
+            problems.extend(unwired_problem(agent, &engine.watched_events(), &wired));
         }
         if engine.envelope().is_some() && !agent.rewrites_commands() {
             problems.push(format!(
@@ -220,6 +208,80 @@ fn report(agent: Agent, home: &Path, project: &Path) -> Vec<String> {
         }
     }
     problems
+}
+
+/// The problem of an agent whose files run hookhost for some events but not for every
+/// event the owner's hooks watch (`watched`, hookhost's names); `wired` in the agent's.
+fn unwired_problem(
+    agent: Agent,
+    watched: &BTreeSet<String>,
+    wired: &BTreeSet<String>,
+) -> Option<String> {
+    let unwired: Vec<&str> = Layout::of(agent)
+        .map(|layout| layout.events())
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|event| watched.contains(agent.hookhost_event(event)))
+        .filter(|event| !wired.contains(*event))
+        .collect();
+    (!unwired.is_empty()).then(|| {
+        format!(
+            "hookhost has hooks for {} but no file of {} runs hookhost for it: run `hookhost install --agent {}`",
+            unwired.join(", "),
+            agent.name(),
+            agent.name()
+        )
+    })
+}
+
+/// The events one agent's files (both scopes) run hookhost for, in the agent's names.
+fn wired_events(agent: Agent, home: &Path, project: &Path) -> BTreeSet<String> {
+    [AgentScope::User, AgentScope::Project]
+        .into_iter()
+        .filter_map(|scope| {
+            let file = agent_file(agent, scope, home, project);
+            wiring(agent, &file, home, &mut Vec::new()).ok().flatten()
+        })
+        .flatten()
+        .map(|found| found.event)
+        .collect()
+}
+
+/// For `hookhost check`: every agent (Claude Code included) that runs hookhost for some
+/// events but not for every one the owner's hooks in `engine` watch, one line each.
+pub(in crate::cli) fn unwired(
+    engine: &hookhost::Engine,
+    home: &Path,
+    project: &Path,
+) -> Vec<String> {
+    let watched = engine.watched_events();
+    let mut lines = Vec::new();
+    for agent in Agent::ALL {
+        if agent == Agent::Claude {
+            let wired = claude::wired_events(home, project);
+            let missing: Vec<&String> = watched
+                .iter()
+                .filter(|event| {
+                    hookhost::internals::Dialect::claude()
+                        .lookup(event)
+                        .is_some()
+                })
+                .filter(|event| !wired.contains(*event))
+                .collect();
+            if !wired.is_empty() && !missing.is_empty() {
+                lines.push(format!(
+                    "claude: hookhost has hooks for {} but no Claude Code settings file runs hookhost for it: run `hookhost claude install`",
+                    missing.iter().map(|event| event.as_str()).collect::<Vec<_>>().join(", ")
+                ));
+            }
+            continue;
+        }
+        let wired = wired_events(agent, home, project);
+        if !wired.is_empty() {
+            lines.extend(unwired_problem(agent, &watched, &wired));
+        }
+    }
+    lines
 }
 
 fn scope_name(scope: AgentScope) -> &'static str {

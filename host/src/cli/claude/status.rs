@@ -2,8 +2,8 @@
 //! files as it reads them, plus what hookhost runs behind its entry — and every problem
 //! found, each with what to do about it. Exit 1 when there is a problem.
 
-use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use serde_json::Value;
@@ -27,18 +27,10 @@ pub(super) fn run(args: &ScopeArgs) -> CliResult {
     let home = args.home()?;
     let project = args.project()?;
     let exe = super::super::command_line::hook_program()?;
-    let files = [
-        (
-            "managed",
-            PathBuf::from(hookhost::internals::DEFAULT_MANAGED_PATH),
-        ),
-        ("user", home.join(".claude/settings.json")),
-        ("project", project.join(".claude/settings.json")),
-        ("local", project.join(".claude/settings.local.json")),
-    ];
+    let files = settings_files(&home, &project);
     let mut problems: Vec<String> = Vec::new();
     let mut by_event: BTreeMap<String, Vec<Entry>> = BTreeMap::new();
-    let mut wired: BTreeMap<String, bool> = BTreeMap::new();
+    let mut wired: BTreeSet<String> = BTreeSet::new();
     let mut served = false;
     println!("Claude Code reads:");
     for (scope, file) in &files {
@@ -56,6 +48,7 @@ pub(super) fn run(args: &ScopeArgs) -> CliResult {
             }
         };
         println!("  {scope:<8} {shown}");
+        wired.extend(wired_in(&settings));
         for (plugin, enabled) in settings
             .get("enabledPlugins")
             .and_then(Value::as_object)
@@ -63,9 +56,6 @@ pub(super) fn run(args: &ScopeArgs) -> CliResult {
             .flatten()
         {
             if plugin.starts_with("hookhost@") && enabled == &Value::Bool(true) {
-                for event in entries::DEFAULT_EVENTS {
-                    wired.insert(event.to_string(), true);
-                }
                 let commands = plugin_commands(&home, plugin);
                 if commands.is_empty() {
                     problems.push(format!(
@@ -107,7 +97,6 @@ pub(super) fn run(args: &ScopeArgs) -> CliResult {
                         foreign.push(format!("hooks.{event}[{index}] (`{kind}`)"));
                     }
                     if is_ours(handler) {
-                        wired.insert(event.clone(), true);
                         if kind == "http" && !served {
                             served = true;
                             println!(
@@ -200,7 +189,7 @@ pub(super) fn run(args: &ScopeArgs) -> CliResult {
             );
         }
         let has_own = behind.iter().any(|hook| &hook.event == event);
-        if has_own && !wired.contains_key(event) {
+        if has_own && !wired.contains(event) {
             let how = if entries::DEFAULT_EVENTS.contains(&event.as_str()) {
                 "run `hookhost claude install`".to_string()
             } else {
@@ -225,6 +214,62 @@ pub(super) fn run(args: &ScopeArgs) -> CliResult {
         println!("  - {problem}");
     }
     Ok(ExitCode::FAILURE)
+}
+
+/// Claude Code's settings files, by scope, as it reads them.
+fn settings_files(home: &Path, project: &Path) -> [(&'static str, PathBuf); 4] {
+    [
+        (
+            "managed",
+            PathBuf::from(hookhost::internals::DEFAULT_MANAGED_PATH),
+        ),
+        ("user", home.join(".claude/settings.json")),
+        ("project", project.join(".claude/settings.json")),
+        ("local", project.join(".claude/settings.local.json")),
+    ]
+}
+
+/// The events one Claude Code settings file runs hookhost for: its own entries, and
+/// every default event where it enables hookhost's plugin.
+fn wired_in(settings: &serde_json::Map<String, Value>) -> BTreeSet<String> {
+    let mut wired = BTreeSet::new();
+    let plugin_on = settings
+        .get("enabledPlugins")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .any(|(plugin, enabled)| plugin.starts_with("hookhost@") && enabled == &Value::Bool(true));
+    if plugin_on {
+        wired.extend(
+            entries::DEFAULT_EVENTS
+                .iter()
+                .map(|event| event.to_string()),
+        );
+    }
+    if let Some(Value::Object(hooks)) = settings.get("hooks") {
+        for (event, groups) in hooks {
+            let ours = groups
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|group| group.get("hooks").and_then(Value::as_array))
+                .flatten()
+                .any(is_ours);
+            if ours {
+                wired.insert(event.clone());
+            }
+        }
+    }
+    wired
+}
+
+/// The events Claude Code's settings files (every scope) run hookhost for.
+pub(in crate::cli) fn wired_events(home: &Path, project: &Path) -> BTreeSet<String> {
+    settings_files(home, project)
+        .iter()
+        .filter_map(|(_, file)| read_settings(file).ok().flatten())
+        .flat_map(|settings| wired_in(&settings))
+        .collect()
 }
 
 /// How far self-protection reaches: over guard files the agent's user can write it holds
