@@ -219,12 +219,10 @@ fn read_input(input: Option<&str>) -> anyhow::Result<Vec<u8>> {
 /// Judged from the process tree, never from the environment: a project's settings can set
 /// any variable for hook processes, and a variable must not switch the guards off.
 /// Linux reads `/proc`; elsewhere nothing is known and hooks always run (see
-/// `platform::nearest_ancestor_of_this_program`).
+/// `platform::started_by_hookhost`).
 fn started_by_hookhost() -> bool {
-    // The nearest hookhost decides: `hookhost test` runs `fire` for its cases (not as a
-    // hook); any other hookhost ran this process as a hook.
-    hookhost::internals::platform::nearest_ancestor_of_this_program()
-        .is_some_and(|subcommand| subcommand != b"test")
+    std::env::current_exe()
+        .is_ok_and(|exe| hookhost::internals::platform::started_by_hookhost(&exe))
 }
 
 /// Whether `needle` occurs in `haystack`.

@@ -29,7 +29,9 @@ fn main() -> ExitCode {
     // The warm engine is asked on Linux, where its server can be told apart (see
     // `hookhost::warm::connect`); elsewhere every call is one-shot.
     #[cfg(target_os = "linux")]
-    if let Some(call) = Call::of(&args) {
+    if let Some(call) = Call::of(&args)
+        && call.for_the_warm_engine(&full)
+    {
         return match call.warm(&full) {
             Warm::Answered(answer) => write(&answer),
             Warm::NotAsked => one_shot(&full, &args, None),
@@ -102,6 +104,19 @@ impl Call {
         }
         call.agent = agent?;
         Some(call)
+    }
+
+    /// Whether the warm engine answers this call as the one-shot path would. Not where
+    /// a hookhost that runs hooks started this process (the one-shot path answers a
+    /// nested hook with nothing — the outer engine runs the hooks —, and the warm engine
+    /// must not be asked by its own hooks), and not for a Claude Code plugin's call
+    /// (`CLAUDE_PLUGIN_ROOT`, which the one-shot path checks and expands per call).
+    fn for_the_warm_engine(&self, full: &Path) -> bool {
+        if self.agent == "claude" && std::env::var_os("CLAUDE_PLUGIN_ROOT").is_some() {
+            return false;
+        }
+        let full = full.canonicalize().unwrap_or_else(|_| full.to_path_buf());
+        !hookhost::internals::platform::started_by_hookhost(&full)
     }
 
     /// Asks the owner's warm engine, when one runs.

@@ -36,6 +36,16 @@ pub type StdioIn = Box<dyn tokio::io::AsyncRead + Send + Unpin>;
 /// Standard output as an async writer, for a line protocol (`serve --stdio`).
 pub type StdioOut = Box<dyn tokio::io::AsyncWrite + Send + Unpin>;
 
+/// Whether a hookhost process that runs hooks — one running `program`, the `hookhost`
+/// binary — is this process's ancestor, so this process runs as one of its hooks: the
+/// nearest such ancestor decides, and the case runner `hookhost test` runs `fire` for
+/// its cases, not as a hook. Judged from the process tree, never from the environment (a
+/// project's settings can set any variable for hook processes); where the tree is not
+/// known (see [`nearest_ancestor_running`]), `false`.
+pub fn started_by_hookhost(program: &std::path::Path) -> bool {
+    nearest_ancestor_running(program).is_some_and(|subcommand| subcommand != b"test")
+}
+
 /// `N` bytes from the operating system's secure random source.
 pub fn random_bytes<const N: usize>() -> Result<[u8; N], String> {
     let mut bytes = [0u8; N];
@@ -64,7 +74,10 @@ mod tests {
     #[cfg(target_os = "macos")]
     fn macos_keeps_managed_files_in_application_support() {
         assert!(CLAUDE_MANAGED_SETTINGS.starts_with("/Library/Application Support/ClaudeCode/"));
-        assert_eq!(nearest_ancestor_of_this_program(), None);
+        assert_eq!(
+            nearest_ancestor_running(std::path::Path::new("/bin/sh")),
+            None
+        );
     }
 
     #[test]

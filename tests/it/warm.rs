@@ -394,3 +394,71 @@ fn agent_status_names_a_hook_on_an_event_install_did_not_wire() {
         "{said}"
     );
 }
+
+#[test]
+fn the_warm_engine_is_not_asked_for_a_nested_hook_or_a_plugins_call() {
+    let test = guarded();
+    let mut args = vec!["serve".to_string(), "--warm".to_string()];
+    args.extend(locations(&test));
+    let _warm = serve(&args);
+    let socket = state(&test).join("serve.sock");
+    // A Claude Code plugin's call: the one-shot path answers (it checks and expands
+    // CLAUDE_PLUGIN_ROOT per call), with the same guard.
+    let input = json!({"session_id": "s", "hook_event_name": "PreToolUse",
+        "tool_name": "Bash", "tool_input": {"command": "rm -rf ~"}, "cwd": test.project});
+    let mut child = Command::new(CLIENT)
+        .args(["claude", "hook"])
+        .args(locations(&test))
+        .env("CLAUDE_PLUGIN_ROOT", test.home.join(".claude/plugins/p"))
+        .current_dir(&test.project)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.to_string().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(denied(&out), "{out:?}");
+    assert_eq!(calls(&socket), 0, "a plugin's call is answered one-shot");
+    // A hook that a hookhost runs calls the installed command (a hook that starts an
+    // agent): the outer engine runs the hooks; the warm engine is not asked and the
+    // nested call answers nothing.
+    let answer = test.project.join("nested-answer.txt");
+    let mut words: Vec<String> = vec![CLIENT.into(), "claude".into(), "hook".into()];
+    words.extend(locations(&test));
+    let command = format!(
+        "{} > {}; echo \"exit $?\" >> {}",
+        words.join(" "),
+        answer.display(),
+        answer.display()
+    );
+    let settings = json!({"hooks": hooks("PreToolUse", Some("Bash"),
+        vec![json!({"type": "command", "command": command})])});
+    let mut fire = Command::new(CLI)
+        .args(["fire", "PreToolUse", "--no-discover", "--settings"])
+        .arg(settings.to_string())
+        .current_dir(&test.project)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    fire.stdin
+        .take()
+        .unwrap()
+        .write_all(input.to_string().as_bytes())
+        .unwrap();
+    assert!(fire.wait().unwrap().success());
+    assert_eq!(std::fs::read_to_string(&answer).unwrap(), "exit 0\n");
+    assert_eq!(
+        calls(&socket),
+        0,
+        "a nested hook is not sent to the warm engine"
+    );
+    // The control: the same call, not nested, goes to the warm engine and is refused.
+    assert!(denied(&claude_hook(&test, "rm -rf ~")));
+    assert_eq!(calls(&socket), 1);
+}

@@ -265,13 +265,13 @@ impl ReloadSignal {
     }
 }
 
-/// The first argument (the subcommand) of the nearest ancestor process that runs this
-/// same executable, within 32 generations; `None` when there is none or it cannot be
-/// known. Linux reads `/proc`; other Unix systems do not tell (`None`).
-pub fn nearest_ancestor_of_this_program() -> Option<Vec<u8>> {
+/// The first argument (the subcommand) of the nearest ancestor process that runs the
+/// executable `program` (its resolved path), within 32 generations; `None` when there is
+/// none or it cannot be known. Linux reads `/proc`; other Unix systems do not tell.
+pub fn nearest_ancestor_running(program: &Path) -> Option<Vec<u8>> {
     #[cfg(target_os = "linux")]
     {
-        let me = std::fs::read_link("/proc/self/exe").ok()?;
+        let me = program;
         let parent_of = |pid: u32| -> Option<u32> {
             let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
             // `pid (comm) state ppid …`: the command name may hold spaces and parentheses.
@@ -299,6 +299,7 @@ pub fn nearest_ancestor_of_this_program() -> Option<Vec<u8>> {
     }
     #[cfg(not(target_os = "linux"))]
     {
+        let _ = program;
         None
     }
 }
