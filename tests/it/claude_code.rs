@@ -756,6 +756,60 @@ fn guards_recommended_refuse_the_fresh_users_attacks_in_the_real_client() {
     );
 }
 
+/// Issue 54 in the real client: with the owner's warm engine running (started with the
+/// folders the installed command names, as `install --warm`'s service starts it), Claude
+/// Code's calls are answered by it — the attacks refused, the ordinary command run —; the
+/// agent kills it, and the next session is refused the same way, one-shot.
+#[test]
+fn the_real_client_is_guarded_by_the_warm_engine_and_after_it_is_killed() {
+    let test = TestEnv::new();
+    std::fs::write(test.project.join(".env"), "API_KEY=sk-live-do-not-read\n").unwrap();
+    hookhost(&test, &["claude", "install", "--guards", "recommended"], 0);
+    let settings: Value = serde_json::from_str(
+        &std::fs::read_to_string(test.home.join(".claude/settings.json")).unwrap(),
+    )
+    .unwrap();
+    let installed = settings["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap();
+    let words: Vec<&str> = installed.split_whitespace().collect();
+    assert!(words[0].ends_with("/hookhost-hook"), "{installed}");
+    assert_eq!(words[1..3], ["claude", "hook"], "{installed}");
+    let folders: Vec<String> = words[3..].iter().map(|word| word.to_string()).collect();
+    let warm = Served::warm(CLI, &test.project, &folders);
+    let calls = json!([
+        {"name": "Bash", "input": {"command": "cat .env", "description": "read"}},
+        {"name": "Bash", "input": {"command": "git push --force", "description": "push"}},
+        {"name": "Bash", "input": {"command": "echo ran > ran.txt", "description": "ok"}}
+    ]);
+    let mock = Mock::start(&test, &calls.to_string());
+    let out = run_claude(&test, &mock, &[]);
+    mock.assert_denied("holds secrets", &out);
+    mock.assert_denied("force pushes", &out);
+    assert!(
+        test.project.join("ran.txt").exists(),
+        "the ordinary command did not run"
+    );
+    assert!(
+        warm.calls() >= 3,
+        "the warm engine answered {} calls",
+        warm.calls()
+    );
+    // The agent kills the warm engine: the next session's attack is refused, one-shot.
+    drop(warm);
+    let attack = json!([{"name": "Bash", "input": {"command": "cat .env", "description": "read"}}]);
+    let next = Mock::start(&test, &attack.to_string());
+    let out = run_claude(&test, &next, &[]);
+    next.assert_denied("holds secrets", &out);
+    for log in [&mock.log, &next.log] {
+        let requests = std::fs::read_to_string(log).unwrap();
+        assert!(
+            !requests.contains("sk-live-do-not-read"),
+            "the model saw .env"
+        );
+    }
+}
+
 /// `--checks CMD`: the owner's checks run before the real Claude Code CLI's `git commit`
 /// (and not before anything else); a failing one refuses the commit with its output.
 #[test]

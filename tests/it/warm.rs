@@ -5,41 +5,16 @@
 //! that is not the owner's own — started with other folders, so another configuration —
 //! is never asked.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
 
+use hookhost_tests::serve::Served;
 use hookhost_tests::{TestEnv, hooks, wasm};
 use serde_json::{Value, json};
 
 const CLI: &str = env!("CARGO_BIN_EXE_hookhost");
 const CLIENT: &str = env!("CARGO_BIN_EXE_hookhost-hook");
-
-/// A `hookhost serve`, stopped when dropped.
-struct Serve(Child);
-
-impl Drop for Serve {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// Starts `hookhost ARGS` (a serve) and waits until it listens.
-fn serve(args: &[String]) -> Serve {
-    let mut child = Command::new(CLI)
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    assert!(line.starts_with("listening on unix:"), "{line}");
-    Serve(child)
-}
 
 /// The owner's folders, as an install names them.
 fn locations(test: &TestEnv) -> Vec<String> {
@@ -127,34 +102,17 @@ fn denied(out: &Output) -> bool {
     answer["hookSpecificOutput"]["permissionDecision"] == "deny"
 }
 
-/// How many calls the serve at `socket` answered.
-fn calls(socket: &Path) -> u64 {
-    let mut stream = std::os::unix::net::UnixStream::connect(socket).unwrap();
-    stream
-        .write_all(b"GET /metrics HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
-        .unwrap();
-    let mut text = String::new();
-    stream.read_to_string(&mut text).unwrap();
-    text.lines()
-        .filter(|line| line.starts_with("hookhost_calls_total{"))
-        .filter_map(|line| line.rsplit(' ').next()?.parse::<u64>().ok())
-        .sum()
-}
-
 #[test]
 fn the_hook_command_asks_the_warm_engine_and_a_killed_one_leaves_the_call_guarded() {
     let test = guarded();
-    let mut args = vec!["serve".to_string(), "--warm".to_string()];
-    args.extend(locations(&test));
-    let warm = serve(&args);
-    let socket = state(&test).join("serve.sock");
-    assert_eq!(calls(&socket), 0);
+    let warm = Served::warm(CLI, &test.project, &locations(&test));
+    assert_eq!(warm.calls(), 0);
     // Asked and answered by the warm engine: the same answer a one-shot call gives.
     let out = claude_hook(&test, "rm -rf ~");
     assert!(denied(&out), "{out:?}");
     let out = claude_hook(&test, "ls");
     assert!(out.status.success() && !denied(&out), "{out:?}");
-    assert_eq!(calls(&socket), 2, "the warm engine answered both calls");
+    assert_eq!(warm.calls(), 2, "the warm engine answered both calls");
     // `status` says it runs.
     let said = claude_status(&test);
     assert!(said.contains("warm engine: running"), "{said}");
@@ -172,19 +130,27 @@ fn a_server_that_is_not_the_owners_warm_engine_is_never_asked() {
     test.write("elsewhere/hooks.json", "{}");
     let socket = state(&test).join("serve.sock");
     std::fs::create_dir_all(state(&test)).unwrap();
-    let impostor = serve(&[
-        "serve".into(),
-        format!("--listen=unix:{}", socket.display()),
-        "--own-files".into(),
-        "--all-projects".into(),
-        "--home".into(),
-        test.home.display().to_string(),
-        "--config-dir".into(),
-        test.root.join("elsewhere").display().to_string(),
-    ]);
+    let listen = format!("--listen=unix:{}", socket.display());
+    let home = test.home.display().to_string();
+    let elsewhere = test.root.join("elsewhere").display().to_string();
+    let impostor = Served::start(
+        CLI,
+        &test.project,
+        &[
+            &listen,
+            "--own-files",
+            "--all-projects",
+            "--home",
+            &home,
+            "--config-dir",
+            &elsewhere,
+        ],
+        &[],
+    )
+    .unwrap();
     let out = claude_hook(&test, "rm -rf ~");
     assert!(denied(&out), "{out:?}");
-    assert_eq!(calls(&socket), 0, "the impostor was asked");
+    assert_eq!(impostor.calls(), 0, "the impostor was asked");
     let said = claude_status(&test);
     assert!(said.contains("warm engine: NOT USED"), "{said}");
     drop(impostor);
@@ -193,10 +159,7 @@ fn a_server_that_is_not_the_owners_warm_engine_is_never_asked() {
 #[test]
 fn every_agents_hook_command_goes_through_the_warm_engine() {
     let test = guarded();
-    let mut args = vec!["serve".to_string(), "--warm".to_string()];
-    args.extend(locations(&test));
-    let _warm = serve(&args);
-    let socket = state(&test).join("serve.sock");
+    let warm = Served::warm(CLI, &test.project, &locations(&test));
     let input = json!({"hook_event_name": "PreToolUse", "session_id": "s", "cwd": test.project,
         "tool_name": "Bash", "tool_input": {"command": "rm -rf ~"}});
     for agent in ["codex", "copilot", "gemini", "factory"] {
@@ -213,7 +176,7 @@ fn every_agents_hook_command_goes_through_the_warm_engine() {
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(text.contains("deny"), "{agent}: {text}");
     }
-    assert_eq!(calls(&socket), 4);
+    assert_eq!(warm.calls(), 4);
 }
 
 #[test]
@@ -398,10 +361,7 @@ fn agent_status_names_a_hook_on_an_event_install_did_not_wire() {
 #[test]
 fn the_warm_engine_is_not_asked_for_a_nested_hook_or_a_plugins_call() {
     let test = guarded();
-    let mut args = vec!["serve".to_string(), "--warm".to_string()];
-    args.extend(locations(&test));
-    let _warm = serve(&args);
-    let socket = state(&test).join("serve.sock");
+    let warm = Served::warm(CLI, &test.project, &locations(&test));
     // A Claude Code plugin's call: the one-shot path answers (it checks and expands
     // CLAUDE_PLUGIN_ROOT per call), with the same guard.
     let input = json!({"session_id": "s", "hook_event_name": "PreToolUse",
@@ -423,7 +383,7 @@ fn the_warm_engine_is_not_asked_for_a_nested_hook_or_a_plugins_call() {
         .unwrap();
     let out = child.wait_with_output().unwrap();
     assert!(denied(&out), "{out:?}");
-    assert_eq!(calls(&socket), 0, "a plugin's call is answered one-shot");
+    assert_eq!(warm.calls(), 0, "a plugin's call is answered one-shot");
     // A hook that a hookhost runs calls the installed command (a hook that starts an
     // agent): the outer engine runs the hooks; the warm engine is not asked and the
     // nested call answers nothing.
@@ -454,11 +414,11 @@ fn the_warm_engine_is_not_asked_for_a_nested_hook_or_a_plugins_call() {
     assert!(fire.wait().unwrap().success());
     assert_eq!(std::fs::read_to_string(&answer).unwrap(), "exit 0\n");
     assert_eq!(
-        calls(&socket),
+        warm.calls(),
         0,
         "a nested hook is not sent to the warm engine"
     );
     // The control: the same call, not nested, goes to the warm engine and is refused.
     assert!(denied(&claude_hook(&test, "rm -rf ~")));
-    assert_eq!(calls(&socket), 1);
+    assert_eq!(warm.calls(), 1);
 }

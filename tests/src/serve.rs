@@ -97,6 +97,32 @@ impl Served {
         })
     }
 
+    /// The owner's warm engine: `bin serve --warm` with the owner's folders as the
+    /// installed hook command names them (`--home H --config-dir … --state-dir …
+    /// --cache-dir …`); panics when it does not start.
+    pub fn warm(bin: &str, dir: &Path, locations: &[String]) -> Served {
+        let mut args = vec!["--warm"];
+        args.extend(locations.iter().map(String::as_str));
+        Served::start(bin, dir, &args, &[])
+            .unwrap_or_else(|why| panic!("the warm engine did not start: {why}"))
+    }
+
+    /// How many hook calls this server answered (its `/metrics`; a unix socket only).
+    pub fn calls(&self) -> u64 {
+        use std::io::Write;
+        let socket = self.addr.strip_prefix("unix:").expect("a unix socket");
+        let mut stream = std::os::unix::net::UnixStream::connect(socket).expect("connect");
+        stream
+            .write_all(b"GET /metrics HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+            .expect("ask for /metrics");
+        let mut text = String::new();
+        let _ = stream.read_to_string(&mut text);
+        text.lines()
+            .filter(|line| line.starts_with("hookhost_calls_total{"))
+            .filter_map(|line| line.rsplit(' ').next()?.parse::<u64>().ok())
+            .sum()
+    }
+
     /// The URL of `path` on this server.
     pub fn url(&self, path: &str) -> String {
         format!("{}{path}", self.addr)
