@@ -8,7 +8,11 @@
 //! * `installed/recommended`: the same through `--guards recommended`, one-shot;
 //! * `installed/recommended_warm`: the same with the owner's warm engine running
 //!   (`hookhost serve --warm`), which the installed command asks;
-//! * `installed/no_matching_hook_warm`: the `Notification` through the warm engine.
+//! * `installed/no_matching_hook_warm`: the `Notification` through the warm engine;
+//! * `installed/recommended_envelope` and `…_envelope_warm`: the Bash call with the
+//!   envelope on as well (`--envelope`: the answer rewrites the command into the
+//!   launcher, whose own cost when the command runs is the `envelope` bench's),
+//!   one-shot and warm.
 //!
 //! Run with `cargo bench -p hookhost --bench installed` (release build). Figures and
 //! method: docs/performance.md, "What a tool call costs".
@@ -24,13 +28,16 @@ use serde_json::json;
 const CLI: &str = env!("CARGO_BIN_EXE_hookhost");
 const CLIENT: &str = env!("CARGO_BIN_EXE_hookhost-hook");
 
-/// A home with hookhost installed for Claude Code with `guards`, and the installed
-/// command's arguments (after the program).
-fn installed(root: &Path, guards: &str) -> (PathBuf, Vec<String>) {
-    let home = root.join(guards.replace(',', "-"));
+/// A home (`root/name`) with hookhost installed for Claude Code with `install` (the
+/// flags after `claude install`), and the installed command's arguments (after the
+/// program).
+fn installed(root: &Path, name: &str, install: &[&str]) -> (PathBuf, Vec<String>) {
+    let home = root.join(name);
     std::fs::create_dir_all(&home).unwrap();
     let out = Command::new(CLI)
-        .args(["claude", "install", "--guards", guards, "--home"])
+        .args(["claude", "install"])
+        .args(install)
+        .arg("--home")
         .arg(&home)
         .output()
         .unwrap();
@@ -113,11 +120,17 @@ fn benches(c: &mut Criterion) {
         "hook_event_name": "Notification", "message": "Claude needs your permission"})
     .to_string()
     .into_bytes();
-    let (_, one) = installed(&root, "bash-guard");
-    let (_, recommended) = installed(&root, "recommended");
+    let (_, one) = installed(&root, "one", &["--guards", "bash-guard"]);
+    let (_, recommended) = installed(&root, "recommended", &["--guards", "recommended"]);
+    let (_, enveloped) = installed(
+        &root,
+        "enveloped",
+        &["--guards", "recommended", "--envelope"],
+    );
     // Each once before timing: the components compiled into the disk cache.
     run(CLIENT, &one, &bash);
     run(CLIENT, &recommended, &bash);
+    run(CLIENT, &enveloped, &bash);
 
     let mut group = c.benchmark_group("installed");
     group.sample_size(40);
@@ -136,6 +149,14 @@ fn benches(c: &mut Criterion) {
     });
     group.bench_function("no_matching_hook_warm", |b| {
         b.iter(|| run(CLIENT, &recommended, &notification))
+    });
+    drop(_warm);
+    group.bench_function("recommended_envelope", |b| {
+        b.iter(|| run(CLIENT, &enveloped, &bash))
+    });
+    let _warm = warm(&enveloped);
+    group.bench_function("recommended_envelope_warm", |b| {
+        b.iter(|| run(CLIENT, &enveloped, &bash))
     });
     group.finish();
 }

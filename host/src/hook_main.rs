@@ -30,7 +30,7 @@ fn main() -> ExitCode {
     // `hookhost::warm::connect`); elsewhere every call is one-shot.
     #[cfg(target_os = "linux")]
     if let Some(call) = Call::of(&args)
-        && call.for_the_warm_engine(&full)
+        && call.for_the_warm_engine()
     {
         return match call.warm(&full) {
             Warm::Answered(answer) => write(&answer),
@@ -106,17 +106,16 @@ impl Call {
         Some(call)
     }
 
-    /// Whether the warm engine answers this call as the one-shot path would. Not where
-    /// a hookhost that runs hooks started this process (the one-shot path answers a
-    /// nested hook with nothing — the outer engine runs the hooks —, and the warm engine
-    /// must not be asked by its own hooks), and not for a Claude Code plugin's call
-    /// (`CLAUDE_PLUGIN_ROOT`, which the one-shot path checks and expands per call).
-    fn for_the_warm_engine(&self, full: &Path) -> bool {
-        if self.agent == "claude" && std::env::var_os("CLAUDE_PLUGIN_ROOT").is_some() {
-            return false;
-        }
-        let full = full.canonicalize().unwrap_or_else(|_| full.to_path_buf());
-        !hookhost::internals::platform::started_by_hookhost(&full)
+    /// Whether the warm engine answers this call as the one-shot path would. Not for a
+    /// hook process a hookhost started (its command hooks get `HOOKHOST=1`): the
+    /// one-shot path decides from the process tree whether the outer engine already runs
+    /// the hooks, and the warm engine must not be asked by its own hooks. Not for a
+    /// Claude Code plugin's call (`CLAUDE_PLUGIN_ROOT`, which the one-shot path checks
+    /// and expands per call). The variables only ever send a call the one-shot way,
+    /// which judges it in full: one set by a repository costs speed, never the guard.
+    fn for_the_warm_engine(&self) -> bool {
+        let plugin = self.agent == "claude" && std::env::var_os("CLAUDE_PLUGIN_ROOT").is_some();
+        !plugin && std::env::var_os("HOOKHOST").is_none()
     }
 
     /// Asks the owner's warm engine, when one runs.

@@ -208,6 +208,15 @@ async fn secrets_keeps_secret_files_from_file_tools_and_commands() {
         (env.bash("cat .env.example"), false),
         (env.bash("cat .env.test"), false),
         (env.bash("cat README.md"), false),
+        // Globs bash expands into a secret file's name, and their controls.
+        (env.bash("cat .e*"), true),
+        (env.bash("cat .en?"), true),
+        (env.bash("source .[e]nv"), true),
+        (env.bash("tar czf /tmp/k.tgz ~/.ssh/id_*"), true),
+        (env.bash("cat docs/*.txt"), false),
+        (env.bash("cat *.md src/*.rs"), false),
+        (env.bash("cat '.e*'"), false),
+        (env.bash("ls .e*"), false),
     ];
     let mut wrong = Vec::new();
     for (input, refused) in cases {

@@ -16,7 +16,7 @@ pub mod reads;
 pub mod secret_files;
 
 use hookhost_guest::{Answer, Hook, PreToolUse, config, export_hook};
-use secret_files::{pattern_names_secrets, secret_kind};
+use secret_files::{glob_names_secret, pattern_names_secrets, secret_kind};
 
 /// The hook.
 pub struct SecretScan;
@@ -77,6 +77,16 @@ fn command_answer(call: &PreToolUse, allow: &[String]) -> Answer {
         for word in reads::read_words(&command) {
             if let Some(kind) = secret_kind(word.text, allow) {
                 return refuse_read(word.text, kind);
+            }
+            // A glob bash expands before the program runs.
+            if word.dynamic
+                && let Some(name) = glob_names_secret(word.text, allow)
+            {
+                return Answer::deny(format!(
+                    "`{}` matches secret files such as `{name}`, which hold {}; name the files you need instead",
+                    word.text,
+                    secret_kind(name, allow).unwrap_or("secrets")
+                ));
             }
         }
     }

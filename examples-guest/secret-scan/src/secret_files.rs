@@ -91,33 +91,56 @@ pub fn secret_kind(path: &str, allow: &[String]) -> Option<&'static str> {
     None
 }
 
+/// Names of secret files a pattern is tried against.
+const SAMPLES: &[&str] = &[
+    ".env",
+    ".env.local",
+    ".env.production",
+    "prod.env",
+    "id_rsa",
+    "id_ed25519",
+    "credentials",
+    ".netrc",
+    ".npmrc",
+    ".pgpass",
+    ".git-credentials",
+    "server.pem",
+    "server.key",
+    "store.p12",
+];
+
 /// Whether a file-name pattern (`.env*`, `*.pem`, `**/id_*`) names secret files: its
 /// last component matches a secret file's name, and is more than wildcards.
 pub fn pattern_names_secrets(pattern: &str) -> bool {
-    const SAMPLES: &[&str] = &[
-        ".env",
-        ".env.local",
-        "prod.env",
-        "id_rsa",
-        "id_ed25519",
-        "credentials",
-        ".netrc",
-        ".npmrc",
-        ".git-credentials",
-        "server.pem",
-        "server.key",
-        "store.p12",
-    ];
-    let last = pattern.rsplit('/').next().unwrap_or(pattern);
-    if last.trim_matches(['*', '?']).is_empty() {
-        return false;
-    }
-    SAMPLES
-        .iter()
-        .any(|name| matches(last.as_bytes(), name.as_bytes()))
+    glob_match(pattern, &[], false).is_some()
 }
 
-/// `*` and `?` glob matching of `name` against `pattern` (`{`, `[` taken literally).
+/// The secret file a shell glob (`cat .e?v`, `cat ~/.ssh/id_*`, `source .[e]nv`) would
+/// reach, by name: its last component, when it is more than wildcards, matches the name
+/// of a secret file that `allow` does not let through. As bash expands it, a wildcard at
+/// the start of a name does not match a leading dot (`*env` does not reach `.env`).
+pub fn glob_names_secret(word: &str, allow: &[String]) -> Option<&'static str> {
+    if !word.contains(['*', '?', '[']) {
+        return None;
+    }
+    glob_match(word, allow, true)
+}
+
+/// The first sample secret name the last component of `pattern` matches.
+fn glob_match(pattern: &str, allow: &[String], leading_dot: bool) -> Option<&'static str> {
+    let last = pattern.rsplit('/').next().unwrap_or(pattern);
+    if last.trim_matches(['*', '?']).is_empty() {
+        return None;
+    }
+    let hides_dots = leading_dot && last.starts_with(['*', '?', '[']);
+    SAMPLES.iter().copied().find(|name| {
+        !(hides_dots && name.starts_with('.'))
+            && matches(last.as_bytes(), name.as_bytes())
+            && secret_kind(name, allow).is_some()
+    })
+}
+
+/// `*`, `?` and `[…]` glob matching of `name` against `pattern` (`{` taken literally).
 fn matches(pattern: &[u8], name: &[u8]) -> bool {
     match (pattern.first(), name.first()) {
         (None, None) => true,
@@ -125,9 +148,41 @@ fn matches(pattern: &[u8], name: &[u8]) -> bool {
             matches(&pattern[1..], name) || (!name.is_empty() && matches(pattern, &name[1..]))
         }
         (Some(b'?'), Some(_)) => matches(&pattern[1..], &name[1..]),
+        (Some(b'['), Some(n)) => match class(&pattern[1..], *n) {
+            Some((true, rest)) => matches(rest, &name[1..]),
+            Some((false, _)) => false,
+            // No closing `]`: a literal `[`.
+            None => *n == b'[' && matches(&pattern[1..], &name[1..]),
+        },
         (Some(p), Some(n)) if p == n => matches(&pattern[1..], &name[1..]),
         _ => false,
     }
+}
+
+/// A bracket class after its `[` (`a-z]`, `!.]`, `^x]`): whether `byte` is in it, and
+/// the pattern after its `]`; `None` when it is not closed.
+fn class(pattern: &[u8], byte: u8) -> Option<(bool, &[u8])> {
+    let (negated, mut at) = match pattern.first() {
+        Some(b'!' | b'^') => (true, 1),
+        _ => (false, 0),
+    };
+    let mut found = false;
+    let mut first = true;
+    while at < pattern.len() {
+        let c = pattern[at];
+        if c == b']' && !first {
+            return Some((found != negated, &pattern[at + 1..]));
+        }
+        first = false;
+        if pattern.get(at + 1) == Some(&b'-') && pattern.get(at + 2).is_some_and(|e| *e != b']') {
+            found |= (c..=pattern[at + 2]).contains(&byte);
+            at += 3;
+        } else {
+            found |= c == byte;
+            at += 1;
+        }
+    }
+    None
 }
 
 #[cfg(test)]
@@ -165,6 +220,36 @@ mod tests {
             assert_eq!(secret_kind(path, &[]).is_some(), secret, "{path}");
         }
         assert_eq!(secret_kind(".env.test", &[".env.test".into()]), None);
+    }
+
+    #[test]
+    fn shell_globs_that_reach_secret_files() {
+        for (glob, secret) in [
+            (".e*", true),
+            (".en?", true),
+            (".[e]nv", true),
+            (".[a-f]nv", true),
+            (".[!e]nv", false),
+            ("~/.ssh/id_*", true),
+            ("certs/*.pem", true),
+            ("*env", true),  // `prod.env`
+            ("*.env", true), // the same, never `.env` itself
+            ("*", false),
+            ("src/*.rs", false),
+            ("*.md", false),
+            ("tests/fixtures/*", false),
+            (".env", false), // no glob: judged as a path
+            (".env.exam*", false),
+        ] {
+            assert_eq!(glob_names_secret(glob, &[]).is_some(), secret, "{glob}");
+        }
+        // A leading wildcard does not reach a dot file, as in bash.
+        assert_eq!(glob_names_secret("*env", &[]), Some("prod.env"));
+        assert_eq!(glob_names_secret("?env", &[]), None);
+        // The owner's `allow` lets a name through.
+        let allow = vec![".env.local".to_string(), ".env.production".to_string()];
+        assert_eq!(glob_names_secret(".env.*", &allow), None);
+        assert_eq!(glob_names_secret(".env*", &allow), Some(".env"));
     }
 
     #[test]
