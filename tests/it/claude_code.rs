@@ -39,13 +39,13 @@ fn start_serve(test: &TestEnv, args: &[&str]) -> (Served, String, String) {
 }
 
 /// The Messages API mock, asking for one Bash `command`.
-struct Mock {
+pub(crate) struct Mock {
     process: MockProcess,
-    log: PathBuf,
+    pub(crate) log: PathBuf,
 }
 
 impl Mock {
-    fn start(test: &TestEnv, command: &str) -> Mock {
+    pub(crate) fn start(test: &TestEnv, command: &str) -> Mock {
         let log = test.root.join("requests.jsonl");
         let mut mock = Command::new("python3");
         mock.arg(PathBuf::from(TESTS_DIR).join("claude/mock_messages.py"))
@@ -71,7 +71,7 @@ impl Mock {
     }
 
     /// That the model got the tool call back as an error holding `reason`.
-    fn assert_denied(&self, reason: &str, out: &Output) {
+    pub(crate) fn assert_denied(&self, reason: &str, out: &Output) {
         let results = self.tool_results();
         assert!(
             results.iter().any(|block| block["is_error"] == json!(true)
@@ -83,7 +83,7 @@ impl Mock {
 }
 
 /// Runs `claude -p` in the test's project with a fresh home, against `mock`.
-fn run_claude(test: &TestEnv, mock: &Mock, env: &[(&str, &str)]) -> Output {
+pub(crate) fn run_claude(test: &TestEnv, mock: &Mock, env: &[(&str, &str)]) -> Output {
     claude_run(test, mock, &["Bash"], env)
 }
 

@@ -13,6 +13,7 @@ mod claude_code;
 mod cli;
 mod command;
 mod config;
+mod dist;
 mod envelope;
 mod examples;
 mod http;

@@ -242,7 +242,8 @@ fn locked_flags(path: &Path) -> MsFlags {
         (FsFlags::ST_NOEXEC, MsFlags::MS_NOEXEC),
         (FsFlags::ST_NOATIME, MsFlags::MS_NOATIME),
         (FsFlags::ST_NODIRATIME, MsFlags::MS_NODIRATIME),
-        (FsFlags::ST_RELATIME, MsFlags::MS_RELATIME),
+        // The kernel's ST_RELATIME, which nix names only for glibc.
+        (FsFlags::from_bits_retain(0x1000), MsFlags::MS_RELATIME),
     ] {
         if flags.contains(fs) {
             kept |= ms;

@@ -193,7 +193,9 @@ pub fn raise_descriptor_limit() -> u64 {
 pub fn give_way_to_other_work() -> bool {
     #[cfg(target_os = "linux")]
     {
-        let param = libc::sched_param { sched_priority: 0 };
+        // SAFETY: `sched_param` is plain integers (musl's has more fields than glibc's),
+        // for which all zeroes is a valid value: priority 0, as SCHED_IDLE wants.
+        let param: libc::sched_param = unsafe { std::mem::zeroed() };
         // SAFETY: `param` is a valid `sched_param` for the duration of the call; pid 0
         // names the calling thread.
         unsafe { libc::sched_setscheduler(0, libc::SCHED_IDLE, &param) == 0 }
