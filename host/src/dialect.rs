@@ -55,6 +55,9 @@ pub enum Root {
     Project,
     /// `$XDG_CONFIG_HOME`, else `<home>/.config`.
     XdgConfig,
+    /// hookhost's configuration folder: the one the options name (`--config-dir`), else
+    /// `hookhost` below [`Root::XdgConfig`].
+    HookhostConfig,
     /// evva's `evvaHome`: `$EVVA_HOME`, else `<home>/.evva`.
     EvvaHome,
     /// The project root found by walking up from the project directory (stopping below

@@ -517,3 +517,49 @@ fn fire_with_stdout_closed_still_blocks_through_its_exit_code() {
     // Both streams closed: the exit code alone still blocks.
     assert_eq!(fire("claude", true).0, Some(2));
 }
+
+/// `--config-dir DIR` moves the user hook file with the trust store and keys: the owner
+/// who keeps the guard in a root-owned folder gets it loaded, by `claude hook` and `fire
+/// --own-files` alike — and a file left in the default place is not read instead.
+#[test]
+fn config_dir_moves_the_user_hook_file_that_claude_hook_reads() {
+    let env = TestEnv::new();
+    let guard = json!({"hooks": hooks("PreToolUse", Some("Bash"),
+        vec![json!({"type": "wasm", "component": "builtin:bash-guard"})])});
+    env.write("owner/hooks.json", &guard.to_string());
+    // What an agent could leave in the default place: an empty hook file.
+    env.write("home/.config/hookhost/hooks.json", "{}");
+    let owner = env.root.join("owner").display().to_string();
+    let home = env.home.display().to_string();
+    let input = json!({"session_id": "s", "hook_event_name": "PreToolUse", "tool_name": "Bash",
+        "tool_input": {"command": "rm -rf ./*"}, "cwd": env.project});
+    for args in [
+        &["claude", "hook", "--home", &home, "--config-dir", &owner][..],
+        &[
+            "fire",
+            "PreToolUse",
+            "--own-files",
+            "--home",
+            &home,
+            "--config-dir",
+            &owner,
+        ],
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_hookhost"))
+            .args(args)
+            .current_dir(&env.project)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.to_string().as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("would delete"), "{args:?}: {text}");
+    }
+}

@@ -208,8 +208,7 @@ fn the_static_binary_runs_alone_in_an_empty_root_and_its_wasm_guard_refuses() {
     let bytes = std::fs::read(&binary).unwrap();
     assert_eq!(&bytes[..4], b"\x7fELF");
     assert!(
-        !bytes.windows(15).any(|w| w == b"/lib64/ld-linux")
-            && !bytes.windows(13).any(|w| w == b"/lib/ld-linux"),
+        !has_interpreter(&bytes),
         "{} names a dynamic loader",
         binary.display()
     );
@@ -276,6 +275,72 @@ fn the_static_binary_runs_alone_in_an_empty_root_and_its_wasm_guard_refuses() {
             .contains("would delete"),
         "{outcome}"
     );
+}
+
+#[test]
+#[ignore = "needs the packed npm tarballs: CI's dist stage (HOOKHOST_DIST)"]
+fn each_platform_package_built_here_holds_its_three_binaries_for_its_system() {
+    let dist = dist_dir();
+    let version = cargo_version();
+    let test = TestEnv::new();
+    // (platform, file suffix, what the binaries must be: an ELF machine, or PE).
+    for (platform, suffix, machine) in [
+        ("linux-x64", "", Some(62u16)),
+        ("linux-arm64", "", Some(183)),
+        ("win32-x64", ".exe", None),
+    ] {
+        let tarball = dist.join(format!("hookhost-{platform}-{version}.tgz"));
+        let unpacked = test.root.join(platform);
+        std::fs::create_dir_all(&unpacked).unwrap();
+        let status = Command::new("tar")
+            .arg("-xzf")
+            .arg(&tarball)
+            .arg("-C")
+            .arg(&unpacked)
+            .status()
+            .unwrap();
+        assert!(status.success(), "{}", tarball.display());
+        let package = unpacked.join("package");
+        let manifest = json_file(&package.join("package.json"));
+        assert_eq!(manifest["name"], json!(format!("@hookhost/{platform}")));
+        assert_eq!(manifest["version"], json!(version));
+        let (os, cpu) = platform.split_once('-').unwrap();
+        assert_eq!(manifest["os"], json!([os]), "{platform}");
+        assert_eq!(manifest["cpu"], json!([cpu]), "{platform}");
+        assert!(
+            manifest.get("scripts").is_none(),
+            "{platform}: no install script"
+        );
+        for binary in ["hookhost", "hookhost-hook", "hookhost-envelope"] {
+            let file = package.join("bin").join(format!("{binary}{suffix}"));
+            let bytes = std::fs::read(&file).unwrap_or_else(|_| panic!("{}", file.display()));
+            match machine {
+                Some(machine) => {
+                    assert_eq!(&bytes[..4], b"\x7fELF", "{}", file.display());
+                    let found = u16::from_le_bytes([bytes[18], bytes[19]]);
+                    assert_eq!(found, machine, "{}", file.display());
+                    assert!(
+                        !has_interpreter(&bytes),
+                        "{} is dynamically linked",
+                        file.display()
+                    );
+                }
+                None => assert_eq!(&bytes[..2], b"MZ", "{}", file.display()),
+            }
+        }
+    }
+}
+
+/// Whether a 64-bit little-endian ELF file has a `PT_INTERP` program header (names the
+/// loader of a dynamically linked program).
+fn has_interpreter(elf: &[u8]) -> bool {
+    let word = |at: usize| u64::from_le_bytes(elf[at..at + 8].try_into().unwrap()) as usize;
+    let half = |at: usize| u16::from_le_bytes([elf[at], elf[at + 1]]) as usize;
+    let (table, size, count) = (word(0x20), half(0x36), half(0x38));
+    (0..count).any(|index| {
+        let entry = table + index * size;
+        u32::from_le_bytes(elf[entry..entry + 4].try_into().unwrap()) == 3
+    })
 }
 
 fn nix_is_root() -> bool {

@@ -202,6 +202,9 @@ pub fn install(args: &AgentInstallArgs) -> CliResult {
         );
     }
     let guards = args.owner_hooks().parse()?;
+    if let Some(note) = super::args::home_note(args.home.as_deref()) {
+        println!("{note}");
+    }
     if let Some(url) = &args.serve
         && !(url.starts_with("http://") || url.starts_with("https://"))
     {

@@ -243,6 +243,9 @@ fn install(args: &InstallArgs) -> CliResult {
         envelope: args.envelope,
     };
     let guards = owner_hooks.parse()?;
+    if let Some(note) = super::args::home_note(args.scope.home.as_deref()) {
+        println!("{note}");
+    }
     let locations = args.locations()?;
     // The owner's file first: the events wired are the ones its hooks watch.
     owner_hooks.write(&guards, &locations.config_dir)?;

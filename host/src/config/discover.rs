@@ -12,7 +12,7 @@ use crate::dialect::{ConfigFile, Dialect, DialectId, FileLayer, Root, file};
 
 /// hookhost's own hook files ([`FileSet::Own`]), managed file aside.
 const OWN_FILES: &[ConfigFile] = &[
-    file(FileLayer::User, Root::XdgConfig, "hookhost/hooks.json"),
+    file(FileLayer::User, Root::HookhostConfig, "hooks.json"),
     file(FileLayer::Project, Root::Project, ".hookhost/hooks.json"),
     file(
         FileLayer::Local,
@@ -20,6 +20,14 @@ const OWN_FILES: &[ConfigFile] = &[
         ".hookhost/hooks.local.json",
     ),
 ];
+
+/// `$XDG_CONFIG_HOME` as the options give it, else `<home>/.config`.
+fn xdg_config(options: &LoadOptions) -> Option<PathBuf> {
+    options
+        .xdg_config_home
+        .clone()
+        .or_else(|| options.home.as_ref().map(|home| home.join(".config")))
+}
 
 /// The files a dialect reads besides managed and `--settings` files, in its order (its
 /// [`Dialect::discovery`] table resolved against `options`).
@@ -37,10 +45,11 @@ pub(super) fn dialect_files(options: &LoadOptions, dialect: &Dialect) -> Vec<(La
             let root = match file.root {
                 Root::Home => home.map(Path::to_path_buf),
                 Root::Project => project.map(Path::to_path_buf),
-                Root::XdgConfig => options
-                    .xdg_config_home
+                Root::XdgConfig => xdg_config(options),
+                Root::HookhostConfig => options
+                    .config_dir
                     .clone()
-                    .or_else(|| home.map(|h| h.join(".config"))),
+                    .or_else(|| xdg_config(options).map(|dir| dir.join("hookhost"))),
                 Root::EvvaHome => options
                     .evva_home
                     .clone()
