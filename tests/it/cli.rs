@@ -545,20 +545,12 @@ fn config_dir_moves_the_user_hook_file_that_claude_hook_reads() {
             &owner,
         ],
     ] {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_hookhost"))
-            .args(args)
-            .current_dir(&env.project)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(input.to_string().as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
+        let out = hookhost_tests::run_with_stdin(
+            Command::new(env!("CARGO_BIN_EXE_hookhost"))
+                .args(args)
+                .current_dir(&env.project),
+            input.to_string().as_bytes(),
+        );
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(text.contains("would delete"), "{args:?}: {text}");
     }

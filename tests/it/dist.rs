@@ -14,7 +14,7 @@
 //!   whose only registry is the vendored dependency set.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 use hookhost_tests::{TESTS_DIR, TestEnv};
 use serde_json::{Value, json};
@@ -233,7 +233,7 @@ fn the_static_binary_runs_alone_in_an_empty_root_and_its_wasm_guard_refuses() {
     if !nix_is_root() {
         command.arg("--map-root-user");
     }
-    let mut child = command
+    command
         .args(["--mount", "--fork", "/usr/sbin/chroot"])
         .arg(&root)
         .args([
@@ -246,20 +246,8 @@ fn the_static_binary_runs_alone_in_an_empty_root_and_its_wasm_guard_refuses() {
             "--project-dir",
             "/project",
         ])
-        .env_clear()
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.to_string().as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+        .env_clear();
+    let out = hookhost_tests::run_with_stdin(&mut command, input.to_string().as_bytes());
     let outcome: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
         panic!(
             "no outcome: {}{}",

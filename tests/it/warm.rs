@@ -5,12 +5,11 @@
 //! that is not the owner's own — started with other folders, so another configuration —
 //! is never asked.
 
-use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 use hookhost_tests::serve::Served;
-use hookhost_tests::{TestEnv, hooks, wasm};
+use hookhost_tests::{TestEnv, hooks, run_with_stdin, wasm};
 use serde_json::{Value, json};
 
 const CLI: &str = env!("CARGO_BIN_EXE_hookhost");
@@ -56,22 +55,13 @@ fn claude_hook(test: &TestEnv, command: &str) -> Output {
 
 /// The installed command (`hookhost-hook WORDS` and the owner's folders) on `input`.
 fn installed_command(test: &TestEnv, words: &[&str], input: &Value) -> Output {
-    let mut child = Command::new(CLIENT)
-        .args(words)
-        .args(locations(test))
-        .current_dir(&test.project)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.to_string().as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
+    run_with_stdin(
+        Command::new(CLIENT)
+            .args(words)
+            .args(locations(test))
+            .current_dir(&test.project),
+        input.to_string().as_bytes(),
+    )
 }
 
 /// What `hookhost claude status` prints.
@@ -366,22 +356,14 @@ fn the_warm_engine_is_not_asked_for_a_nested_hook_or_a_plugins_call() {
     // CLAUDE_PLUGIN_ROOT per call), with the same guard.
     let input = json!({"session_id": "s", "hook_event_name": "PreToolUse",
         "tool_name": "Bash", "tool_input": {"command": "rm -rf ~"}, "cwd": test.project});
-    let mut child = Command::new(CLIENT)
-        .args(["claude", "hook"])
-        .args(locations(&test))
-        .env("CLAUDE_PLUGIN_ROOT", test.home.join(".claude/plugins/p"))
-        .current_dir(&test.project)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.to_string().as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = run_with_stdin(
+        Command::new(CLIENT)
+            .args(["claude", "hook"])
+            .args(locations(&test))
+            .env("CLAUDE_PLUGIN_ROOT", test.home.join(".claude/plugins/p"))
+            .current_dir(&test.project),
+        input.to_string().as_bytes(),
+    );
     assert!(denied(&out), "{out:?}");
     assert_eq!(warm.calls(), 0, "a plugin's call is answered one-shot");
     // A hook that a hookhost runs calls the installed command (a hook that starts an
@@ -398,20 +380,14 @@ fn the_warm_engine_is_not_asked_for_a_nested_hook_or_a_plugins_call() {
     );
     let settings = json!({"hooks": hooks("PreToolUse", Some("Bash"),
         vec![json!({"type": "command", "command": command})])});
-    let mut fire = Command::new(CLI)
-        .args(["fire", "PreToolUse", "--no-discover", "--settings"])
-        .arg(settings.to_string())
-        .current_dir(&test.project)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    fire.stdin
-        .take()
-        .unwrap()
-        .write_all(input.to_string().as_bytes())
-        .unwrap();
-    assert!(fire.wait().unwrap().success());
+    let fire = run_with_stdin(
+        Command::new(CLI)
+            .args(["fire", "PreToolUse", "--no-discover", "--settings"])
+            .arg(settings.to_string())
+            .current_dir(&test.project),
+        input.to_string().as_bytes(),
+    );
+    assert!(fire.status.success(), "{fire:?}");
     assert_eq!(std::fs::read_to_string(&answer).unwrap(), "exit 0\n");
     assert_eq!(
         warm.calls(),
