@@ -12,6 +12,7 @@ mod command_line;
 mod envelope;
 mod explain;
 mod guards;
+mod home;
 mod registry;
 mod scaffold;
 mod serve;

@@ -202,7 +202,7 @@ pub fn install(args: &AgentInstallArgs) -> CliResult {
         );
     }
     let guards = args.owner_hooks().parse()?;
-    if let Some(note) = super::args::home_note(args.home.as_deref()) {
+    if let Some(note) = super::home::home_note(args.home.as_deref()) {
         println!("{note}");
     }
     if let Some(url) = &args.serve

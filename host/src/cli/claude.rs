@@ -243,7 +243,7 @@ fn install(args: &InstallArgs) -> CliResult {
         envelope: args.envelope,
     };
     let guards = owner_hooks.parse()?;
-    if let Some(note) = super::args::home_note(args.scope.home.as_deref()) {
+    if let Some(note) = super::home::home_note(args.scope.home.as_deref()) {
         println!("{note}");
     }
     let locations = args.locations()?;
