@@ -214,6 +214,8 @@ async fn secrets_keeps_secret_files_from_file_tools_and_commands() {
         (env.bash("source .[e]nv"), true),
         (env.bash("tar czf /tmp/k.tgz ~/.ssh/id_*"), true),
         (env.bash("cat docs/*.txt"), false),
+        (env.bash("diff .env.example .env.sampl*"), false),
+        (env.bash("cat .env.*"), true),
         (env.bash("cat *.md src/*.rs"), false),
         (env.bash("cat '.e*'"), false),
         (env.bash("ls .e*"), false),

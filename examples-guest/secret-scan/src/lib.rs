@@ -75,18 +75,18 @@ fn command_answer(call: &PreToolUse, allow: &[String]) -> Answer {
     };
     for command in script.commands() {
         for word in reads::read_words(&command) {
-            if let Some(kind) = secret_kind(word.text, allow) {
+            // A glob bash expands before the program runs is judged by the names it can
+            // match, not as a file name of its own (`.env.sampl*` reaches templates only).
+            if word.dynamic && word.text.contains(['*', '?', '[']) {
+                if let Some(name) = glob_names_secret(word.text, allow) {
+                    return Answer::deny(format!(
+                        "`{}` matches secret files such as `{name}`, which hold {}; name the files you need instead",
+                        word.text,
+                        secret_kind(name, allow).unwrap_or("secrets")
+                    ));
+                }
+            } else if let Some(kind) = secret_kind(word.text, allow) {
                 return refuse_read(word.text, kind);
-            }
-            // A glob bash expands before the program runs.
-            if word.dynamic
-                && let Some(name) = glob_names_secret(word.text, allow)
-            {
-                return Answer::deny(format!(
-                    "`{}` matches secret files such as `{name}`, which hold {}; name the files you need instead",
-                    word.text,
-                    secret_kind(name, allow).unwrap_or("secrets")
-                ));
             }
         }
     }
