@@ -13,10 +13,12 @@ mod envelope;
 mod explain;
 mod guards;
 mod home;
+mod policy;
 mod registry;
 mod scaffold;
 mod serve;
 mod settings_file;
+mod telemetry;
 mod warm_unit;
 
 use std::io::Read;
@@ -181,6 +183,8 @@ pub async fn run(cli: Cli) -> CliResult {
         Command::Shell { command } => shell_view(command),
         Command::Pull(args) => registry::pull(&args),
         Command::Push(args) => registry::push(&args),
+        Command::Policy(command) => policy::run(command),
+        Command::Telemetry(command) => telemetry::run(command),
         Command::CompileWorker { .. } => Err(CliError::Usage(anyhow::anyhow!(
             "__compile-worker runs only as hookhost's own child"
         ))),

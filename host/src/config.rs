@@ -15,8 +15,10 @@ pub mod layer;
 mod options;
 mod owners;
 pub mod plugin;
+mod policy_layer;
 pub mod settings;
 mod source;
+mod telemetry_setting;
 pub mod trust;
 
 use std::fmt;
@@ -32,6 +34,7 @@ pub use discover::{detect, trusted_folder};
 pub use grant_policy::WasmGrantPolicy;
 pub use layer::load;
 pub use options::{DEFAULT_MANAGED_PATH, FileSet, LoadOptions, OWN_MANAGED_PATH};
+pub use policy_layer::{PolicyState, named as named_policy};
 pub use trust::{Trust, TrustError, TrustStore, TrustedBy};
 
 /// How serious a diagnostic is.
@@ -550,6 +553,10 @@ pub struct LoadedConfig {
     pub envelope: EnvelopeSettings,
     /// Every file that decides which hooks run (see self-protection).
     pub guard_files: Vec<PathBuf>,
+    /// The fleet policy the managed settings name, and the revision in force.
+    pub policy: Option<PolicyState>,
+    /// `telemetry` from the owners' settings: where decisions are exported.
+    pub telemetry: Option<crate::fleet::export::TelemetrySettings>,
 }
 
 /// A configured hook that was left out at load, and why.

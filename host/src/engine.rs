@@ -318,6 +318,39 @@ impl Engine {
         self.inner.background.close(ASYNC_DRAIN).await;
     }
 
+    /// The fleet policy the managed settings name, and the revision in force.
+    pub fn policy(&self) -> Option<&crate::config::PolicyState> {
+        self.inner.policy.as_ref()
+    }
+
+    /// Sends decision records one-shot processes left in the export spool (an engine
+    /// that sends its own: `serve`); returns how many. Nothing without `telemetry`.
+    pub fn send_spooled(&self) -> usize {
+        self.inner.export.as_ref().map_or(0, |e| e.send_spooled())
+    }
+
+    /// Sends this machine's status (policy revision, last pull, version, drops) for
+    /// `reason` to the owners' collector. Nothing without `telemetry`.
+    pub fn report_status(&self, reason: &str) {
+        if let Some(export) = &self.inner.export {
+            export.report(reason);
+        }
+    }
+
+    /// Waits (at most `limit`) until every decision and report handed to the export is
+    /// sent or dropped: for a process about to exit. `true` without `telemetry`.
+    pub fn flush_export(&self, limit: std::time::Duration) -> bool {
+        self.inner.export.as_ref().is_none_or(|e| e.flush(limit))
+    }
+
+    /// The owners' `telemetry` setting, if on.
+    pub fn telemetry(&self) -> Option<&crate::fleet::export::TelemetrySettings> {
+        match self.inner.export.as_ref()? {
+            crate::fleet::export::Exporter::Direct { settings, .. }
+            | crate::fleet::export::Exporter::Spooled { settings, .. } => Some(settings),
+        }
+    }
+
     /// Fires `event` with `input` and merges every matching hook's answer.
     pub async fn execute(&self, event: &str, input: Value) -> EventOutcome {
         self.execute_filled(event, input, None).await
@@ -331,14 +364,19 @@ impl Engine {
         input: Value,
         fill: Option<&Fill>,
     ) -> EventOutcome {
+        let started = std::time::SystemTime::now();
         // The one typed input every stage below reads.
         let input = self.input(event, input, fill);
         let mut outcome = self.fire(&input).await;
         if let Some(enclosure) = &self.inner.enclosure {
             outcome = enclosure.apply(&input, outcome);
         }
+        let revision = self.policy().and_then(|policy| policy.revision.as_deref());
         if let Some(log) = &self.inner.audit {
-            log.record(&audit::InputSummary::of(&input), &outcome);
+            log.record(&audit::InputSummary::of(&input), &outcome, revision);
+        }
+        if let Some(export) = &self.inner.export {
+            export.record(&input, &outcome, started);
         }
         outcome
     }

@@ -57,6 +57,7 @@ mod event;
 mod executor;
 mod file_target;
 mod files;
+pub mod fleet;
 mod front_door;
 mod hook_input;
 mod input;
@@ -83,7 +84,8 @@ pub use agent::{AGENT_FIELD, AGENT_TOOL_FIELD, Agent, AgentError, AgentReply, No
 // The guards that come with hookhost (`builtin:NAME`).
 pub use builtin::Builtin;
 pub use config::{
-    Diagnostic, ExecutorKind, FileSet, Layer, LoadOptions, Severity, Trust, TrustError, TrustStore,
+    Diagnostic, ExecutorKind, FileSet, Layer, LoadOptions, PolicyState, Severity, Trust,
+    TrustError, TrustStore, named_policy,
 };
 pub use dialect::DialectId;
 pub use engine::{

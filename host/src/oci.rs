@@ -17,7 +17,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-mod bounded;
+pub(crate) mod bounded;
 
 use oci_client::client::{ClientConfig, ClientProtocol, Config, ImageLayer};
 use oci_client::secrets::RegistryAuth;
@@ -114,7 +114,7 @@ pub enum OciError {
 #[derive(Debug, Clone)]
 pub struct OciRef {
     text: String,
-    reference: Reference,
+    pub(crate) reference: Reference,
 }
 
 impl OciRef {
@@ -187,7 +187,7 @@ impl OciRef {
 
     /// The same repository with tag `tag`.
     /// The same repository at `tag`.
-    fn with_tag(&self, tag: &str) -> OciRef {
+    pub(crate) fn with_tag(&self, tag: &str) -> OciRef {
         let reference = Reference::with_tag(
             self.reference.registry().to_string(),
             self.reference.repository().to_string(),
@@ -333,7 +333,7 @@ impl Store {
 }
 
 /// The registry client: https, except plain http for a registry on loopback.
-fn client(reference: &OciRef) -> Client {
+pub(crate) fn client(reference: &OciRef) -> Client {
     let protocol = if reference.is_loopback() {
         ClientProtocol::HttpsExcept(vec![reference.registry().to_string()])
     } else {
@@ -349,7 +349,7 @@ fn client(reference: &OciRef) -> Client {
 /// (`<account home>/.docker/config.json`, read bounded and regular-file-only), else
 /// anonymous. `$DOCKER_CONFIG` is never read: a repository's `env` setting reaches every
 /// hook process, and a config of its choosing names the credential helper program.
-fn auth(reference: &OciRef) -> RegistryAuth {
+pub(crate) fn auth(reference: &OciRef) -> RegistryAuth {
     let Some(file) = crate::paths::home().map(|home| home.join(".docker").join("config.json"))
     else {
         return RegistryAuth::Anonymous;
@@ -366,7 +366,7 @@ fn auth(reference: &OciRef) -> RegistryAuth {
 }
 
 /// Runs `future` to completion on a runtime of its own (callers may be inside one).
-fn block_on<F>(future: F) -> F::Output
+pub(crate) fn block_on<F>(future: F) -> F::Output
 where
     F: std::future::Future + Send,
     F::Output: Send,
@@ -455,14 +455,14 @@ fn resolve(reference: &OciRef) -> Result<String, OciError> {
 /// bytes cannot keep a guard from answering until the agent gives up on it and proceeds.
 pub const REGISTRY_DEADLINE: std::time::Duration = std::time::Duration::from_secs(8);
 
-fn past_deadline() -> String {
+pub(crate) fn past_deadline() -> String {
     format!(
         "no complete answer within {} s",
         REGISTRY_DEADLINE.as_secs()
     )
 }
 
-fn registry_error(reference: &OciRef, err: impl std::fmt::Display) -> OciError {
+pub(crate) fn registry_error(reference: &OciRef, err: impl std::fmt::Display) -> OciError {
     OciError::Registry {
         reference: reference.as_str().to_string(),
         message: err.to_string(),

@@ -294,6 +294,19 @@ pub struct EventOutcome {
 }
 
 impl EventOutcome {
+    /// The decision in one word, as the audit log and the fleet export name it: `block`
+    /// when the event is blocked, else the permission decision (`allow`, `deny`, `ask`,
+    /// `defer`), else `none`.
+    pub fn decision_name(&self) -> &'static str {
+        if self.should_block {
+            "block"
+        } else if let Some(decision) = self.permission_decision {
+            decision.as_str()
+        } else {
+            "none"
+        }
+    }
+
     /// The outcome of an event no hook matched.
     pub fn empty(event: &str) -> Self {
         Self {

@@ -128,10 +128,14 @@ impl SigningPolicy {
     pub fn signed_at(&self, component: &Path, bytes: &[u8]) -> Option<u64> {
         let text = read_signature(&signature_path(component))?;
         let (_, signature) = self.trusted(&text, bytes)?;
-        signature
-            .trusted_comment()
-            .split_whitespace()
-            .find_map(|field| field.strip_prefix("timestamp:")?.parse().ok())
+        timestamp(&signature)
+    }
+
+    /// The trusted signer whose minisign signature `text` is of `bytes`, and when it
+    /// signed them (its trusted comment's `timestamp:`, when it has one).
+    pub fn signed_by(&self, text: &str, bytes: &[u8]) -> Option<(String, Option<u64>)> {
+        let (signer, signature) = self.trusted(text, bytes)?;
+        Some((signer.to_string(), timestamp(&signature)))
     }
 
     /// The trusted signer whose signature `text` is of `bytes`, and the signature.
@@ -143,6 +147,14 @@ impl SigningPolicy {
             .find(|signer| signer.key.verify(bytes, &signature, false).is_ok())?;
         Some((signer.name.as_str(), signature))
     }
+}
+
+/// The `timestamp:` of a signature's trusted comment (which the signature covers).
+fn timestamp(signature: &Signature) -> Option<u64> {
+    signature
+        .trusted_comment()
+        .split_whitespace()
+        .find_map(|field| field.strip_prefix("timestamp:")?.parse().ok())
 }
 
 /// The signature file at `path`: a regular file within [`MAX_SIGNATURE_BYTES`].

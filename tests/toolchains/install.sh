@@ -5,6 +5,7 @@
 #   target/toolchains/py/bin/componentize-py                                  (PyPI, in a venv)
 #   target/toolchains/claude/node_modules/.bin/claude                         (npm registry: the Claude Code CLI)
 #   target/toolchains/agents/node_modules/.bin/{copilot,codex,gemini}         (npm registry: the other agents' CLIs)
+#   target/toolchains/phoenix/bin/phoenix                                     (PyPI, in a venv: the OTLP receiver of tests/it/fleet.rs)
 # and, from Debian's packages where apt-get can install them, the CNCF Distribution
 # registry (`docker-registry`) and `minisign` for tests/it/oci.rs (which skip, saying so,
 # where they are missing).
@@ -42,6 +43,11 @@ if ! cmp -s "$here/requirements.txt" "$out/py/requirements.txt" 2>/dev/null || [
     python3 -m venv "$out/py"
     "$out/py/bin/pip" install --quiet --disable-pip-version-check -r "$here/requirements.txt"
     cp "$here/requirements.txt" "$out/py/requirements.txt"
+fi
+if ! cmp -s "$here/phoenix/requirements.txt" "$out/phoenix/requirements.txt" 2>/dev/null || [ ! -x "$out/phoenix/bin/phoenix" ]; then
+    python3 -m venv "$out/phoenix"
+    "$out/phoenix/bin/pip" install --quiet --disable-pip-version-check -r "$here/phoenix/requirements.txt"
+    cp "$here/phoenix/requirements.txt" "$out/phoenix/requirements.txt"
 fi
 if ! command -v docker-registry >/dev/null || ! command -v minisign >/dev/null; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then

@@ -7,8 +7,8 @@ use anyhow::Context;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use super::{
-    CliError, agent_hook, agent_install, cache, cases, checks, claude, envelope, explain, registry,
-    scaffold, serve,
+    CliError, agent_hook, agent_install, cache, cases, checks, claude, envelope, explain, policy,
+    registry, scaffold, serve, telemetry,
 };
 
 use hookhost::{
@@ -93,6 +93,13 @@ pub(crate) enum Command {
     /// Publish a Wasm component (and `FILE.minisig`, its minisign signature, if present)
     /// to an OCI registry as a Wasm artifact.
     Push(registry::PushArgs),
+    /// The owner's policy as one signed OCI artifact: `build`, `push`, and on each
+    /// machine `pull` (verify, activate, report) and `status`.
+    #[command(subcommand)]
+    Policy(policy::PolicyCommand),
+    /// The OTLP export of decisions: `flush` sends what one-shot processes spooled.
+    #[command(subcommand)]
+    Telemetry(telemetry::TelemetryCommand),
     /// Internal: compile a component from stdin under a memory limit (see
     /// `WasmOptions::compile_worker`).
     #[command(name = "__compile-worker", hide = true)]
@@ -385,8 +392,12 @@ impl ConfigArgs {
         Ok(options)
     }
 
+    /// The engine of a process that stays (serve, a session's broker): it sends its
+    /// decisions itself.
     pub(crate) fn engine(&self) -> Result<Engine, CliError> {
-        self.engine_with(EngineOptions::default())
+        let mut options = EngineOptions::default();
+        options.export_direct = true;
+        self.engine_with(options)
     }
 
     /// The engine for one `hookhost fire`: a pool of a few instance slots (a one-shot
@@ -403,6 +414,9 @@ impl ConfigArgs {
         if session_given {
             options.session_state_dir = self.state_dir();
         }
+        // The process exits right after answering: its decision record waits in the
+        // spool for `serve` (or `hookhost telemetry flush`) to send.
+        options.export_direct = false;
         self.engine_with(options)
     }
 
@@ -410,6 +424,12 @@ impl ConfigArgs {
     /// `sessions` folder.
     pub(crate) fn state_dir(&self) -> Option<PathBuf> {
         self.state_base().map(|dir| dir.join("sessions"))
+    }
+
+    /// The export spool: `telemetry-spool` in hookhost's state folder.
+    pub(crate) fn export_spool(&self) -> Option<PathBuf> {
+        self.state_base()
+            .map(|dir| dir.join(hookhost::fleet::export::spool::SPOOL_DIR))
     }
 
     /// hookhost's envelope folder: `envelope` in its state folder.
@@ -443,6 +463,7 @@ impl ConfigArgs {
         options.envelope_dir = self.envelope_dir();
         options.session_enclosed = self.session_enclosed;
         options.envelope_launcher = envelope_launcher();
+        options.export_spool = self.export_spool();
         if let Some(per_hook) = self.prepared_instances {
             options.wasm.prepare.per_hook = per_hook;
         }

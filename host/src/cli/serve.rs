@@ -48,6 +48,7 @@ use tokio::sync::Semaphore;
 use super::{CliError, CliResult, ConfigArgs};
 
 mod auth;
+mod fleet;
 mod metrics;
 mod projects;
 mod reload;
@@ -286,6 +287,7 @@ pub async fn serve(mut args: ServeArgs) -> CliResult {
     }
     spawn_sighup(&server)?;
     spawn_tag_updates(&server);
+    fleet::spawn(&server);
     if args.stdio {
         // On a worker, which the runtime's poller wakes itself: a line is read, answered
         // and written on one thread (`block_on`'s thread would need a worker to wake it,

@@ -31,7 +31,9 @@ use super::trust::trust_root;
 use super::{Diagnostic, DroppedHook, FileSet, HttpPolicy, Layer, LoadedConfig};
 use crate::dialect::{Dialect, Duplicates, Layering};
 
-fn gather(options: &LoadOptions, dialect: &Dialect, diags: &mut Vec<Diagnostic>) -> Vec<Source> {
+/// The managed settings files: the managed file, then `managed-settings.d/*.json` beside
+/// it in name order.
+pub(super) fn managed_sources(options: &LoadOptions, diags: &mut Vec<Diagnostic>) -> Vec<Source> {
     let project = options.project_dir.clone();
     let mut sources = Vec::new();
     let managed = options.managed_file();
@@ -53,6 +55,12 @@ fn gather(options: &LoadOptions, dialect: &Dialect, diags: &mut Vec<Diagnostic>)
             sources.extend(read_source(&file, Layer::Managed, project.clone(), diags));
         }
     }
+    sources
+}
+
+fn gather(options: &LoadOptions, dialect: &Dialect, diags: &mut Vec<Diagnostic>) -> Vec<Source> {
+    let project = options.project_dir.clone();
+    let mut sources = managed_sources(options, diags);
     for (layer, file) in dialect_files(options, dialect) {
         let base = match layer {
             Layer::User => options.home.clone(),
@@ -95,6 +103,7 @@ pub fn load(options: &LoadOptions) -> LoadedConfig {
     };
     let dialect = dialect_id.dialect();
     let mut sources = gather(options, dialect, &mut diags);
+    let policy = super::policy_layer::read(options, &mut sources, &mut diags);
     let project = options.project_dir.clone();
     let trusted_by = workspace_trust(options, &sources);
     let root = trust_root(trusted_by.as_ref());
@@ -201,7 +210,9 @@ pub fn load(options: &LoadOptions) -> LoadedConfig {
     let prompt_endpoint = super::owners::prompt_endpoint(&sources, &mut diags);
     let self_protection = super::owners::self_protection(&sources, &mut diags);
     let envelope = super::envelope_setting::envelope(&sources, &mut diags);
-    let guard_files = super::discover::guard_files(options);
+    let mut guard_files = super::discover::guard_files(options);
+    guard_files.extend(super::policy_layer::store_dir(options));
+    let telemetry = super::telemetry_setting::telemetry(&sources, &mut diags);
     let wasm_update_interval = owner_values(&sources, "wasmUpdateInterval", false)
         .into_iter()
         .find_map(|(_, value)| value.as_u64());
@@ -211,11 +222,15 @@ pub fn load(options: &LoadOptions) -> LoadedConfig {
     let audit_log = owner_values(&sources, "hookAuditLog", false)
         .into_iter()
         .find_map(|(_, value)| value.as_str().map(PathBuf::from));
-    let lost_guards = diags
+    let mut lost_guards: Vec<String> = diags
         .iter()
         .filter(|diag| super::settings::is_lost_guard(diag))
         .map(|diag| format!("{}: {}", diag.file, diag.message))
         .collect();
+    let policy = policy.map(|(state, lost)| {
+        lost_guards.extend(lost);
+        state
+    });
     let repository_files = sources
         .iter()
         .filter(|s| !s.layer.is_owner())
@@ -254,6 +269,8 @@ pub fn load(options: &LoadOptions) -> LoadedConfig {
         self_protection,
         envelope,
         guard_files,
+        policy,
+        telemetry,
     }
 }
 

@@ -8,6 +8,7 @@ use serde_json::Value;
 use super::plugin::read_json;
 use super::{Diagnostic, Layer, Severity};
 
+#[derive(Clone)]
 pub(super) struct Source {
     pub(super) layer: Layer,
     pub(super) label: String,

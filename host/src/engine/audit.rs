@@ -60,8 +60,16 @@ impl AuditLog {
     }
 
     /// Appends the line for one fired event.
-    pub(crate) fn record(&self, input: &InputSummary, outcome: &EventOutcome) {
-        let line = line(input, outcome, std::time::SystemTime::now());
+    pub(crate) fn record(
+        &self,
+        input: &InputSummary,
+        outcome: &EventOutcome,
+        policy_revision: Option<&str>,
+    ) {
+        let mut line = line(input, outcome, std::time::SystemTime::now());
+        if let Some(revision) = policy_revision {
+            line["policy_revision"] = Value::String(revision.to_string());
+        }
         let _guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
         // Created 0600; never through a symlink planted at its path; only a private
         // regular file of this user is appended to.
@@ -91,13 +99,7 @@ fn line(input: &InputSummary, outcome: &EventOutcome, now: std::time::SystemTime
             })
         })
         .collect();
-    let decision = if outcome.should_block {
-        "block".to_string()
-    } else if let Some(decision) = outcome.permission_decision {
-        decision.as_str().to_string()
-    } else {
-        "none".to_string()
-    };
+    let decision = outcome.decision_name();
     json!({
         "time": humantime::format_rfc3339_millis(now).to_string(),
         "session_id": input.session_id,
@@ -144,6 +146,7 @@ mod tests {
         log.record(
             &InputSummary::of(&typed(json!({}))),
             &EventOutcome::empty("Stop"),
+            None,
         );
     }
 }

@@ -37,6 +37,7 @@ pub(super) fn inner(mut config: LoadedConfig, mut options: EngineOptions) -> Inn
             "configuration folder (artifact key)",
         ),
         (&mut options.envelope_dir, "envelope folder"),
+        (&mut options.export_spool, "export spool"),
     ] {
         if let Some(path) = dir.as_deref()
             && in_project(path)
@@ -51,6 +52,9 @@ pub(super) fn inner(mut config: LoadedConfig, mut options: EngineOptions) -> Inn
         }
     }
     let audit_path = options.audit_log.clone().or(config.audit_log.clone());
+    if let Some(spool) = &options.export_spool {
+        config.guard_files.push(spool.clone());
+    }
     let self_protection = crate::self_protection::for_engine(
         &config,
         &options.wasm,
@@ -133,7 +137,20 @@ pub(super) fn inner(mut config: LoadedConfig, mut options: EngineOptions) -> Inn
             LoadedHook::new(next, spec, executor)
         })
         .collect();
+    let export = config.telemetry.clone().map(|settings| {
+        crate::fleet::export::Exporter::new(
+            settings,
+            config.policy.as_ref(),
+            options
+                .export_spool
+                .as_deref()
+                .map(crate::fleet::export::Spool::new),
+            options.export_direct,
+        )
+    });
     Inner {
+        export,
+        policy: config.policy.clone(),
         hooks,
         session_hooks: RwLock::new(Vec::new()),
         next_id: AtomicU64::new(next + 1),

@@ -28,6 +28,10 @@ pub(crate) struct Inner {
     pub(super) background: Background,
     pub(super) revalidate_rewrites: bool,
     pub(super) audit: Option<AuditLog>,
+    /// The OTLP export of every decision (the owners' `telemetry`).
+    pub(super) export: Option<crate::fleet::export::Exporter>,
+    /// The fleet policy in force.
+    pub(super) policy: Option<crate::config::PolicyState>,
     pub(super) project_dir: Option<Arc<Path>>,
     pub(super) home: Option<PathBuf>,
     pub(crate) dialect: &'static Dialect,

@@ -36,6 +36,14 @@ pub struct EngineOptions {
     /// is its broker): shell commands are judged, not rewritten — every process of the
     /// session is inside already.
     pub session_enclosed: bool,
+    /// hookhost's export spool (its state folder's `telemetry-spool`): where a process
+    /// that exits right after answering (a one-shot hook) leaves each decision record
+    /// for `serve` or `hookhost telemetry flush` to send, when the owners' `telemetry`
+    /// is on. Kept out of the agent's reach by self-protection.
+    pub export_spool: Option<PathBuf>,
+    /// Send decisions from this process (a sender thread of its own: a long-running
+    /// engine) even though a spool is named. Without a spool they are always sent so.
+    pub export_direct: bool,
 }
 
 impl Default for EngineOptions {
@@ -49,6 +57,8 @@ impl Default for EngineOptions {
             envelope_dir: None,
             envelope_launcher: None,
             session_enclosed: false,
+            export_spool: None,
+            export_direct: false,
         }
     }
 }

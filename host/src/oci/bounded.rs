@@ -19,7 +19,7 @@ const MANIFEST_TYPES: &str = "application/vnd.oci.image.manifest.v1+json, applic
 
 /// The image manifest `reference` names now, and its digest (the SHA-256 of the bytes
 /// served, which must be the reference's digest when it names one).
-pub(super) async fn manifest(
+pub(crate) async fn manifest(
     client: &Client,
     reference: &OciRef,
     auth: &RegistryAuth,
@@ -88,7 +88,7 @@ pub(super) async fn manifest(
 
 /// Every chunk of `stream` while they add up to at most `cap` bytes; an error at the
 /// first chunk over it (the rest is never read).
-pub(super) async fn read_capped<T: AsRef<[u8]>, E: std::fmt::Display>(
+pub(crate) async fn read_capped<T: AsRef<[u8]>, E: std::fmt::Display>(
     stream: impl Stream<Item = Result<T, E>>,
     cap: usize,
 ) -> Result<Vec<u8>, String> {

@@ -119,6 +119,14 @@ pub const OWN_MANAGED_HOOKS: &str = "/Library/Application Support/hookhost/hooks
 #[cfg(not(target_os = "macos"))]
 pub const OWN_MANAGED_HOOKS: &str = "/etc/hookhost/hooks.json";
 
+/// This machine's name (the kernel's), for the fleet's resource attributes.
+pub fn host_name() -> Option<String> {
+    nix::unistd::gethostname()
+        .ok()
+        .and_then(|name| name.into_string().ok())
+        .filter(|name| !name.is_empty())
+}
+
 /// The account's home folder: the password database's entry for the effective user
 /// (never `$HOME`, which the agent's host sets for every hook process).
 pub fn account_home() -> Option<std::path::PathBuf> {

@@ -130,6 +130,14 @@ pub const CLAUDE_MANAGED_SETTINGS: &str = r"C:\ProgramData\ClaudeCode\managed-se
 /// hookhost's own managed hook file, beside Claude Code's managed settings.
 pub const OWN_MANAGED_HOOKS: &str = r"C:\ProgramData\hookhost\hooks.json";
 
+/// This machine's name (`COMPUTERNAME`), for the fleet's resource attributes: a label, not
+/// a credential (a hook process's environment can set it).
+pub fn host_name() -> Option<String> {
+    std::env::var("COMPUTERNAME")
+        .ok()
+        .filter(|name| !name.is_empty())
+}
+
 /// The account's profile folder (what Claude Code's `~/.claude` is under): `%USERPROFILE%`.
 /// Unlike the Unix password database this is a variable the agent's host can set for a
 /// hook process; `hookhost claude install` therefore writes `--home` and the folders into

@@ -87,6 +87,7 @@ impl Metrics {
             "hookhost_call_duration_seconds_bucket{{le=\"+Inf\"}} {cumulative}\nhookhost_call_duration_seconds_sum {sum}\nhookhost_call_duration_seconds_count {count}\n"
         ));
         let stats = engine.inventory().wasm.map(|w| w.cache).unwrap_or_default();
+        let export = hookhost::fleet::export::stats();
         for (name, value) in [
             ("hookhost_wasm_compiled_total", stats.compiled),
             ("hookhost_wasm_cache_disk_hits_total", stats.disk_hits),
@@ -107,6 +108,18 @@ impl Metrics {
             (
                 "hookhost_rejected_overload_total",
                 self.rejected_overload.load(Ordering::Relaxed),
+            ),
+            (
+                "hookhost_export_spans_total",
+                export.exported.load(Ordering::Relaxed),
+            ),
+            (
+                "hookhost_export_dropped_total",
+                export.dropped.load(Ordering::Relaxed),
+            ),
+            (
+                "hookhost_export_failed_posts_total",
+                export.failed_posts.load(Ordering::Relaxed),
             ),
         ] {
             out.push_str(&format!("# TYPE {name} counter\n{name} {value}\n"));

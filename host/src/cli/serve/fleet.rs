@@ -1,0 +1,58 @@
+//! serve's part in the fleet: every second it sends the decisions one-shot processes
+//! spooled; it reports the machine's status when it starts and every `statusInterval`;
+//! and when the managed settings name a policy it pulls it every `policyInterval`,
+//! reloading on a new revision and reporting activations and failures.
+
+use super::*;
+use hookhost::fleet::pull::PullOutcome;
+
+/// Starts the loop.
+pub(super) fn spawn(server: &Arc<Server>) {
+    server.engine().report_status("start");
+    let server = server.clone();
+    tokio::spawn(async move {
+        let mut last_status = Instant::now();
+        let mut last_pull = Instant::now();
+        loop {
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            let engine = server.engine();
+            let spooled = engine.clone();
+            let _ = tokio::task::spawn_blocking(move || spooled.send_spooled()).await;
+            if let Some(settings) = engine.telemetry()
+                && last_status.elapsed() >= Duration::from_secs(settings.status_interval)
+            {
+                last_status = Instant::now();
+                engine.report_status("periodic");
+            }
+            let Some(policy) = engine.policy() else {
+                continue;
+            };
+            if last_pull.elapsed() < Duration::from_secs(policy.interval) {
+                continue;
+            }
+            last_pull = Instant::now();
+            let config = server.config.clone();
+            let pulled = tokio::task::spawn_blocking(move || {
+                let options = config.load_options().ok()?;
+                let (reference, signing, store) = hookhost::named_policy(&options).ok()??;
+                Some(hookhost::fleet::pull::pull(&reference, &store, &signing))
+            })
+            .await
+            .ok()
+            .flatten();
+            match pulled {
+                Some(Ok(PullOutcome::Activated(record))) => {
+                    server
+                        .reload(&format!("policy revision {} activated", record.revision))
+                        .await;
+                    server.engine().report_status("activated");
+                }
+                Some(Err(err)) => {
+                    eprintln!("hookhost serve: policy pull: {err}");
+                    server.engine().report_status("pull-failed");
+                }
+                Some(Ok(PullOutcome::Unchanged(_))) | None => {}
+            }
+        }
+    });
+}

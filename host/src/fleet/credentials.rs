@@ -1,0 +1,1 @@
+../../../examples-guest/secret-scan/src/credentials.rs
