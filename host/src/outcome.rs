@@ -294,16 +294,14 @@ pub struct EventOutcome {
 }
 
 impl EventOutcome {
-    /// The decision in one word, as the audit log and the fleet export name it: `block`
-    /// when the event is blocked, else the permission decision (`allow`, `deny`, `ask`,
-    /// `defer`), else `none`.
+    /// The decision in one word, as the audit log and the fleet export name it: the
+    /// permission decision (`allow`, `deny`, `ask`, `defer`) when there is one, else
+    /// `block` when the event is blocked, else `none`.
     pub fn decision_name(&self) -> &'static str {
-        if self.should_block {
-            "block"
-        } else if let Some(decision) = self.permission_decision {
-            decision.as_str()
-        } else {
-            "none"
+        match self.permission_decision {
+            Some(decision) => decision.as_str(),
+            None if self.should_block => "block",
+            None => "none",
         }
     }
 

@@ -16,6 +16,7 @@ mod config;
 mod dist;
 mod envelope;
 mod examples;
+mod fleet;
 mod http;
 mod layering;
 mod new_project;

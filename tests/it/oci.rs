@@ -18,10 +18,10 @@ mod hostile;
 const CLI: &str = env!("CARGO_BIN_EXE_hookhost");
 
 /// A registry on 127.0.0.1, killed when dropped.
-struct Registry {
+pub(crate) struct Registry {
     child: Child,
-    addr: String,
-    storage: PathBuf,
+    pub(crate) addr: String,
+    pub(crate) storage: PathBuf,
 }
 
 impl Drop for Registry {
@@ -42,7 +42,7 @@ fn installed(tool: &str) -> bool {
 /// Starts a registry (or says why not and returns `None`: the test is skipped). Under
 /// CI (`HOOKHOST_CI` set, as `.ci/run` does) a missing tool fails the test instead: a
 /// skip there would pass a run that tested nothing.
-fn registry(env: &TestEnv) -> Option<Registry> {
+pub(crate) fn registry(env: &TestEnv) -> Option<Registry> {
     for tool in ["docker-registry", "minisign"] {
         if !installed(tool) {
             let why = format!(
@@ -92,7 +92,7 @@ fn registry(env: &TestEnv) -> Option<Registry> {
 }
 
 /// A minisign key pair: (public key line, secret key file).
-fn keys(env: &TestEnv, name: &str) -> (String, PathBuf) {
+pub(crate) fn keys(env: &TestEnv, name: &str) -> (String, PathBuf) {
     let public = env.root.join(format!("{name}.pub"));
     let secret = env.root.join(format!("{name}.key"));
     let status = Command::new("minisign")
@@ -119,7 +119,7 @@ fn component(env: &TestEnv, component: &str, name: &str, secret: Option<&Path>) 
 }
 
 /// Signs `file` with the real `minisign`, with `extra` arguments.
-fn sign(file: &Path, secret: &Path, extra: &[&str]) {
+pub(crate) fn sign(file: &Path, secret: &Path, extra: &[&str]) {
     let status = Command::new("minisign")
         .arg("-S")
         .arg("-s")
