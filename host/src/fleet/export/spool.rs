@@ -2,8 +2,9 @@
 //! leaves its decision record, since it exits as soon as it has answered and must not
 //! wait for a collector. One small private file per record in hookhost's state folder;
 //! `serve` sends them (every second) and `hookhost telemetry flush` does on demand. Bounded
-//! on disk: past [`MAX_FILES`] records a new one is dropped, and the drop counted by one
-//! byte appended to `dropped.count`, so the count survives the process.
+//! on disk: each record takes one of [`MAX_FILES`] slots, and when the slots it tries are
+//! taken it is dropped, the drop counted by one byte appended to `dropped.count`, so the
+//! count survives the process.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -12,6 +13,8 @@ use super::record::DecisionRecord;
 
 /// Records the spool holds at most.
 pub const MAX_FILES: usize = 10_000;
+/// Slots tried before a record is dropped as the spool being full.
+const SLOT_TRIES: usize = 8;
 /// Largest record file read back.
 pub const MAX_RECORD_BYTES: u64 = 64 << 10;
 const DROPPED: &str = "dropped.count";
@@ -46,21 +49,30 @@ impl Spool {
         }
     }
 
+    /// Writes `record` under a temporary name, then links it into one of [`MAX_FILES`]
+    /// slots chosen at random (a taken slot is never overwritten: another is tried), so
+    /// the spool is bounded without counting its files on every write.
     fn try_put(&self, record: &DecisionRecord) -> Result<(), String> {
         crate::files::ensure_private_dir(&self.dir)?;
-        let held = std::fs::read_dir(&self.dir)
-            .map_err(|e| e.to_string())?
-            .take(MAX_FILES + 1)
-            .count();
-        if held > MAX_FILES {
-            return Err(format!("the spool holds {MAX_FILES} records"));
-        }
         let bytes = serde_json::to_vec(record).map_err(|e| e.to_string())?;
-        let mut id = [0u8; 6];
-        getrandom::fill(&mut id).map_err(|e| e.to_string())?;
-        let id: String = id.iter().map(|b| format!("{b:02x}")).collect();
-        let name = format!("{:020}-{id}.json", record.end_unix_nano);
-        crate::files::replace_private(&self.dir.join(name), &bytes).map_err(|e| e.to_string())
+        let mut random = [0u8; 8 * (SLOT_TRIES + 1)];
+        getrandom::fill(&mut random).map_err(|e| e.to_string())?;
+        let words: Vec<u64> = random
+            .chunks_exact(8)
+            .map(|chunk| u64::from_le_bytes(chunk.try_into().unwrap_or_default()))
+            .collect();
+        let temp = self.dir.join(format!(".{:016x}.tmp", words[0]));
+        crate::files::replace_private(&temp, &bytes).map_err(|e| e.to_string())?;
+        let linked = words[1..].iter().find_map(|word| {
+            let slot = self
+                .dir
+                .join(format!("{:05}.json", word % MAX_FILES as u64));
+            std::fs::hard_link(&temp, &slot).ok()
+        });
+        let _ = std::fs::remove_file(&temp);
+        linked.ok_or_else(|| {
+            format!("the spool is full (no free slot of {MAX_FILES} in {SLOT_TRIES} tries)")
+        })
     }
 
     fn count_drop(&self) {
@@ -77,8 +89,8 @@ impl Spool {
         std::fs::symlink_metadata(self.dir.join(DROPPED)).map_or(0, |m| m.len())
     }
 
-    /// Takes up to `max` records, oldest first, removing their files. A file that is not
-    /// a private regular record is removed unread.
+    /// Takes up to `max` records, oldest first among those taken, removing their files. A
+    /// file that is not a private regular record is removed unread.
     pub fn take(&self, max: usize) -> Vec<DecisionRecord> {
         let Ok(entries) = std::fs::read_dir(&self.dir) else {
             return Vec::new();
@@ -106,6 +118,7 @@ impl Spool {
             let _ = std::fs::remove_file(&path);
             records.extend(record);
         }
+        records.sort_by_key(|record: &DecisionRecord| record.end_unix_nano);
         records
     }
 }
