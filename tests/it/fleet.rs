@@ -219,6 +219,17 @@ fn a_signed_revision_reaches_the_fleet_and_a_forgery_a_tamper_or_a_rollback_does
         assert_eq!(machine.decision("Write"), "none");
         assert_eq!(machine.status()["revision"], r1.as_str());
     }
+    // explain names the revision in force.
+    let input = fleet[0].project.join("input.json");
+    std::fs::write(
+        &input,
+        json!({"hook_event_name": "PreToolUse", "session_id": "s", "tool_name": "Bash",
+            "cwd": fleet[0].project, "tool_input": {"command": "ls"}})
+        .to_string(),
+    )
+    .unwrap();
+    let (_, out) = fleet[0].run(&["explain", "--input", &input.display().to_string()]);
+    assert!(out.contains(&format!("revision {r1}")), "{out}");
     // The audit log names the revision each decision was made under.
     let audit = std::fs::read_to_string(env.root.join("audit.jsonl")).unwrap();
     let last: Value = serde_json::from_str(audit.lines().last().unwrap()).unwrap();

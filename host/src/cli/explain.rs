@@ -66,6 +66,8 @@ pub(super) async fn run(args: ExplainArgs) -> CliResult {
             "components": components,
             "event": event,
             "dialect": engine.dialect().name,
+            "policy": engine.policy().map(|p| json!({"reference": p.reference,
+                "revision": p.revision, "activated_at": p.activated_at, "error": p.error})),
             "diagnostics": engine.diagnostics().iter().map(ToString::to_string).collect::<Vec<_>>(),
             "hooks": verdicts,
             "outcome": outcome,
@@ -75,6 +77,13 @@ pub(super) async fn run(args: ExplainArgs) -> CliResult {
         return Ok(ExitCode::SUCCESS);
     }
     println!("{}", super::dialect_line(&engine));
+    if let Some(policy) = engine.policy() {
+        println!(
+            "policy: {} revision {}",
+            policy.reference,
+            policy.revision.as_deref().unwrap_or("none in force")
+        );
+    }
     for diagnostic in engine.diagnostics() {
         println!("{diagnostic}");
     }
