@@ -35,6 +35,7 @@ pub use grant_policy::WasmGrantPolicy;
 pub use layer::load;
 pub use options::{DEFAULT_MANAGED_PATH, FileSet, LoadOptions, OWN_MANAGED_PATH};
 pub use policy_layer::{PolicyState, named as named_policy};
+pub use telemetry_setting::TelemetrySettings;
 pub use trust::{Trust, TrustError, TrustStore, TrustedBy};
 
 /// How serious a diagnostic is.
@@ -556,7 +557,7 @@ pub struct LoadedConfig {
     /// The fleet policy the managed settings name, and the revision in force.
     pub policy: Option<PolicyState>,
     /// `telemetry` from the owners' settings: where decisions are exported.
-    pub telemetry: Option<crate::fleet::export::TelemetrySettings>,
+    pub telemetry: Option<TelemetrySettings>,
 }
 
 /// A configured hook that was left out at load, and why.

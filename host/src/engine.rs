@@ -344,10 +344,10 @@ impl Engine {
     }
 
     /// The owners' `telemetry` setting, if on.
-    pub fn telemetry(&self) -> Option<&crate::fleet::export::TelemetrySettings> {
+    pub fn telemetry(&self) -> Option<&crate::export::TelemetrySettings> {
         match self.inner.export.as_ref()? {
-            crate::fleet::export::Exporter::Direct { settings, .. }
-            | crate::fleet::export::Exporter::Spooled { settings, .. } => Some(settings),
+            crate::export::Exporter::Direct { settings, .. }
+            | crate::export::Exporter::Spooled { settings, .. } => Some(settings),
         }
     }
 

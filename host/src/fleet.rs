@@ -1,7 +1,7 @@
-//! The fleet: the owner's whole policy as one signed OCI artifact, pulled, verified and
-//! activated on each machine as the owner's layer ([`document`], [`artifact`],
-//! [`store`], [`pull`]); and every decision exported over OTLP to the owner's collector
-//! ([`export`]).
+//! The fleet's policy: the owner's whole policy as one signed OCI artifact, pulled,
+//! verified and activated on each machine as the owner's layer ([`document`],
+//! [`artifact`], [`store`], [`pull`]). What each machine decided leaves through
+//! [`crate::export`].
 //!
 //! The managed settings name the policy (`"policy": "oci://REGISTRY/REPO:TAG"`) and the
 //! keys that sign it (`trustedSigners`); nothing else can — not a user file, not a
@@ -12,13 +12,9 @@
 use std::path::{Path, PathBuf};
 
 pub mod artifact;
-mod credentials;
 pub mod document;
-pub mod export;
 pub mod pull;
 pub mod store;
-
-pub use credentials::redact_all as redact_credentials;
 
 /// Why a policy could not be built, published, pulled or activated.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -131,11 +127,9 @@ pub fn publish(dir: &Path, reference: &crate::oci::OciRef) -> Result<String, Pol
     let (_, pinned) = document::parse(&document).map_err(bad)?;
     let mut components = Vec::new();
     for (name, _) in pinned {
-        let bytes = crate::files::read_regular(
-            &dir.join(&name),
-            crate::executor::wasm::DEFAULT_MAX_COMPONENT_BYTES,
-        )
-        .map_err(|e| bad(format!("{name}: {e}")))?;
+        let bytes =
+            crate::files::read_regular(&dir.join(&name), crate::oci::DEFAULT_MAX_COMPONENT_BYTES)
+                .map_err(|e| bad(format!("{name}: {e}")))?;
         components.push((name, bytes));
     }
     artifact::push(

@@ -55,6 +55,7 @@ mod engine;
 pub mod envelope;
 mod event;
 mod executor;
+pub mod export;
 mod file_target;
 mod files;
 pub mod fleet;

@@ -35,6 +35,9 @@ pub const WASM_CONFIG: &str = "application/vnd.wasm.config.v0+json";
 pub const SIGNATURE_LAYER: &str = "application/vnd.hookhost.minisign.signature.v1";
 /// Media type of a signature artifact's config.
 pub const SIGNATURE_CONFIG: &str = "application/vnd.hookhost.signature.config.v1+json";
+/// The largest component hookhost fetches or loads, unless the embedder sets another
+/// (`WasmOptions::max_component_bytes`).
+pub const DEFAULT_MAX_COMPONENT_BYTES: u64 = 128 << 20;
 /// Largest signature file accepted (defined beside the verifier).
 pub use crate::signing::MAX_SIGNATURE_BYTES;
 

@@ -429,7 +429,7 @@ impl ConfigArgs {
     /// The export spool: `telemetry-spool` in hookhost's state folder.
     pub(crate) fn export_spool(&self) -> Option<PathBuf> {
         self.state_base()
-            .map(|dir| dir.join(hookhost::fleet::export::spool::SPOOL_DIR))
+            .map(|dir| dir.join(hookhost::export::spool::SPOOL_DIR))
     }
 
     /// hookhost's envelope folder: `envelope` in its state folder.

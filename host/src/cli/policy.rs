@@ -144,7 +144,7 @@ fn pull(args: &PullArgs) -> CliResult {
 
 fn status(args: &PullArgs) -> CliResult {
     let (reference, _, store) = named(args)?;
-    let report = hookhost::fleet::export::StatusReport::read(Some(&store), "status", 0);
+    let report = hookhost::export::StatusReport::read(Some(&store), "status", 0);
     if args.json {
         let text =
             serde_json::to_string_pretty(&report).map_err(|e| CliError::Internal(e.into()))?;

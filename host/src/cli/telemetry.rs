@@ -40,7 +40,7 @@ fn flush(args: &FlushArgs) -> CliResult {
             "the owners' settings set no `telemetry`: nothing to send"
         )));
     }
-    let stats = hookhost::fleet::export::stats();
+    let stats = hookhost::export::stats();
     let mut sent = 0;
     loop {
         let batch = engine.send_spooled();

@@ -26,37 +26,10 @@ use super::owners::{
 };
 use super::plugin::read_plugin_in;
 use super::settings::{FileContext, read_hooks};
-use super::source::{Source, file_error, read_source};
+use super::source::{Source, file_error, managed_sources, read_source};
 use super::trust::trust_root;
 use super::{Diagnostic, DroppedHook, FileSet, HttpPolicy, Layer, LoadedConfig};
 use crate::dialect::{Dialect, Duplicates, Layering};
-
-/// The managed settings files: the managed file, then `managed-settings.d/*.json` beside
-/// it in name order.
-pub(super) fn managed_sources(options: &LoadOptions, diags: &mut Vec<Diagnostic>) -> Vec<Source> {
-    let project = options.project_dir.clone();
-    let mut sources = Vec::new();
-    let managed = options.managed_file();
-    sources.extend(read_source(
-        &managed,
-        Layer::Managed,
-        project.clone(),
-        diags,
-    ));
-    if let Some(dir) = managed.parent().map(|p| p.join("managed-settings.d"))
-        && let Ok(entries) = std::fs::read_dir(&dir)
-    {
-        let mut files: Vec<PathBuf> = entries
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|e| e == "json"))
-            .collect();
-        files.sort();
-        for file in files {
-            sources.extend(read_source(&file, Layer::Managed, project.clone(), diags));
-        }
-    }
-    sources
-}
 
 fn gather(options: &LoadOptions, dialect: &Dialect, diags: &mut Vec<Diagnostic>) -> Vec<Source> {
     let project = options.project_dir.clone();

@@ -158,7 +158,7 @@ pub fn named(
     String,
 > {
     let mut diags = Vec::new();
-    let managed = super::layer::managed_sources(options, &mut diags);
+    let managed = super::source::managed_sources(options, &mut diags);
     let Some((source, value)) = owner_values(&managed, "policy", true).into_iter().next() else {
         return Ok(None);
     };

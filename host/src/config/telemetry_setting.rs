@@ -8,7 +8,6 @@ use serde_json::Value;
 use super::owners::owner_values;
 use super::source::Source;
 use super::{Diagnostic, Severity};
-use crate::fleet::export::TelemetrySettings;
 
 /// The owners' `telemetry`, if set and valid.
 pub(super) fn telemetry(
@@ -125,4 +124,83 @@ pub(super) fn telemetry(
         Err(message) => return error(".statusInterval", message),
     }
     Some(settings)
+}
+
+/// The owners' `telemetry` setting.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct TelemetrySettings {
+    /// The collector's OTLP/HTTP base (`https://…:4318`, plain http only on loopback);
+    /// traces go to `<endpoint>/v1/traces`.
+    pub endpoint: String,
+    /// Headers sent with every POST (e.g. an ingest key).
+    pub headers: Vec<(String, String)>,
+    /// Whether a tool's input is exported (`captureToolInput`, default off).
+    pub capture_tool_input: bool,
+    /// Resource attributes added to the machine's own (`resource`).
+    pub resource: Vec<(String, String)>,
+    /// Bytes of each text attribute kept (`maxTextBytes`, default 4096).
+    pub max_text_bytes: usize,
+    /// Seconds between `serve`'s status reports (`statusInterval`, default 300).
+    pub status_interval: u64,
+}
+
+/// Default bytes kept of a reason or a captured input.
+pub const DEFAULT_MAX_TEXT_BYTES: usize = 4096;
+
+impl TelemetrySettings {
+    /// The settings for `endpoint`, every other field at its default.
+    pub fn for_endpoint(endpoint: &str) -> Self {
+        Self {
+            endpoint: endpoint.trim_end_matches('/').to_string(),
+            headers: Vec::new(),
+            capture_tool_input: false,
+            resource: Vec::new(),
+            max_text_bytes: DEFAULT_MAX_TEXT_BYTES,
+            status_interval: 300,
+        }
+    }
+
+    /// Where spans are POSTed.
+    pub fn traces_url(&self) -> String {
+        if self.endpoint.ends_with("/v1/traces") {
+            self.endpoint.clone()
+        } else {
+            format!("{}/v1/traces", self.endpoint)
+        }
+    }
+
+    /// The machine's resource attributes: `service.*`, `host.*`, the policy revision in
+    /// force, then the owner's `resource`.
+    pub fn resource_for(&self, policy_revision: Option<&str>) -> Vec<(String, String)> {
+        let mut resource = vec![
+            ("service.name".to_string(), "hookhost".to_string()),
+            (
+                "service.version".to_string(),
+                env!("CARGO_PKG_VERSION").to_string(),
+            ),
+            ("os.type".to_string(), std::env::consts::OS.to_string()),
+        ];
+        if let Some(name) = crate::platform::host_name() {
+            resource.push(("host.name".into(), name));
+        }
+        if let Some(id) = machine_id() {
+            resource.push(("host.id".into(), id));
+        }
+        if let Some(revision) = policy_revision {
+            resource.push(("hookhost.policy.revision".into(), revision.to_string()));
+        }
+        for (key, value) in &self.resource {
+            resource.retain(|(known, _)| known != key);
+            resource.push((key.clone(), value.clone()));
+        }
+        resource
+    }
+}
+
+/// `/etc/machine-id` (systemd's stable machine identity), when there is one.
+fn machine_id() -> Option<String> {
+    let bytes = crate::files::read_regular(std::path::Path::new("/etc/machine-id"), 256).ok()?;
+    let id = String::from_utf8(bytes).ok()?.trim().to_string();
+    (!id.is_empty()).then_some(id)
 }

@@ -138,13 +138,16 @@ pub(super) fn inner(mut config: LoadedConfig, mut options: EngineOptions) -> Inn
         })
         .collect();
     let export = config.telemetry.clone().map(|settings| {
-        crate::fleet::export::Exporter::new(
+        crate::export::Exporter::new(
             settings,
-            config.policy.as_ref(),
+            config
+                .policy
+                .as_ref()
+                .map(|p| (p.revision.clone(), p.store.as_path())),
             options
                 .export_spool
                 .as_deref()
-                .map(crate::fleet::export::Spool::new),
+                .map(crate::export::Spool::new),
             options.export_direct,
         )
     });

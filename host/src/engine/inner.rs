@@ -29,7 +29,7 @@ pub(crate) struct Inner {
     pub(super) revalidate_rewrites: bool,
     pub(super) audit: Option<AuditLog>,
     /// The OTLP export of every decision (the owners' `telemetry`).
-    pub(super) export: Option<crate::fleet::export::Exporter>,
+    pub(super) export: Option<crate::export::Exporter>,
     /// The fleet policy in force.
     pub(super) policy: Option<crate::config::PolicyState>,
     pub(super) project_dir: Option<Arc<Path>>,

@@ -37,9 +37,7 @@ pub const INPUT_FETCH_FACTOR: usize = 4;
 
 /// Default number of instance slots in the pool; further calls wait for a slot.
 pub const DEFAULT_MAX_INSTANCES: u32 = 256;
-/// Largest component file hookhost reads (bytes), unless [`WasmOptions`] says otherwise.
-/// Toolchain components for JavaScript and Python are 10-40 MB.
-pub const DEFAULT_MAX_COMPONENT_BYTES: u64 = 128 << 20;
+pub use crate::oci::DEFAULT_MAX_COMPONENT_BYTES;
 /// Longest a component may take to compile, unless [`WasmOptions`] says otherwise.
 pub const DEFAULT_COMPILE_TIMEOUT: Duration = Duration::from_secs(60);
 

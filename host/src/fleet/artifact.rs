@@ -129,7 +129,7 @@ async fn fetch_within(reference: &OciRef, current: Option<&str>) -> Result<Found
         let cap = match layer.media_type.as_str() {
             DOCUMENT_LAYER => MAX_DOCUMENT_BYTES,
             SIGNATURE_LAYER => crate::signing::MAX_SIGNATURE_BYTES as u64,
-            crate::oci::WASM_LAYER => crate::executor::wasm::DEFAULT_MAX_COMPONENT_BYTES,
+            crate::oci::WASM_LAYER => crate::oci::DEFAULT_MAX_COMPONENT_BYTES,
             other => return Err(not_policy(format!("a layer of type `{other}`"))),
         };
         if layer.size < 0 || layer.size as u64 > cap {

@@ -129,9 +129,8 @@ fn pack_component(
         ));
     }
     let path: PathBuf = base.join(component);
-    let bytes =
-        crate::files::read_regular(&path, crate::executor::wasm::DEFAULT_MAX_COMPONENT_BYTES)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let bytes = crate::files::read_regular(&path, crate::oci::DEFAULT_MAX_COMPONENT_BYTES)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let hex = hex(&Sha256::digest(&bytes));
     if let Some(pinned) = entry.get("sha256").and_then(Value::as_str)
         && !pinned.eq_ignore_ascii_case(&hex)

@@ -87,7 +87,7 @@ impl Metrics {
             "hookhost_call_duration_seconds_bucket{{le=\"+Inf\"}} {cumulative}\nhookhost_call_duration_seconds_sum {sum}\nhookhost_call_duration_seconds_count {count}\n"
         ));
         let stats = engine.inventory().wasm.map(|w| w.cache).unwrap_or_default();
-        let export = hookhost::fleet::export::stats();
+        let export = hookhost::export::stats();
         for (name, value) in [
             ("hookhost_wasm_compiled_total", stats.compiled),
             ("hookhost_wasm_cache_disk_hits_total", stats.disk_hits),

@@ -45,7 +45,7 @@ pub struct DecisionRecord {
 
 /// `text` with credentials redacted, then cut to `max` bytes.
 fn clean(text: &str, max: usize) -> String {
-    let redacted = crate::fleet::redact_credentials(text);
+    let redacted = crate::export::redact_credentials(text);
     crate::text::truncate(&redacted, max).to_string()
 }
 

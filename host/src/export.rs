@@ -5,95 +5,19 @@
 //! ([`spool`]) for `serve` or `hookhost telemetry flush` to send; and each machine's
 //! status ([`status`]). The export never changes or slows a decision.
 
+mod credentials;
 pub mod otlp;
 pub mod record;
 pub mod sender;
 pub mod spool;
 pub mod status;
 
+pub use crate::config::TelemetrySettings;
+pub use credentials::redact_all as redact_credentials;
 pub use record::DecisionRecord;
 pub use sender::{ExportStats, Sender, stats};
 pub use spool::Spool;
 pub use status::StatusReport;
-
-/// The owners' `telemetry` setting.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct TelemetrySettings {
-    /// The collector's OTLP/HTTP base (`https://…:4318`, plain http only on loopback);
-    /// traces go to `<endpoint>/v1/traces`.
-    pub endpoint: String,
-    /// Headers sent with every POST (e.g. an ingest key).
-    pub headers: Vec<(String, String)>,
-    /// Whether a tool's input is exported (`captureToolInput`, default off).
-    pub capture_tool_input: bool,
-    /// Resource attributes added to the machine's own (`resource`).
-    pub resource: Vec<(String, String)>,
-    /// Bytes of each text attribute kept (`maxTextBytes`, default 4096).
-    pub max_text_bytes: usize,
-    /// Seconds between `serve`'s status reports (`statusInterval`, default 300).
-    pub status_interval: u64,
-}
-
-/// Default bytes kept of a reason or a captured input.
-pub const DEFAULT_MAX_TEXT_BYTES: usize = 4096;
-
-impl TelemetrySettings {
-    /// The settings for `endpoint`, every other field at its default.
-    pub fn for_endpoint(endpoint: &str) -> Self {
-        Self {
-            endpoint: endpoint.trim_end_matches('/').to_string(),
-            headers: Vec::new(),
-            capture_tool_input: false,
-            resource: Vec::new(),
-            max_text_bytes: DEFAULT_MAX_TEXT_BYTES,
-            status_interval: 300,
-        }
-    }
-
-    /// Where spans are POSTed.
-    pub fn traces_url(&self) -> String {
-        if self.endpoint.ends_with("/v1/traces") {
-            self.endpoint.clone()
-        } else {
-            format!("{}/v1/traces", self.endpoint)
-        }
-    }
-
-    /// The machine's resource attributes: `service.*`, `host.*`, the policy revision in
-    /// force, then the owner's `resource`.
-    pub fn resource_for(&self, policy_revision: Option<&str>) -> Vec<(String, String)> {
-        let mut resource = vec![
-            ("service.name".to_string(), "hookhost".to_string()),
-            (
-                "service.version".to_string(),
-                env!("CARGO_PKG_VERSION").to_string(),
-            ),
-            ("os.type".to_string(), std::env::consts::OS.to_string()),
-        ];
-        if let Some(name) = crate::platform::host_name() {
-            resource.push(("host.name".into(), name));
-        }
-        if let Some(id) = machine_id() {
-            resource.push(("host.id".into(), id));
-        }
-        if let Some(revision) = policy_revision {
-            resource.push(("hookhost.policy.revision".into(), revision.to_string()));
-        }
-        for (key, value) in &self.resource {
-            resource.retain(|(known, _)| known != key);
-            resource.push((key.clone(), value.clone()));
-        }
-        resource
-    }
-}
-
-/// `/etc/machine-id` (systemd's stable machine identity), when there is one.
-fn machine_id() -> Option<String> {
-    let bytes = crate::files::read_regular(std::path::Path::new("/etc/machine-id"), 256).ok()?;
-    let id = String::from_utf8(bytes).ok()?.trim().to_string();
-    (!id.is_empty()).then_some(id)
-}
 
 /// Where an engine's decisions go.
 #[derive(Debug)]
@@ -124,14 +48,15 @@ pub(crate) enum Exporter {
 
 impl Exporter {
     /// The exporter for `settings`: into `spool` when `direct` is off, else straight to
-    /// the collector (and `spool`'s records with it).
+    /// the collector (and `spool`'s records with it); `policy` is the revision in force
+    /// and the machine's policy store, when the managed settings name a policy.
     pub(crate) fn new(
         settings: TelemetrySettings,
-        policy: Option<&crate::config::PolicyState>,
+        policy: Option<(Option<String>, &std::path::Path)>,
         spool: Option<Spool>,
         direct: bool,
     ) -> Self {
-        let revision = policy.and_then(|p| p.revision.clone());
+        let revision = policy.as_ref().and_then(|(revision, _)| revision.clone());
         match spool {
             Some(spool) if !direct => Self::Spooled {
                 spool,
@@ -143,7 +68,7 @@ impl Exporter {
                 settings,
                 revision,
                 spool,
-                store: policy.map(|p| crate::fleet::store::PolicyStore::at(&p.store)),
+                store: policy.map(|(_, store)| crate::fleet::store::PolicyStore::at(store)),
             },
         }
     }
