@@ -586,7 +586,8 @@ async fn the_audit_log_records_each_event_without_secrets() {
     assert_eq!(first["event"], "PreToolUse");
     assert_eq!(first["tool_name"], "Bash");
     assert!(first["tool_input"].as_str().unwrap().len() <= 4096);
-    assert_eq!(first["decision"], "block");
+    // The permission decision, where there is one (a denied PreToolUse also blocks).
+    assert_eq!(first["decision"], "deny");
     assert!(first["time"].as_str().unwrap().ends_with('Z'));
     let wasm_hook = &first["hooks"][0];
     assert_eq!(wasm_hook["executor"], "wasm");
