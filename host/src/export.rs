@@ -19,6 +19,60 @@ pub use sender::{ExportStats, Sender, stats};
 pub use spool::Spool;
 pub use status::StatusReport;
 
+/// Sends this machine's status for `reason` and waits (at most `limit`) for the
+/// collector to take it: for a command that exits next (`hookhost policy pull`).
+/// Whether it was taken.
+pub fn report_once(
+    settings: &TelemetrySettings,
+    store: Option<&crate::fleet::store::PolicyStore>,
+    reason: &str,
+    limit: std::time::Duration,
+) -> bool {
+    use std::sync::atomic::Ordering::Relaxed;
+    let revision = store
+        .and_then(crate::fleet::store::PolicyStore::active)
+        .map(|active| active.revision);
+    let sender = Sender::start(settings, settings.resource_for(revision.as_deref()));
+    let before = stats().exported.load(Relaxed);
+    let report = StatusReport::read(store, reason, stats().dropped.load(Relaxed));
+    sender.send(otlp::status_span(&report));
+    sender.flush(limit) && stats().exported.load(Relaxed) > before
+}
+
+/// Sends every record in `spool` and this machine's status (`flush`), waiting for each
+/// batch (at most `limit` each): `hookhost telemetry flush`. Returns how many records
+/// were taken from the spool.
+pub fn send_spool(
+    settings: &TelemetrySettings,
+    spool: &Spool,
+    store: Option<&crate::fleet::store::PolicyStore>,
+    limit: std::time::Duration,
+) -> usize {
+    use std::sync::atomic::Ordering::Relaxed;
+    let revision = store
+        .and_then(crate::fleet::store::PolicyStore::active)
+        .map(|active| active.revision);
+    let sender = Sender::start(settings, settings.resource_for(revision.as_deref()));
+    let mut sent = 0;
+    loop {
+        let records = spool.take(sender::MAX_BATCH);
+        if records.is_empty() {
+            break;
+        }
+        sent += records.len();
+        for record in &records {
+            sender.send(otlp::decision_span(record));
+        }
+        sender.flush(limit);
+    }
+    let dropped = stats().dropped.load(Relaxed) + spool.dropped();
+    sender.send(otlp::status_span(&StatusReport::read(
+        store, "flush", dropped,
+    )));
+    sender.flush(limit);
+    sent
+}
+
 /// Where an engine's decisions go.
 #[derive(Debug)]
 pub(crate) enum Exporter {

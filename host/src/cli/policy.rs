@@ -13,6 +13,9 @@ use hookhost::fleet::pull::PullOutcome;
 
 use super::{CliError, CliResult};
 
+/// How long a command waits for the collector to take its status report.
+const REPORT_LIMIT: Duration = Duration::from_secs(10);
+
 /// `hookhost policy …`.
 #[derive(Debug, Subcommand)]
 pub enum PolicyCommand {
@@ -109,14 +112,19 @@ fn pull(args: &PullArgs) -> CliResult {
     let outcome = hookhost::fleet::pull::pull(&reference, &store, &signing);
     // The machine's status to the owners' collector, when they export: on activation
     // and on failure alike.
-    if let Ok(engine) = args.config.engine() {
+    let options = args.config.load_options().map_err(CliError::Usage)?;
+    if let Some(settings) = hookhost::internals::load(&options).telemetry {
         let reason = match &outcome {
             Ok(PullOutcome::Activated(_)) => "activated",
             Ok(PullOutcome::Unchanged(_)) => "unchanged",
             Err(_) => "pull-failed",
         };
-        engine.report_status(reason);
-        engine.flush_export(Duration::from_secs(10));
+        if !hookhost::export::report_once(&settings, Some(&store), reason, REPORT_LIMIT) {
+            eprintln!(
+                "hookhost policy pull: the status report did not reach {}",
+                settings.endpoint
+            );
+        }
     }
     match outcome {
         Ok(PullOutcome::Activated(record)) => {

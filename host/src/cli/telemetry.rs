@@ -2,6 +2,7 @@
 //! export spool now (what `serve` does every second), and this machine's status.
 
 use std::process::ExitCode;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use clap::{Args, Subcommand};
@@ -34,28 +35,30 @@ pub struct FlushArgs {
 
 /// Sends the spool and a status report; exit 1 when the collector did not take them all.
 fn flush(args: &FlushArgs) -> CliResult {
-    let engine = args.config.engine()?;
-    if engine.telemetry().is_none() {
+    let options = args.config.load_options().map_err(CliError::Usage)?;
+    let config = hookhost::internals::load(&options);
+    let Some(settings) = config.telemetry else {
         return Err(CliError::Usage(anyhow::anyhow!(
             "the owners' settings set no `telemetry`: nothing to send"
         )));
-    }
+    };
+    let spool = args
+        .config
+        .export_spool()
+        .map(|dir| hookhost::export::Spool::new(&dir))
+        .ok_or_else(|| CliError::Usage(anyhow::anyhow!("no state folder: give --state-dir")))?;
+    let store = config
+        .policy
+        .as_ref()
+        .map(|policy| hookhost::fleet::store::PolicyStore::at(&policy.store));
+    let sent =
+        hookhost::export::send_spool(&settings, &spool, store.as_ref(), Duration::from_secs(30));
     let stats = hookhost::export::stats();
-    let mut sent = 0;
-    loop {
-        let batch = engine.send_spooled();
-        sent += batch;
-        if batch == 0 {
-            break;
-        }
-        engine.flush_export(Duration::from_secs(30));
-    }
-    engine.report_status("flush");
-    engine.flush_export(Duration::from_secs(30));
-    let dropped = stats.dropped.load(std::sync::atomic::Ordering::Relaxed);
+    let dropped = stats.dropped.load(Ordering::Relaxed);
     println!(
-        "sent {sent} spooled decision(s); exported {}, dropped {dropped}",
-        stats.exported.load(std::sync::atomic::Ordering::Relaxed)
+        "sent {sent} spooled decision(s); exported {}, dropped {dropped} (the spool dropped {} when full, ever)",
+        stats.exported.load(Ordering::Relaxed),
+        spool.dropped()
     );
     Ok(if dropped == 0 {
         ExitCode::SUCCESS

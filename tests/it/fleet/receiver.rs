@@ -257,6 +257,45 @@ fn the_fleets_decisions_reach_a_real_receiver_with_their_revision_and_without_se
         revision.as_str()
     );
 
+    // A revision another process activates (`hookhost policy pull` from a timer) is taken
+    // up by the running serve within a second or two.
+    let v2 = signed_policy(&owner_hooks(&env, "v2", "Bash|Write"), &secret, 1_500);
+    let r2 = push(&v2, &reference);
+    // (serve's own pull, every 10 s here, may get there first: then this one is a no-op.)
+    let (ok, out) = served.run(&["policy", "pull"]);
+    assert!(ok && out.contains(&r2), "{out}");
+    let taken_up = eventually(Duration::from_secs(20), || {
+        ask(&server, &token, "Write", &served.project)["hookSpecificOutput"]["permissionDecision"]
+            == "deny"
+    });
+    assert!(taken_up, "serve kept the old revision: {}", server.stderr());
+
+    // A forged revision (its document edited after signing): the machine refuses it, keeps
+    // its revision, and tells the fleet view why.
+    let forged = signed_policy(&owner_hooks(&env, "forged", "Bash"), &secret, 2_000);
+    let document = forged.join("policy.json");
+    let text = std::fs::read_to_string(&document)
+        .unwrap()
+        .replace("\"Bash\"", "\"NoSuchTool\"");
+    std::fs::write(&document, text).unwrap();
+    push(&forged, &reference);
+    let (ok, out) = one_shot.run(&["policy", "pull"]);
+    assert!(
+        !ok && out.contains("not signed by a trusted signer"),
+        "{out}"
+    );
+    let reported = eventually(Duration::from_secs(30), || {
+        phoenix.spans().iter().any(|s| {
+            s["name"] == "hookhost.status"
+                && attribute(s, "hookhost.status.reason") == "pull-failed"
+                && attribute(s, "hookhost.policy.revision") == revision.as_str()
+                && attribute(s, "hookhost.policy.last_error")
+                    .as_str()
+                    .is_some_and(|e| e.contains("not signed by a trusted signer"))
+        })
+    });
+    assert!(reported, "no pull-failed status: {:?}", phoenix.spans());
+
     // No secret left the machine, in any span.
     let everything = phoenix
         .get(&format!("/v1/projects/{PROJECT}/spans?limit=1000"))
@@ -266,6 +305,21 @@ fn the_fleets_decisions_reach_a_real_receiver_with_their_revision_and_without_se
         "a secret reached the receiver"
     );
     assert!(super::receiver::metric(&server, &token, "hookhost_export_spans_total") >= 1);
+}
+
+/// One PreToolUse of `tool` asked of `server` with the owner's `token`: its answer.
+fn ask(server: &Served, token: &str, tool: &str, project: &std::path::Path) -> Value {
+    let input = json!({"hook_event_name": "PreToolUse", "session_id": "s", "tool_name": tool,
+        "cwd": project, "tool_input": {"command": "ls", "file_path": "a.txt", "content": "x"}});
+    let out = Command::new("curl")
+        .args(["-sf", "--max-time", "5", "-H"])
+        .arg(format!("Authorization: Bearer {}", token.trim()))
+        .args(["-H", "content-type: application/json", "-d"])
+        .arg(input.to_string())
+        .arg(server.url("/hooks"))
+        .output()
+        .unwrap();
+    serde_json::from_slice(&out.stdout).unwrap_or(Value::Null)
 }
 
 /// A collector that accepts connections and never answers.
@@ -327,21 +381,12 @@ fn a_stopped_or_stalled_collector_changes_no_decision_and_drops_are_counted() {
             .unwrap_or_else(|why| panic!("serve did not start: {why}"));
         let token = std::fs::read_to_string(machine.config_dir().join("serve-token")).unwrap();
         for _ in 0..20 {
-            let input = json!({"hook_event_name": "PreToolUse", "session_id": "s",
-                "tool_name": "Bash", "cwd": machine.project, "tool_input": {"command": "ls"}});
-            let out = Command::new("curl")
-                .args(["-sf", "--max-time", "5", "-H"])
-                .arg(format!("Authorization: Bearer {}", token.trim()))
-                .args(["-H", "content-type: application/json", "-d"])
-                .arg(input.to_string())
-                .arg(server.url("/hooks"))
-                .output()
-                .unwrap();
-            let answer: Value = serde_json::from_slice(&out.stdout)
-                .unwrap_or_else(|e| panic!("{name}: {e}: {}", server.stderr()));
+            let answer = ask(&server, &token, "Bash", &machine.project);
             assert_eq!(
-                answer["hookSpecificOutput"]["permissionDecision"], "deny",
-                "{name}: {answer}"
+                answer["hookSpecificOutput"]["permissionDecision"],
+                "deny",
+                "{name}: {answer} {}",
+                server.stderr()
             );
         }
         // The stopped collector refuses at once: past the retries every span is dropped

@@ -1,7 +1,8 @@
 //! serve's part in the fleet: every second it sends the decisions one-shot processes
-//! spooled; it reports the machine's status when it starts and every `statusInterval`;
-//! and when the managed settings name a policy it pulls it every `policyInterval`,
-//! reloading on a new revision and reporting activations and failures.
+//! spooled and takes up a revision another process activated; it reports the machine's
+//! status when it starts and every `statusInterval`; and when the managed settings name a
+//! policy it pulls it every `policyInterval`, reloading on a new revision and reporting
+//! activations and failures.
 
 use super::*;
 use hookhost::fleet::pull::PullOutcome;
@@ -13,6 +14,9 @@ pub(super) fn spawn(server: &Arc<Server>) {
     tokio::spawn(async move {
         let mut last_status = Instant::now();
         let mut last_pull = Instant::now();
+        // The active revision last taken up (reloaded for once, whatever the reload made
+        // of it: a copy that fails its check is not reloaded every second).
+        let mut seen = server.engine().policy().and_then(|p| p.revision.clone());
         loop {
             tokio::time::sleep(Duration::from_secs(1)).await;
             let engine = server.engine();
@@ -27,6 +31,17 @@ pub(super) fn spawn(server: &Arc<Server>) {
             let Some(policy) = engine.policy() else {
                 continue;
             };
+            // A revision activated by another process (`hookhost policy pull` from a
+            // timer) is taken up here, as a changed hook file is.
+            let active = hookhost::fleet::store::PolicyStore::at(&policy.store)
+                .active()
+                .map(|record| record.revision);
+            if active.is_some() && active != seen {
+                seen = active;
+                server.reload("the active policy revision changed").await;
+                server.engine().report_status("activated");
+                continue;
+            }
             if last_pull.elapsed() < Duration::from_secs(policy.interval) {
                 continue;
             }
@@ -42,6 +57,7 @@ pub(super) fn spawn(server: &Arc<Server>) {
             .flatten();
             match pulled {
                 Some(Ok(PullOutcome::Activated(record))) => {
+                    seen = Some(record.revision.clone());
                     server
                         .reload(&format!("policy revision {} activated", record.revision))
                         .await;
