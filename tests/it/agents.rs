@@ -4,7 +4,7 @@
 //! bash-guard on `Bash` in the owner's `hooks.json` — denies each agent's download-and-run
 //! command in that agent's own answer form, and lets an ordinary command through.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use hookhost_tests::{TestEnv, guests, hooks, run_with_stdin, wasm};
@@ -372,6 +372,7 @@ fn copilot_install_writes_its_own_hook_file_that_denies_and_goes_again() {
     let (code, _, _) = cli(&test, &["uninstall", "--agent", "copilot"]);
     assert_eq!(code, 0);
     assert!(!file.exists(), "uninstall left the file install created");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
     std::fs::write(
         &file,
         r#"{"version": 1, "hooks": {"preToolUse": [{"type": "command", "bash": "mine.sh"}]}}"#,
@@ -652,6 +653,7 @@ for (const command of process.argv.slice(2)) {{
     let (code, _, _) = cli(&test, &["uninstall", "--agent", "opencode"]);
     assert_eq!(code, 0);
     assert!(!plugin.exists());
+    std::fs::create_dir_all(plugin.parent().unwrap()).unwrap();
     std::fs::write(&plugin, "export const Mine = async () => ({});\n").unwrap();
     let (code, _, err) = cli(&test, &["install", "--agent", "opencode"]);
     assert_ne!(code, 0);
@@ -740,4 +742,75 @@ fn serves_agent_route_wants_the_token_and_a_refused_call_is_a_deny() {
         answer["reason"].as_str().unwrap().contains("401"),
         "{answer}"
     );
+}
+
+/// Every path below `root` (files, folders, links), hookhost's own folders aside (the
+/// owner's hook file and state are hookhost's, not the agent's).
+fn tree(root: &Path) -> std::collections::BTreeSet<PathBuf> {
+    let own = [
+        ".config/hookhost",
+        ".local/state/hookhost",
+        ".cache/hookhost",
+    ];
+    let mut found = std::collections::BTreeSet::new();
+    let mut pending = vec![root.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let relative = path.strip_prefix(root).unwrap().to_path_buf();
+            if own.iter().any(|o| relative.starts_with(o)) {
+                continue;
+            }
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                pending.push(path);
+            }
+            found.insert(relative);
+        }
+    }
+    found
+}
+
+#[test]
+fn install_then_uninstall_leaves_every_agents_folders_as_they_were() {
+    for agent in [
+        "claude", "copilot", "codex", "gemini", "cursor", "opencode", "factory",
+    ] {
+        for scope in ["user", "project"] {
+            let test = TestEnv::new();
+            guarded(&test, guests::BASH_GUARD);
+            // A lived-in home has its XDG folders (hookhost's cache and state go below).
+            for dir in [".cache", ".local/state"] {
+                std::fs::create_dir_all(test.home.join(dir)).unwrap();
+            }
+            let before = (tree(&test.home), tree(&test.project));
+            let (code, out, err) = cli(&test, &["install", "--agent", agent, "--scope", scope]);
+            assert_eq!(code, 0, "{agent} {scope}: {out}{err}");
+            let (code, out, err) = cli(&test, &["uninstall", "--agent", agent, "--scope", scope]);
+            assert_eq!(code, 0, "{agent} {scope}: {out}{err}");
+            let after = (tree(&test.home), tree(&test.project));
+            let left: Vec<_> = after
+                .0
+                .difference(&before.0)
+                .map(|p| format!("~/{}", p.display()))
+                .chain(
+                    after
+                        .1
+                        .difference(&before.1)
+                        .map(|p| format!("<project>/{}", p.display())),
+                )
+                .collect();
+            let gone: Vec<_> = before
+                .0
+                .difference(&after.0)
+                .chain(before.1.difference(&after.1))
+                .collect();
+            assert!(
+                left.is_empty() && gone.is_empty(),
+                "{agent} --scope {scope}: left behind {left:?}, took away {gone:?}"
+            );
+        }
+    }
 }

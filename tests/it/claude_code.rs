@@ -266,11 +266,20 @@ fn claude_install_runs_wasm_hooks_from_hookhost_files_and_claude_codes_own_hooks
     let restored: Value =
         serde_json::from_str(&std::fs::read_to_string(&user_file).unwrap()).unwrap();
     assert_eq!(restored, serde_json::from_str::<Value>(original).unwrap());
-    let backup =
-        std::fs::read_to_string(test.home.join(".claude/settings.json.hookhost-backup")).unwrap();
-    assert_eq!(
-        backup, installed,
-        "one backup: the content before the last write"
+    // The file came back byte for byte, so its backup goes too: what was not there before
+    // install is not there after uninstall.
+    assert_eq!(std::fs::read_to_string(&user_file).unwrap(), original);
+    assert!(
+        !test
+            .home
+            .join(".claude/settings.json.hookhost-backup")
+            .exists()
+    );
+    assert!(
+        !test
+            .home
+            .join(".claude/settings.json.hookhost-lock")
+            .exists()
     );
 }
 

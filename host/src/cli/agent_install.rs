@@ -18,11 +18,11 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use hookhost::Agent;
-use serde_json::{Map, Value};
 
 use super::claude::{self as claude, entries};
 use super::settings_file::{
-    backup_path, current_bytes, lock_settings, read_settings, write_settings, write_text,
+    CreatedFolders, current_bytes, lock_settings, put_back, put_back_text, read_settings,
+    write_settings, write_text,
 };
 use super::{CliError, CliResult, OwnerFolders};
 use layout::Layout;
@@ -216,10 +216,14 @@ pub fn install(args: &AgentInstallArgs) -> CliResult {
     let locations = claude::locations(args.home().map_err(CliError::Usage)?, &args.folders)?;
     args.owner_hooks().write(&guards, &locations.config_dir)?;
     let file = args.file().map_err(CliError::Usage)?;
-    let _lock = lock_settings(&file).map_err(CliError::Internal)?;
-    let changed = match Layout::of(args.agent) {
-        Some(layout) => install_entries(args, &file, &layout)?,
-        None => install_plugin(args, &file)?,
+    let created = CreatedFolders::in_home(&args.home().map_err(CliError::Usage)?);
+    created.remember(&CreatedFolders::missing(&file));
+    let changed = {
+        let _lock = lock_settings(&file).map_err(CliError::Internal)?;
+        match Layout::of(args.agent) {
+            Some(layout) => install_entries(args, &file, &layout)?,
+            None => install_plugin(args, &file)?,
+        }
     };
     let trusted = if args.agent == Agent::Codex {
         trust_codex(args, &file)?
@@ -328,7 +332,9 @@ fn trust_codex(args: &AgentInstallArgs, hooks_file: &Path) -> CliResult<bool> {
     let ours = Layout::of(Agent::Codex)
         .map(|layout| layout.find(&settings, Agent::Codex))
         .unwrap_or_default();
-    let config = codex_config(&args.home().map_err(CliError::Usage)?);
+    let home = args.home().map_err(CliError::Usage)?;
+    let config = codex_config(&home);
+    CreatedFolders::in_home(&home).remember(&CreatedFolders::missing(&config));
     let _lock = lock_settings(&config).map_err(CliError::Internal)?;
     let text = read_text(&config)?.unwrap_or_default();
     let mut doc = codex_trust::parse(&config, &text).map_err(CliError::Usage)?;
@@ -351,11 +357,19 @@ pub fn uninstall(args: &AgentInstallArgs) -> CliResult {
         println!("{said}");
     }
     let file = args.file().map_err(CliError::Usage)?;
-    let _lock = lock_settings(&file).map_err(CliError::Internal)?;
-    let removed = match Layout::of(args.agent) {
-        Some(layout) => uninstall_entries(args, &file, &layout)?,
-        None => uninstall_plugin(&file)?,
+    let removed = {
+        let _lock = lock_settings(&file).map_err(CliError::Internal)?;
+        match Layout::of(args.agent) {
+            Some(layout) => uninstall_entries(args, &file, &layout)?,
+            None => uninstall_plugin(&file)?,
+        }
     };
+    // The folders install made, once the lock's file is gone from them.
+    let created = CreatedFolders::in_home(&args.home().map_err(CliError::Usage)?);
+    created.take_away(&file);
+    if args.agent == Agent::Codex {
+        created.take_away(&codex_config(&args.home().map_err(CliError::Usage)?));
+    }
     if removed {
         println!("removed hookhost from {}", file.display());
     } else {
@@ -374,7 +388,7 @@ fn uninstall_entries(args: &AgentInstallArgs, file: &Path, layout: &Layout) -> C
     if layout.remove(&mut settings, args.agent) == 0 {
         return Ok(false);
     }
-    put_back(file, &settings)?;
+    put_back(file, &settings).map_err(CliError::Internal)?;
     if args.agent == Agent::Codex {
         let config = codex_config(&args.home().map_err(CliError::Usage)?);
         let _lock = lock_settings(&config).map_err(CliError::Internal)?;
@@ -383,30 +397,11 @@ fn uninstall_entries(args: &AgentInstallArgs, file: &Path, layout: &Layout) -> C
             codex_trust::untrust(&mut doc, file, &found);
             let updated = doc.to_string();
             if updated != text {
-                write_text(&config, current_bytes(&config).as_deref(), &updated)
-                    .map_err(CliError::Internal)?;
+                put_back_text(&config, &updated).map_err(CliError::Internal)?;
             }
         }
     }
     Ok(true)
-}
-
-/// Writes `settings` back after uninstall: the backup's bytes when it holds exactly
-/// this (nothing else changed since install), no file when install created it.
-fn put_back(file: &Path, settings: &Map<String, Value>) -> CliResult<()> {
-    let backup = backup_path(file);
-    let restored = read_settings(&backup).ok().flatten();
-    if restored.as_ref() == Some(settings) {
-        let bytes = current_bytes(&backup).unwrap_or_default();
-        write_text(file, None, &String::from_utf8_lossy(&bytes)).map_err(CliError::Internal)?;
-        let _ = std::fs::remove_file(&backup);
-    } else if settings.is_empty() && !backup.exists() {
-        std::fs::remove_file(file).with_context(|| format!("cannot remove {}", file.display()))?;
-    } else {
-        write_settings(file, current_bytes(file).as_deref(), settings)
-            .map_err(CliError::Internal)?;
-    }
-    Ok(())
 }
 
 /// Removes OpenCode's plugin file when install wrote it; whether it did.

@@ -15,7 +15,8 @@ use clap::{Args, Subcommand, ValueEnum};
 use serde_json::Value;
 
 use super::settings_file::{
-    backup_path, current_bytes, lock_settings, read_settings, write_settings,
+    CreatedFolders, backup_path, current_bytes, lock_settings, put_back, read_settings,
+    write_settings,
 };
 use super::{CliError, CliResult, ConfigArgs, Format};
 use entries::Wiring;
@@ -302,6 +303,7 @@ pub(super) fn install_warm(locations: &entries::Locations) -> anyhow::Result<Str
 
 fn install_entries(args: &InstallArgs) -> CliResult {
     let file = args.scope.file(args.scope.scope)?;
+    CreatedFolders::in_home(&args.scope.home()?).remember(&CreatedFolders::missing(&file));
     let _lock = lock_settings(&file).map_err(CliError::Internal)?;
     let original = read_settings(&file)?;
     let mut settings = original.clone().unwrap_or_default();
@@ -377,19 +379,22 @@ fn uninstall(args: &ScopeArgs) -> CliResult {
         println!("{said}");
     }
     let file = args.file(args.scope)?;
-    let _lock = lock_settings(&file).map_err(CliError::Internal)?;
-    let Some(mut settings) = read_settings(&file)? else {
-        println!("nothing to remove: {} does not exist", file.display());
-        return Ok(ExitCode::SUCCESS);
+    let said = {
+        let _lock = lock_settings(&file).map_err(CliError::Internal)?;
+        match read_settings(&file)? {
+            None => format!("nothing to remove: {} does not exist", file.display()),
+            Some(mut settings) => match entries::uninstall(&mut settings) {
+                0 => format!("nothing to remove: no hookhost entry in {}", file.display()),
+                removed => {
+                    put_back(&file, &settings).map_err(CliError::Internal)?;
+                    format!("removed {removed} hookhost entries from {}", file.display())
+                }
+            },
+        }
     };
-    let removed = entries::uninstall(&mut settings);
-    if removed == 0 {
-        println!("nothing to remove: no hookhost entry in {}", file.display());
-        return Ok(ExitCode::SUCCESS);
-    }
-    write_settings(&file, current_bytes(&file).as_deref(), &settings)
-        .map_err(CliError::Internal)?;
-    println!("removed {removed} hookhost entries from {}", file.display());
+    // The folders install made, once the lock's file is gone from them.
+    CreatedFolders::in_home(&args.home()?).take_away(&file);
+    println!("{said}");
     Ok(ExitCode::SUCCESS)
 }
 

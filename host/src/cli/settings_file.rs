@@ -88,26 +88,175 @@ pub(crate) fn write_text(file: &Path, previous: Option<&[u8]>, text: &str) -> an
 
 /// Holds `file`'s install lock (`<file>.hookhost-lock` beside it, never opened through a
 /// link) until dropped: two installs at once edit one after the other, each reading what
-/// the other wrote.
-pub(crate) fn lock_settings(file: &Path) -> anyhow::Result<std::fs::File> {
+/// the other wrote. The lock file goes when the lock is released (see [`SettingsLock`]).
+pub(crate) fn lock_settings(file: &Path) -> anyhow::Result<SettingsLock> {
     let dir = file.parent().context("settings file without a folder")?;
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let mut name = file.file_name().unwrap_or_default().to_os_string();
     name.push(".hookhost-lock");
     let path = file.with_file_name(name);
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true).write(true).create(true).truncate(false);
-    let platform = |options: &mut std::fs::OpenOptions| {
-        hookhost::internals::platform::private_file(hookhost::internals::platform::no_follow(
-            options,
-        ))
+    loop {
+        let mut options = std::fs::OpenOptions::new();
+        options.read(true).write(true).create(true).truncate(false);
+        let lock = hookhost::internals::platform::private_file(
+            hookhost::internals::platform::no_follow(&mut options),
+        )
         .open(&path)
-    };
-    let lock = platform(&mut options)
         .with_context(|| format!("cannot open the lock {}", path.display()))?;
-    lock.lock()
-        .with_context(|| format!("cannot lock {}", path.display()))?;
-    Ok(lock)
+        lock.lock()
+            .with_context(|| format!("cannot lock {}", path.display()))?;
+        // The holder we waited for removed the file it held: lock the one at the path now.
+        if still_at(&lock, &path) {
+            return Ok(SettingsLock { file: lock, path });
+        }
+    }
+}
+
+/// An install lock held: its file is removed while it is still held, so an install
+/// waiting on it finds it gone and takes a new one, and none is left behind.
+pub(crate) struct SettingsLock {
+    file: std::fs::File,
+    path: PathBuf,
+}
+
+impl Drop for SettingsLock {
+    fn drop(&mut self) {
+        if still_at(&self.file, &self.path) {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// Whether `path` still names the open `file` (not removed, not replaced).
+fn still_at(file: &std::fs::File, path: &Path) -> bool {
+    match (file.metadata(), std::fs::symlink_metadata(path)) {
+        (Ok(open), Ok(named)) => hookhost::internals::platform::same_file(&open, &named),
+        _ => false,
+    }
+}
+
+/// Writes `settings` back after uninstall: the backup's bytes when it holds exactly
+/// this (nothing else changed since install), no file when install created it and
+/// nothing is left, else the settings (with a backup of what was there).
+pub(crate) fn put_back(file: &Path, settings: &Map<String, Value>) -> anyhow::Result<()> {
+    let backup = backup_path(file);
+    let restored = read_settings(&backup).ok().flatten();
+    if restored.as_ref() == Some(settings) {
+        let bytes = current_bytes(&backup).unwrap_or_default();
+        write_text(file, None, &String::from_utf8_lossy(&bytes))?;
+        let _ = std::fs::remove_file(&backup);
+    } else if settings.is_empty() && !backup.exists() {
+        std::fs::remove_file(file).with_context(|| format!("cannot remove {}", file.display()))?;
+    } else {
+        write_settings(file, current_bytes(file).as_deref(), settings)?;
+    }
+    Ok(())
+}
+
+/// [`put_back`] for a text file (Codex's `config.toml`): the backup when it holds exactly
+/// `text`, no file when install created it and `text` is empty, else `text`.
+pub(crate) fn put_back_text(file: &Path, text: &str) -> anyhow::Result<()> {
+    let backup = backup_path(file);
+    match current_bytes(&backup) {
+        Some(bytes) if bytes == text.as_bytes() => {
+            write_text(file, None, text)?;
+            let _ = std::fs::remove_file(&backup);
+        }
+        None if text.trim().is_empty() => {
+            std::fs::remove_file(file)
+                .with_context(|| format!("cannot remove {}", file.display()))?;
+        }
+        _ => write_text(file, current_bytes(file).as_deref(), text)?,
+    }
+    Ok(())
+}
+
+/// The folders install created for agents' files, so that uninstall takes away exactly
+/// those (once empty): a list of absolute paths in hookhost's configuration folder below
+/// the home install wrote for (`<home>/.config/hookhost/created-folders.json`, removed
+/// when it lists nothing).
+pub(crate) struct CreatedFolders {
+    record: PathBuf,
+}
+
+impl CreatedFolders {
+    /// The record for the owner whose home is `home`.
+    pub(crate) fn in_home(home: &Path) -> Self {
+        Self {
+            record: hookhost::internals::config_dir_in(home).join("created-folders.json"),
+        }
+    }
+
+    /// The folders above `file` that do not exist yet, outermost first: what writing it
+    /// will create.
+    pub(crate) fn missing(file: &Path) -> Vec<PathBuf> {
+        let mut missing: Vec<PathBuf> = file
+            .ancestors()
+            .skip(1)
+            .take_while(|dir| std::fs::symlink_metadata(dir).is_err())
+            .map(Path::to_path_buf)
+            .collect();
+        missing.reverse();
+        missing
+    }
+
+    fn read(&self) -> Vec<PathBuf> {
+        hookhost::internals::read_regular(&self.record, 1 << 20)
+            .ok()
+            .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+            .unwrap_or_default()
+    }
+
+    fn write(&self, folders: &[PathBuf]) {
+        let written = self
+            .record
+            .parent()
+            .map_or(Ok(()), hookhost::internals::create_private_dir)
+            .and_then(|()| {
+                let bytes = serde_json::to_vec_pretty(folders).unwrap_or_default();
+                hookhost::internals::replace_private(&self.record, &bytes)
+            });
+        if let Err(err) = written {
+            eprintln!(
+                "hookhost: cannot record the folders install created in {}: {err}",
+                self.record.display()
+            );
+        }
+    }
+
+    /// Records `folders` as created by install.
+    pub(crate) fn remember(&self, folders: &[PathBuf]) {
+        if folders.is_empty() {
+            return;
+        }
+        let mut known = self.read();
+        for folder in folders {
+            if !known.contains(folder) {
+                known.push(folder.clone());
+            }
+        }
+        self.write(&known);
+    }
+
+    /// Removes the recorded folders above `file` that are empty now, deepest first (a
+    /// folder holding anything stays), and forgets the ones that are gone.
+    pub(crate) fn take_away(&self, file: &Path) {
+        let mut known = self.read();
+        if known.is_empty() {
+            return;
+        }
+        for dir in file.ancestors().skip(1) {
+            if known.iter().any(|k| k == dir) {
+                let _ = std::fs::remove_dir(dir);
+            }
+        }
+        known.retain(|dir| std::fs::symlink_metadata(dir).is_ok());
+        if known.is_empty() {
+            let _ = std::fs::remove_file(&self.record);
+        } else {
+            self.write(&known);
+        }
+    }
 }
 
 /// The file's bytes as they are now (for the backup), when it exists.

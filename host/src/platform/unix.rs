@@ -119,6 +119,12 @@ pub const OWN_MANAGED_HOOKS: &str = "/Library/Application Support/hookhost/hooks
 #[cfg(not(target_os = "macos"))]
 pub const OWN_MANAGED_HOOKS: &str = "/etc/hookhost/hooks.json";
 
+/// Whether two metadata describe the same file (device and inode).
+pub fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    a.dev() == b.dev() && a.ino() == b.ino()
+}
+
 /// This machine's name (the kernel's), for the fleet's resource attributes.
 pub fn host_name() -> Option<String> {
     nix::unistd::gethostname()
