@@ -99,6 +99,20 @@ pub fn main() -> ExitCode {
         .with_ansi(std::io::stderr().is_terminal())
         .with_writer(std::io::stderr)
         .try_init();
+    // Commands that only print end quietly when their reader goes (`hookhost list | head`);
+    // a command that runs hooks keeps SIGPIPE ignored (a hook closing its stdin is an
+    // error to report, not the end of hookhost).
+    if matches!(
+        cli.command,
+        Command::List(_)
+            | Command::Status(_)
+            | Command::Trust(_)
+            | Command::Cache(_)
+            | Command::Shell { .. }
+            | Command::Policy(policy::PolicyCommand::Status(_))
+    ) {
+        hookhost::internals::platform::quiet_when_output_closes();
+    }
     // The launcher enters namespaces, which a process with a second thread cannot.
     if let Command::Envelope(envelope::EnvelopeCommand::Run(args)) = &cli.command {
         return envelope::run(args);

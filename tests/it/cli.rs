@@ -555,3 +555,37 @@ fn config_dir_moves_the_user_hook_file_that_claude_hook_reads() {
         assert!(text.contains("would delete"), "{args:?}: {text}");
     }
 }
+
+#[test]
+fn a_listing_whose_reader_is_gone_ends_quietly() {
+    use std::os::unix::process::ExitStatusExt;
+    let env = TestEnv::new();
+    env.settings(
+        "hooks.json",
+        hooks("PreToolUse", Some("Bash"), vec![command("true")]),
+    );
+    let home = env.home.to_str().unwrap();
+    for args in [
+        vec!["list", "--no-discover", "--home", home],
+        vec!["status", "--home", home],
+        vec!["shell", "ls"],
+    ] {
+        // The reader closed before hookhost writes a byte: every write is EPIPE.
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = Command::new(env!("CARGO_BIN_EXE_hookhost"))
+            .args(&args)
+            .current_dir(&env.project)
+            .stdout(writer)
+            .stderr(std::process::Stdio::piped())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert!(
+            out.status.signal() == Some(13) || out.status.success(),
+            "{args:?}: {:?} {stderr}",
+            out.status
+        );
+    }
+}

@@ -129,10 +129,8 @@ impl Drop for SettingsLock {
 
 /// Whether `path` still names the open `file` (not removed, not replaced).
 fn still_at(file: &std::fs::File, path: &Path) -> bool {
-    match (file.metadata(), std::fs::symlink_metadata(path)) {
-        (Ok(open), Ok(named)) => hookhost::internals::platform::same_file(&open, &named),
-        _ => false,
-    }
+    use hookhost::internals::platform::{file_id, path_id};
+    matches!((file_id(file), path_id(path)), (Ok(open), Ok(named)) if open == named)
 }
 
 /// Writes `settings` back after uninstall: the backup's bytes when it holds exactly

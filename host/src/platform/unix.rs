@@ -119,12 +119,6 @@ pub const OWN_MANAGED_HOOKS: &str = "/Library/Application Support/hookhost/hooks
 #[cfg(not(target_os = "macos"))]
 pub const OWN_MANAGED_HOOKS: &str = "/etc/hookhost/hooks.json";
 
-/// Whether two metadata describe the same file (device and inode).
-pub fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    a.dev() == b.dev() && a.ino() == b.ino()
-}
-
 /// This machine's name (the kernel's), for the fleet's resource attributes.
 pub fn host_name() -> Option<String> {
     nix::unistd::gethostname()
@@ -194,6 +188,21 @@ pub fn raise_descriptor_limit() -> u64 {
         },
         Ok((soft, _)) => soft,
         Err(_) => 1024,
+    }
+}
+
+/// Restores SIGPIPE's default disposition: the process ends quietly when the reader of
+/// its output goes away (`hookhost list | head`), as `ls` does. Only for commands that
+/// print and never write to a hook's pipe (a hook that closes its stdin must not kill
+/// hookhost).
+#[expect(
+    unsafe_code,
+    reason = "one libc call setting a signal's disposition, before any thread starts"
+)]
+pub fn quiet_when_output_closes() {
+    // SAFETY: SIG_DFL is a valid disposition for SIGPIPE; no handler code is involved.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
 

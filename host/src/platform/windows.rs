@@ -130,12 +130,8 @@ pub const CLAUDE_MANAGED_SETTINGS: &str = r"C:\ProgramData\ClaudeCode\managed-se
 /// hookhost's own managed hook file, beside Claude Code's managed settings.
 pub const OWN_MANAGED_HOOKS: &str = r"C:\ProgramData\hookhost\hooks.json";
 
-/// Whether two metadata describe the same file: std gives no file index on Windows, so
-/// a file at the same path is taken as the same one (an install lock's file, which
-/// Windows cannot remove while it is open, then stays).
-pub fn same_file(_a: &std::fs::Metadata, _b: &std::fs::Metadata) -> bool {
-    true
-}
+/// Nothing: Windows has no SIGPIPE (a write to a closed pipe is an error the caller sees).
+pub fn quiet_when_output_closes() {}
 
 /// This machine's name (`COMPUTERNAME`), for the fleet's resource attributes: a label, not
 /// a credential (a hook process's environment can set it).
