@@ -204,3 +204,93 @@ fn machine_id() -> Option<String> {
     let id = String::from_utf8(bytes).ok()?.trim().to_string();
     (!id.is_empty()).then_some(id)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Layer;
+    use serde_json::json;
+
+    fn source(layer: Layer, value: Value) -> Source {
+        Source {
+            layer,
+            label: "settings.json".into(),
+            value: Some(value),
+            base_dir: None,
+            toml: false,
+        }
+    }
+
+    fn read(sources: &[Source]) -> (Option<TelemetrySettings>, Vec<Diagnostic>) {
+        let mut diags = Vec::new();
+        (telemetry(sources, &mut diags), diags)
+    }
+
+    #[test]
+    fn only_an_owner_names_a_collector_and_plain_http_only_on_loopback() {
+        let repository = source(
+            Layer::Project,
+            json!({"telemetry": {"endpoint": "https://evil.example"}}),
+        );
+        let (settings, diags) = read(&[repository]);
+        assert!(settings.is_none());
+        assert!(
+            diags[0]
+                .message
+                .contains("counts only in the owners' settings")
+        );
+        let owner =
+            |endpoint: &str| source(Layer::Managed, json!({"telemetry": {"endpoint": endpoint}}));
+        let (settings, _) = read(&[owner("http://127.0.0.1:4318/")]);
+        assert_eq!(
+            settings.unwrap().traces_url(),
+            "http://127.0.0.1:4318/v1/traces"
+        );
+        let (settings, diags) = read(&[owner("http://collector.example:4318")]);
+        assert!(settings.is_none());
+        assert_eq!(diags[0].location, "telemetry.endpoint");
+        assert!(
+            diags[0].message.contains("https only"),
+            "{}",
+            diags[0].message
+        );
+        assert!(read(&[owner("https://collector.example")]).0.is_some());
+    }
+
+    #[test]
+    fn a_bad_field_is_named_and_the_export_stays_off() {
+        for (telemetry, field) in [
+            (
+                json!({"endpoint": "https://c.example", "maxTextBytes": 3}),
+                "telemetry.maxTextBytes",
+            ),
+            (
+                json!({"endpoint": "https://c.example", "headers": {"a": 1}}),
+                "telemetry.headers",
+            ),
+            (
+                json!({"endpoint": "https://c.example", "captureToolInput": "yes"}),
+                "telemetry.captureToolInput",
+            ),
+            (json!({"headers": {}}), "telemetry.endpoint"),
+            (json!("https://c.example"), "telemetry"),
+        ] {
+            let (settings, diags) = read(&[source(Layer::User, json!({"telemetry": telemetry}))]);
+            assert!(settings.is_none(), "{field}");
+            assert_eq!(diags[0].location, field);
+            assert!(diags[0].message.ends_with("decisions are not exported"));
+        }
+        let (settings, _) = read(&[source(
+            Layer::User,
+            json!({"telemetry": {"endpoint": "https://c.example", "captureToolInput": true,
+                "maxTextBytes": 128, "resource": {"deployment.environment": "prod"}}}),
+        )]);
+        let settings = settings.unwrap();
+        assert!(settings.capture_tool_input);
+        assert_eq!(settings.max_text_bytes, 128);
+        let resource = settings.resource_for(Some("sha256:ab"));
+        assert!(resource.contains(&("hookhost.policy.revision".into(), "sha256:ab".into())));
+        assert!(resource.contains(&("deployment.environment".into(), "prod".into())));
+        assert!(resource.contains(&("service.name".into(), "hookhost".into())));
+    }
+}
