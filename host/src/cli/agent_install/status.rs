@@ -188,6 +188,18 @@ fn report(agent: Agent, home: &Path, project: &Path) -> Vec<String> {
         for line in lines {
             println!("  {line}");
         }
+        if let Some(policy) = engine.policy() {
+            match (&policy.revision, &policy.error) {
+                (Some(revision), _) => {
+                    println!("  fleet policy {} at {revision}", policy.reference)
+                }
+                (None, error) => problems.push(format!(
+                    "the fleet policy {} is not in force ({}): every call is refused until `hookhost policy pull` activates it",
+                    policy.reference,
+                    error.as_deref().unwrap_or("no revision")
+                )),
+            }
+        }
         if let Ok(locations) =
             crate::cli::claude::locations(home.to_path_buf(), &Default::default())
         {
