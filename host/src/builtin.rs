@@ -21,6 +21,9 @@ pub struct Builtin {
     pub matcher: &'static str,
     /// What it refuses, in one line.
     pub summary: &'static str,
+    /// Whether `--guards recommended` switches it on: its defaults guard something
+    /// (`protected-paths` guards only the paths an owner configures).
+    pub recommended: bool,
     /// The component.
     pub(crate) bytes: &'static [u8],
     /// Its configuration before the entry's own `config` (whose keys win), as JSON.
@@ -39,6 +42,7 @@ static BUILTINS: &[Builtin] = &[
         event: "PreToolUse",
         matcher: "Bash",
         summary: "recursive deletes of the root, the home or the project (however named), a download run as code, `git reset --hard`, force pushes to protected branches (config `protectedBranches`), reading `.env` files, git aliases that hide the command",
+        recommended: true,
         bytes: include_bytes!("../builtin/bash-guard.wasm"),
         preset: "{}",
         project_paths: &[],
@@ -48,6 +52,7 @@ static BUILTINS: &[Builtin] = &[
         event: "PreToolUse",
         matcher: "Write|Edit|MultiEdit|NotebookEdit|Read|Grep|Glob|LS|Bash",
         summary: "secret files read by file tools or commands (`.env`, SSH keys, cloud and registry credentials; config `allow`), and cloud keys, private key blocks and API tokens written into files (redacted in the reason)",
+        recommended: true,
         bytes: include_bytes!("../builtin/secrets.wasm"),
         preset: "{}",
         project_paths: &[],
@@ -57,6 +62,7 @@ static BUILTINS: &[Builtin] = &[
         event: "PreToolUse",
         matcher: "Bash",
         summary: "skipping the repository's hooks (`--no-verify`, `commit -n`, `core.hooksPath`), `git clean -fdx`, `git reset --hard`, force pushes to protected branches, git aliases that hide the command",
+        recommended: true,
         bytes: include_bytes!("../builtin/bash-guard.wasm"),
         preset: r#"{"checks": ["git", "git-hooks", "git-clean"]}"#,
         project_paths: &[],
@@ -66,6 +72,7 @@ static BUILTINS: &[Builtin] = &[
         event: "PreToolUse",
         matcher: "Write|Edit|MultiEdit|NotebookEdit|Bash",
         summary: "any write under the configured `paths` (file tools on the resolved target; commands: redirections, `tee`, `sed -i`, `cp`/`mv`/`rm`/`ln`/`chmod`, …)",
+        recommended: false,
         bytes: include_bytes!("../builtin/write-guard.wasm"),
         preset: r#"{"label": "a protected path"}"#,
         project_paths: &["paths"],
@@ -75,6 +82,7 @@ static BUILTINS: &[Builtin] = &[
         event: "PreToolUse",
         matcher: "Write|Edit|MultiEdit|NotebookEdit|Bash",
         summary: "any write under the system's own folders: `/etc`, `/usr`, `/bin`, `/sbin`, `/lib`, `/boot`, `/System`, `/Library`, `C:\\Windows`, `C:\\Program Files`, …",
+        recommended: true,
         bytes: include_bytes!("../builtin/write-guard.wasm"),
         preset: SYSTEM_DIRS,
         project_paths: &["paths"],

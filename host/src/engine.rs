@@ -423,8 +423,7 @@ impl Engine {
         }
         let guard = &self.inner.stop_guard;
         let session = &input.session;
-        let reentry =
-            crate::json_field::field(&input.value, "stop_hook_active") == Some(&Value::Bool(true));
+        let reentry = input.stop_active;
         let selected = self.select(input, &Default::default());
         if selected.is_empty() {
             let outcome = self.backstop(input, EventOutcome::empty(event.name()));

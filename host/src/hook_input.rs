@@ -27,6 +27,9 @@ pub(crate) struct HookInput {
     /// Where a file tool's call lands (also the input's `file_target` field, unless the
     /// dialect owns the input's shape).
     pub(crate) file_target: Option<crate::file_target::FileTarget>,
+    /// Whether this is a stop's re-entry pass (the input's `stop_hook_active` is `true`:
+    /// an earlier stop of the session was blocked).
+    pub(crate) stop_active: bool,
     /// The whole input.
     pub(crate) value: Value,
     /// The whole input as JSON text, serialised once, when a hook first needs it (an
@@ -90,6 +93,7 @@ impl HookInput {
         let cwd_field = event.dialect().input.cwd;
         let cwd = text(cwd_field).or(text(CWD)).map(PathBuf::from);
         let tool_name = text("tool_name").map(Arc::from);
+        let stop_active = field(&value, "stop_hook_active") == Some(&Value::Bool(true));
         let file_target = tool_name.as_deref().and_then(|tool| {
             crate::file_target::of(tool, field(&value, TOOL_INPUT)?, cwd.as_deref())
         });
@@ -104,6 +108,7 @@ impl HookInput {
             cwd,
             tool_name,
             file_target,
+            stop_active,
             value,
             json: OnceLock::new(),
         })

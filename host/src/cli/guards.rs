@@ -13,14 +13,15 @@ use serde_json::{Map, Value, json};
 
 use super::settings_file::{current_bytes, lock_settings, read_settings, write_settings};
 
-/// The guards `recommended` switches on: every builtin whose defaults guard something
-/// (`protected-paths` guards only the paths an owner configures).
-const RECOMMENDED: &[&str] = &["bash-guard", "git-safety", "secrets", "system-dirs"];
-
 /// The builtins `selection` names: `recommended`, `none`, or a comma-separated list.
 pub(crate) fn parse(selection: &str) -> Result<Vec<&'static Builtin>, String> {
     let names: Vec<&str> = match selection.trim() {
-        "recommended" => RECOMMENDED.to_vec(),
+        // The table's `recommended` column: every builtin whose defaults guard something.
+        "recommended" => Builtin::all()
+            .iter()
+            .filter(|builtin| builtin.recommended)
+            .map(|builtin| builtin.name)
+            .collect(),
         "none" | "" => Vec::new(),
         list => list.split(',').map(str::trim).collect(),
     };
