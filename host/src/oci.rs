@@ -503,36 +503,17 @@ async fn fetch(
     let path = store.component_path(&layer.digest);
     if !path.is_file() {
         // Streamed and held to the size the manifest declared (itself within the
-        // component cap): a registry that serves more is cut off at the first byte over.
-        let declared = layer.size as u64;
-        let mut stream = client
-            .pull_blob_stream(&reference.reference, layer)
+        // component cap).
+        let bytes = bounded::blob(&client, reference, layer)
             .await
-            .map_err(|e| registry_error(reference, e))?;
-        let mut bytes = Vec::with_capacity(layer.size as usize);
-        while let Some(chunk) = futures_util::StreamExt::next(&mut stream.stream).await {
-            // The client checks the bytes against the manifest as they arrive.
-            let chunk = chunk.map_err(|e| {
-                match e
-                    .get_ref()
-                    .and_then(|inner| inner.downcast_ref::<oci_client::errors::DigestError>())
-                {
-                    Some(err) => OciError::Digest {
-                        reference: reference.as_str().to_string(),
-                        expected: layer.digest.clone(),
-                        actual: err.to_string(),
-                    },
-                    None => registry_error(reference, e),
-                }
+            .map_err(|err| match err {
+                bounded::BlobError::Digest(actual) => OciError::Digest {
+                    reference: reference.as_str().to_string(),
+                    expected: layer.digest.clone(),
+                    actual,
+                },
+                bounded::BlobError::Registry(message) => registry_error(reference, message),
             })?;
-            if (bytes.len() + chunk.len()) as u64 > declared {
-                return Err(registry_error(
-                    reference,
-                    format!("the blob runs past the {declared} bytes its manifest declares"),
-                ));
-            }
-            bytes.extend_from_slice(&chunk);
-        }
         let actual = sha256_digest(&bytes);
         if actual != layer.digest {
             return Err(OciError::Digest {

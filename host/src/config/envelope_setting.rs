@@ -189,15 +189,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn source(layer: super::super::Layer, value: Value) -> Source {
-        Source {
-            layer,
-            label: "settings.json".into(),
-            value: Some(value),
-            base_dir: None,
-            toml: false,
-        }
-    }
+    use crate::config::source::test_source as source;
 
     fn of(value: Value) -> (EnvelopeSettings, Vec<Diagnostic>) {
         let sources = vec![source(

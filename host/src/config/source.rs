@@ -107,3 +107,15 @@ pub(super) fn managed_sources(
     }
     sources
 }
+
+/// A source for unit tests: `value`, as if read from `settings.json` in `layer`.
+#[cfg(test)]
+pub(super) fn test_source(layer: Layer, value: Value) -> Source {
+    Source {
+        layer,
+        label: "settings.json".into(),
+        value: Some(value),
+        base_dir: None,
+        toml: false,
+    }
+}

@@ -211,15 +211,7 @@ mod tests {
     use crate::config::Layer;
     use serde_json::json;
 
-    fn source(layer: Layer, value: Value) -> Source {
-        Source {
-            layer,
-            label: "settings.json".into(),
-            value: Some(value),
-            base_dir: None,
-            toml: false,
-        }
-    }
+    use crate::config::source::test_source as source;
 
     fn read(sources: &[Source]) -> (Option<TelemetrySettings>, Vec<Diagnostic>) {
         let mut diags = Vec::new();

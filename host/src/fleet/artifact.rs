@@ -138,7 +138,16 @@ async fn fetch_within(reference: &OciRef, current: Option<&str>) -> Result<Found
                 layer.media_type, layer.size
             )));
         }
-        let bytes = blob(&client, reference, layer).await?;
+        let bytes = bounded::blob(&client, reference, layer)
+            .await
+            .map_err(|err| match err {
+                bounded::BlobError::Digest(actual) => PolicyError::Digest {
+                    reference: reference.as_str().to_string(),
+                    expected: layer.digest.clone(),
+                    actual,
+                },
+                bounded::BlobError::Registry(message) => registry(reference, message),
+            })?;
         let actual = sha256_digest(&bytes);
         if actual != layer.digest {
             return Err(PolicyError::Digest {
@@ -171,42 +180,4 @@ async fn fetch_within(reference: &OciRef, current: Option<&str>) -> Result<Found
             components,
         },
     })
-}
-
-/// The blob `layer` names, held to the size its manifest declares; bytes that are not the
-/// manifest's (the client checks as they arrive) are a [`PolicyError::Digest`].
-async fn blob(
-    client: &oci_client::Client,
-    reference: &OciRef,
-    layer: &oci_client::manifest::OciDescriptor,
-) -> Result<Vec<u8>, PolicyError> {
-    let mut stream = client
-        .pull_blob_stream(&reference.reference, layer)
-        .await
-        .map_err(|e| registry(reference, e))?;
-    let declared = layer.size.max(0) as usize;
-    let mut bytes = Vec::with_capacity(declared);
-    while let Some(chunk) = futures_util::StreamExt::next(&mut stream.stream).await {
-        let chunk = chunk.map_err(|e| {
-            match e
-                .get_ref()
-                .and_then(|inner| inner.downcast_ref::<oci_client::errors::DigestError>())
-            {
-                Some(err) => PolicyError::Digest {
-                    reference: reference.as_str().to_string(),
-                    expected: layer.digest.clone(),
-                    actual: err.to_string(),
-                },
-                None => registry(reference, e),
-            }
-        })?;
-        if bytes.len() + chunk.len() > declared {
-            return Err(registry(
-                reference,
-                format!("a blob runs past the {declared} bytes its manifest declares"),
-            ));
-        }
-        bytes.extend_from_slice(&chunk);
-    }
-    Ok(bytes)
 }

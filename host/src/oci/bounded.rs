@@ -86,6 +86,48 @@ pub(crate) async fn manifest(
     Ok((manifest, digest))
 }
 
+/// Why a blob could not be read whole.
+pub(crate) enum BlobError {
+    /// The bytes are not the ones the manifest names (`actual`: what the client saw).
+    Digest(String),
+    /// The registry refused, failed, or served more than the manifest declares.
+    Registry(String),
+}
+
+/// The blob `layer` names, streamed and held to the size its manifest declares (a
+/// registry that serves more is cut off at the first byte over); the client checks the
+/// bytes against the manifest's digest as they arrive.
+pub(crate) async fn blob(
+    client: &Client,
+    reference: &OciRef,
+    layer: &oci_client::manifest::OciDescriptor,
+) -> Result<Vec<u8>, BlobError> {
+    let mut stream = client
+        .pull_blob_stream(&reference.reference, layer)
+        .await
+        .map_err(|e| BlobError::Registry(e.to_string()))?;
+    let declared = layer.size.max(0) as usize;
+    let mut bytes = Vec::with_capacity(declared);
+    while let Some(chunk) = stream.stream.next().await {
+        let chunk = chunk.map_err(|e| {
+            match e
+                .get_ref()
+                .and_then(|inner| inner.downcast_ref::<oci_client::errors::DigestError>())
+            {
+                Some(err) => BlobError::Digest(err.to_string()),
+                None => BlobError::Registry(e.to_string()),
+            }
+        })?;
+        if bytes.len() + chunk.len() > declared {
+            return Err(BlobError::Registry(format!(
+                "the blob runs past the {declared} bytes its manifest declares"
+            )));
+        }
+        bytes.extend_from_slice(&chunk);
+    }
+    Ok(bytes)
+}
+
 /// Every chunk of `stream` while they add up to at most `cap` bytes; an error at the
 /// first chunk over it (the rest is never read).
 pub(crate) async fn read_capped<T: AsRef<[u8]>, E: std::fmt::Display>(
