@@ -1,24 +1,26 @@
-//! Other agents at hookhost's door. Each agent's hook input is normalised to hookhost's
-//! events and tool vocabulary — Claude Code's, the lingua franca of agent hooks: the shell
-//! tool is `Bash` with `tool_input.command`, file writes `Write`/`Edit` with
-//! `tool_input.file_path`, reads `Read`, MCP tools `mcp__server__tool` — with the agent's
-//! name added as the input's `agent` field; hookhost's outcome is answered in the agent's
-//! own form. A policy written once (bash-guard on `Bash`) guards every agent unchanged.
+//! The agents hookhost guards besides Claude Code, as data: one file per agent holding its
+//! whole [`contract::Contract`] — its events and which install wires, its tools and field
+//! names, how it reads an answer and takes a rewritten input, the files that decide its
+//! hooks, and where install writes. Observed from the real clients run offline (Copilot
+//! CLI, Codex CLI, Gemini CLI; `docs/agents.md`), else from their documentation (Cursor,
+//! OpenCode, Factory). A leaf: the door that reads an agent's input and answers it in its
+//! form is `front_door::agent`, the installer is the command line's.
 //!
-//! The contracts are data ([`contracts`]): which event names, tool names, input fields and
-//! answer form each agent uses, as observed from the real clients (Copilot CLI, Codex CLI,
-//! Gemini CLI) or as their documentation gives them (Cursor, OpenCode, Factory).
+//! A new agent is one file here and one arm of [`Agent`].
 
-mod apply_patch;
-mod contracts;
+mod claude;
+mod codex;
+pub(crate) mod contract;
+mod copilot;
+mod cursor;
+mod factory;
+mod gemini;
+mod opencode;
 
-use serde_json::{Map, Value, json};
+use std::path::{Path, PathBuf};
 
-use crate::outcome::EventOutcome;
-use crate::output::PermissionDecision;
-
-pub use contracts::Agent;
-use contracts::{AnswerForm, Contract, Rewrite, ToolMap};
+use contract::Contract;
+pub use contract::{Install, Shape, Wired};
 
 /// The input field naming the agent a call came from, for policies that care.
 pub const AGENT_FIELD: &str = "agent";
@@ -27,328 +29,203 @@ pub const AGENT_FIELD: &str = "agent";
 /// (`exec_command` for `Bash`), so the answer speaks the agent's names again.
 pub const AGENT_TOOL_FIELD: &str = "agent_tool_name";
 
-/// Why an agent's input could not be read.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+/// An agent hookhost can guard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
-pub enum AgentError {
-    /// The input is not a JSON object.
-    #[error("{agent}'s hook input is not a JSON object")]
-    NotAnObject {
-        /// The agent.
-        agent: &'static str,
-    },
-    /// Neither the command line nor the input names the event.
-    #[error("{agent}'s hook input names no event (give --event)")]
-    NoEvent {
-        /// The agent.
-        agent: &'static str,
-    },
-}
-
-/// One agent's hook call as hookhost's: the event and the inputs to fire it with (one, or
-/// for a Codex patch, one per file it touches).
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub struct Normalised {
-    /// The agent's own name for the event (its answer is shaped by it).
-    pub agent_event: String,
-    /// hookhost's name for it (`PreToolUse`, …).
-    pub event: String,
-    /// The inputs, in Claude Code's vocabulary.
-    pub inputs: Vec<Value>,
-}
-
-/// What to hand back to the agent: the text for stdout and the exit status.
-#[derive(Debug, Clone, PartialEq, Default)]
-#[non_exhaustive]
-pub struct AgentReply {
-    /// The answer on stdout (empty: nothing to say).
-    pub stdout: String,
-    /// The exit status (0 unless the agent's form needs another).
-    pub exit_code: i32,
-    /// A line for stderr.
-    pub stderr: Option<String>,
+pub enum Agent {
+    /// Claude Code.
+    Claude,
+    /// GitHub Copilot CLI.
+    Copilot,
+    /// OpenAI Codex CLI.
+    Codex,
+    /// Google Gemini CLI.
+    Gemini,
+    /// Cursor (its IDE and `agent` CLI).
+    Cursor,
+    /// OpenCode, through a plugin that calls hookhost.
+    OpenCode,
+    /// Factory's Droid.
+    Factory,
 }
 
 impl Agent {
-    /// Reads `raw`, the input the agent gave its hook; `event` is the event name the
-    /// installed command passes where the agent's input does not carry one (Copilot's
-    /// camelCase events).
-    pub fn normalise(self, event: Option<&str>, raw: Value) -> Result<Normalised, AgentError> {
-        let contract = self.contract();
-        let Value::Object(mut map) = raw else {
-            return Err(AgentError::NotAnObject { agent: self.name() });
-        };
-        let agent_event = event
-            .map(str::to_string)
-            .or_else(|| {
-                map.get(contract.event_field)
-                    .and_then(Value::as_str)
-                    .map(str::to_string)
-            })
-            .ok_or(AgentError::NoEvent { agent: self.name() })?;
-        let (event, fixed_tool) = contract.event(&agent_event);
-        let event = event.to_string();
-        for (from, to) in contract.fields {
-            if let Some(value) = map.remove(*from) {
-                map.entry(*to).or_insert(value);
-            }
+    /// Every agent.
+    pub const ALL: &'static [Agent] = &[
+        Agent::Claude,
+        Agent::Copilot,
+        Agent::Codex,
+        Agent::Gemini,
+        Agent::Cursor,
+        Agent::OpenCode,
+        Agent::Factory,
+    ];
+
+    /// Its contract.
+    pub(crate) fn contract(self) -> &'static Contract {
+        match self {
+            Agent::Claude => &claude::CONTRACT,
+            Agent::Copilot => &copilot::CONTRACT,
+            Agent::Codex => &codex::CONTRACT,
+            Agent::Gemini => &gemini::CONTRACT,
+            Agent::Cursor => &cursor::CONTRACT,
+            Agent::OpenCode => &opencode::CONTRACT,
+            Agent::Factory => &factory::CONTRACT,
         }
-        if !map.contains_key("cwd")
-            && let Some(root) = map
-                .get("workspace_roots")
-                .and_then(Value::as_array)
-                .and_then(|roots| roots.first())
-                .cloned()
-        {
-            map.insert("cwd".into(), root);
-        }
-        if let Some(tool) = fixed_tool {
-            // An event that is one tool's call (Cursor's `beforeShellExecution`): the tool
-            // input is the event's own fields.
-            let mut input = Map::new();
-            for (from, to) in tool.args {
-                if let Some(value) = map.remove(*from) {
-                    input.insert((*to).to_string(), value);
-                }
-            }
-            map.insert("tool_name".into(), json!(tool.tool));
-            map.insert("tool_input".into(), Value::Object(input));
-        }
-        map.insert(
-            crate::dialect::DialectId::Claude
-                .dialect()
-                .event_field
-                .into(),
-            json!(&event),
-        );
-        map.insert(AGENT_FIELD.into(), json!(self.name()));
-        // Only hookhost names the agent's own tool (the envelope reads it).
-        map.remove(AGENT_TOOL_FIELD);
-        let inputs = match rename_tool(contract, &mut map) {
-            Some(patch) => apply_patch::per_file(&map, &patch),
-            None => vec![Value::Object(map)],
-        };
-        Ok(Normalised {
-            agent_event,
-            event,
-            inputs,
-        })
     }
 
-    /// The agent's answer for `outcome` of its event `agent_event`.
-    pub fn reply(self, agent_event: &str, outcome: &EventOutcome) -> AgentReply {
-        let rewrite = self.contract().rewrite;
-        if outcome.envelope.is_some() && rewrite.is_none() {
-            // The rewrite would be lost and the command run unconfined: refuse instead.
-            let reason = format!(
-                "hookhost envelope: the owner's policy runs every shell command inside the kernel's envelope, and hookhost cannot rewrite {}'s commands through its hook, so the command was not run; start the agent inside the envelope instead (`hookhost envelope session -- <the agent's command>`; `hookhost status --agent {}` says so)",
-                self.name(),
-                self.name()
-            );
-            return self.failure_reply(agent_event, true, &reason);
-        }
-        let decision = Decision::of(outcome);
-        if outcome.updated_input.is_some()
-            && matches!(
-                rewrite,
-                Some(Rewrite::UpdatedInputWithAllow | Rewrite::ModifiedArgsWithAllow)
-            )
-            && decision == Decision::None
-        {
-            // Codex and Copilot CLI take a rewritten input only beside an explicit allow.
-            let mut allowed = outcome.clone();
-            allowed.permission_decision = Some(PermissionDecision::Allow);
-            return self.answer(agent_event, &allowed, Decision::Allow);
-        }
-        self.answer(agent_event, outcome, decision)
+    /// Its name on the command line (`copilot`, …).
+    pub fn name(self) -> &'static str {
+        self.contract().name
     }
 
-    /// The agent's answer for `outcome` of the call `input` (one of the normalised
-    /// inputs): a rewritten tool input goes back in the agent's own field names
-    /// (`exec_command`'s `cmd`, Copilot's `path`).
-    pub fn reply_to_input(
-        self,
-        agent_event: &str,
-        input: &Value,
-        outcome: &EventOutcome,
-    ) -> AgentReply {
-        let tool = input
-            .get(AGENT_TOOL_FIELD)
-            .and_then(Value::as_str)
-            .and_then(|name| self.contract().tools.iter().find(|t| t.agent == name));
-        let (Some(tool), Some(Value::Object(updated))) = (tool, &outcome.updated_input) else {
-            return self.reply(agent_event, outcome);
-        };
-        let mut updated = updated.clone();
-        for (agent_name, ours) in tool.args {
-            if agent_name != ours
-                && !updated.contains_key(*agent_name)
-                && let Some(value) = updated.remove(*ours)
-            {
-                updated.insert((*agent_name).to_string(), value);
-            }
-        }
-        let mut renamed = outcome.clone();
-        renamed.updated_input = Some(Value::Object(updated));
-        self.reply(agent_event, &renamed)
+    /// The agent named `name`.
+    pub fn parse(name: &str) -> Option<Agent> {
+        Agent::ALL
+            .iter()
+            .copied()
+            .find(|agent| agent.name() == name)
     }
 
-    /// The answer when hookhost itself could not run the hooks: an explicit deny in the
-    /// agent's form when a `failClosed` hook guards the event (`guarded`), else an
-    /// explicit allow — always in-band with exit 0, because the agents disagree on what
-    /// a failing hook means (Copilot blocks on any non-zero exit, Codex and Gemini run
-    /// the tool).
-    pub fn failure_reply(self, agent_event: &str, guarded: bool, reason: &str) -> AgentReply {
-        let (event, _) = self.contract().event(agent_event);
-        let mut outcome = EventOutcome::empty(event);
-        let decision = if guarded {
-            outcome.should_block = true;
-            outcome.block_reason = Some(reason.to_string());
-            outcome.permission_decision = Some(PermissionDecision::Deny);
-            outcome.permission_decision_reason = Some(reason.to_string());
-            Decision::Deny(reason.to_string())
-        } else {
-            outcome.system_message = Some(format!("hookhost: {reason}"));
-            Decision::Allow
-        };
-        self.answer(agent_event, &outcome, decision)
+    /// Whether its shell keeps the folder a command ended in for the next command.
+    pub fn keeps_folder(self) -> bool {
+        self.contract().keeps_folder
     }
 
-    fn answer(self, agent_event: &str, outcome: &EventOutcome, decision: Decision) -> AgentReply {
-        let contract = self.contract();
-        let form = contract.answer_form(agent_event);
-        let stdout = match form {
-            AnswerForm::Claude => {
-                let reply = outcome.to_claude_reply();
-                return AgentReply {
-                    stdout: reply.plain.unwrap_or_else(|| reply.stdout.to_string()),
-                    exit_code: reply.exit_code,
-                    stderr: reply.stderr,
-                };
-            }
-            AnswerForm::CopilotFlat => match &decision {
-                Decision::Deny(reason) => {
-                    json!({"permissionDecision": "deny", "permissionDecisionReason": reason})
-                }
-                Decision::Ask(reason) => {
-                    json!({"permissionDecision": "ask", "permissionDecisionReason": reason})
-                }
-                Decision::Allow => json!({"permissionDecision": "allow"}),
-                Decision::None => json!({}),
-            },
-            AnswerForm::Decision => match &decision {
-                Decision::Deny(reason) | Decision::Ask(reason) => {
-                    json!({"decision": "deny", "reason": reason})
-                }
-                Decision::Allow => json!({"decision": "allow"}),
-                Decision::None => json!({}),
-            },
-            AnswerForm::Permission => match &decision {
-                Decision::Deny(reason) => {
-                    json!({"permission": "deny", "user_message": reason, "agent_message": reason})
-                }
-                Decision::Ask(reason) => {
-                    json!({"permission": "ask", "user_message": reason, "agent_message": reason})
-                }
-                Decision::Allow | Decision::None => json!({"permission": "allow"}),
-            },
-        };
-        let mut stdout = stdout;
-        if let (Some(map), Some(context)) = (stdout.as_object_mut(), &outcome.additional_context)
-            && !matches!(form, AnswerForm::Permission)
-        {
-            map.insert("systemMessage".into(), json!(context));
-        }
-        // A rewritten tool input, in the field this agent reads it from.
-        if let (Some(map), Some(updated)) = (stdout.as_object_mut(), &outcome.updated_input)
-            && !matches!(decision, Decision::Deny(_))
-        {
-            match contract.rewrite {
-                Some(Rewrite::ModifiedArgsWithAllow) => {
-                    map.insert("modifiedArgs".into(), updated.clone());
-                }
-                Some(Rewrite::ToolInput) => {
-                    map.insert(
-                        "hookSpecificOutput".into(),
-                        json!({"hookEventName": agent_event, "tool_input": updated}),
-                    );
-                }
-                _ => {}
-            }
-        }
-        AgentReply {
-            stdout: stdout.to_string(),
-            exit_code: 0,
-            stderr: None,
-        }
+    /// hookhost's name for the agent's event `agent_event` (`preToolUse` → `PreToolUse`;
+    /// an event it does not map keeps its name).
+    pub fn hookhost_event(self, agent_event: &str) -> &str {
+        self.contract().event(agent_event).0
+    }
+
+    /// Whether a call of its tool `agent_tool` (its own name) starts a process, so that
+    /// the envelope wraps it; input typed into a running process (Codex's `write_stdin`)
+    /// does not.
+    pub fn starts_process(self, agent_tool: &str) -> bool {
+        !self.contract().typed_into_running.contains(&agent_tool)
+    }
+
+    /// Whether hookhost can rewrite this agent's shell commands (into the envelope).
+    pub fn rewrites_commands(self) -> bool {
+        self.contract().rewrite.is_some()
+    }
+
+    /// Its own folder below the home (`.copilot`): its presence says the agent is used.
+    pub fn home_folder(self) -> &'static str {
+        self.contract().home_folder
+    }
+
+    /// What to tell the user about a project-scope install, where the agent reads a
+    /// project's hook file only under a condition the user controls.
+    pub fn project_note(self) -> Option<&'static str> {
+        self.contract().project_note
+    }
+
+    /// Where and in what shape install wires hookhost in.
+    pub fn install(self) -> Install {
+        self.contract().install
+    }
+
+    /// The events install may wire (the agent's names), each with whether it is a tool
+    /// event, in the order they go into the file.
+    pub fn wired_events(self) -> Vec<(&'static str, bool)> {
+        self.contract()
+            .events
+            .iter()
+            .filter(|event| event.wired != Wired::No)
+            .map(|event| (event.agent, event.wired == Wired::Tool))
+            .collect()
     }
 }
 
-/// What the outcome decided, in the terms every agent's form can say.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Decision {
-    /// Refuse the call (a `deny`, or a block), with the reason.
-    Deny(String),
-    /// Ask the user.
-    Ask(String),
-    /// Allow it explicitly.
-    Allow,
-    /// No hook decided.
-    None,
-}
-
-impl Decision {
-    fn of(outcome: &EventOutcome) -> Decision {
-        let reason = || {
-            outcome
-                .permission_decision_reason
-                .clone()
-                .or_else(|| outcome.block_reason.clone())
-                .unwrap_or_else(|| "blocked by a hookhost hook".to_string())
-        };
-        match outcome.permission_decision {
-            Some(PermissionDecision::Deny) => Decision::Deny(reason()),
-            _ if outcome.should_block => Decision::Deny(reason()),
-            Some(PermissionDecision::Ask) | Some(PermissionDecision::Defer) => {
-                Decision::Ask(reason())
-            }
-            Some(PermissionDecision::Allow) => Decision::Allow,
-            None => Decision::None,
+/// Every agent's hook files and trust records below `home` and `project`: the files that
+/// decide which hooks an agent runs, for self-protection to keep its tool calls away from
+/// (an agent that rewrites its hook file removes the guard).
+pub(crate) fn hook_files(home: Option<&Path>, project: Option<&Path>) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for agent in Agent::ALL {
+        let (user, in_project) = agent.contract().hook_files;
+        if let Some(home) = home {
+            files.extend(user.iter().map(|file| home.join(file)));
+        }
+        if let Some(project) = project {
+            files.extend(in_project.iter().map(|file| project.join(file)));
         }
     }
-}
-
-/// Gives the input's tool its hookhost name and fields; a Codex `apply_patch` returns its
-/// patch text instead (its files become one input each).
-fn rename_tool(contract: &Contract, map: &mut Map<String, Value>) -> Option<String> {
-    let name = map.get("tool_name").and_then(Value::as_str)?.to_string();
-    if contract.patch_tool == Some(name.as_str()) {
-        return Some(apply_patch::text(map.get("tool_input")?)?.to_string());
-    }
-    if let Some(mcp) = contract.mcp_prefix
-        && let Some(rest) = name.strip_prefix(mcp)
-        && let Some((server, tool)) = rest.split_once(contract.mcp_separator)
-    {
-        map.insert("tool_name".into(), json!(format!("mcp__{server}__{tool}")));
-        return None;
-    }
-    let tool = contract.tools.iter().find(|t: &&ToolMap| t.agent == name)?;
-    map.insert("tool_name".into(), json!(tool.tool));
-    if tool.agent != tool.tool {
-        map.insert(AGENT_TOOL_FIELD.into(), json!(tool.agent));
-    }
-    if let Some(Value::Object(args)) = map.get_mut("tool_input") {
-        for (from, to) in tool.args {
-            if from != to
-                && let Some(value) = args.remove(*from)
-            {
-                args.entry(*to).or_insert(value);
-            }
-        }
-    }
-    None
+    files
 }
 
 #[cfg(test)]
-mod tests;
+mod tests {
+    use super::*;
+    use crate::agent::contract::AnswerForm;
+
+    #[test]
+    fn every_installed_event_is_one_of_the_contracts_and_a_hookhost_event() {
+        let known = [
+            "PreToolUse",
+            "PostToolUse",
+            "UserPromptSubmit",
+            "Stop",
+            "SessionStart",
+            "SessionEnd",
+            "PreCompact",
+            "Notification",
+            "PermissionRequest",
+        ];
+        for agent in Agent::ALL {
+            let contract = agent.contract();
+            for (event, _) in agent.wired_events() {
+                assert!(
+                    contract.events.iter().any(|e| e.agent == event),
+                    "{}: {event}",
+                    agent.name()
+                );
+            }
+            for event in contract.events {
+                assert!(
+                    known.contains(&event.ours),
+                    "{}: {}",
+                    agent.name(),
+                    event.ours
+                );
+            }
+            let install = agent.install();
+            let (user, project) = contract.hook_files;
+            // The file install writes is one self-protection guards.
+            assert!(
+                user.iter().any(|f| install.user_file.starts_with(f)),
+                "{}",
+                agent.name()
+            );
+            assert!(
+                project.iter().any(|f| install.project_file.starts_with(f)),
+                "{}",
+                agent.name()
+            );
+            assert!(
+                project.iter().all(|f| f.starts_with('.')),
+                "{}: a visible project file",
+                agent.name()
+            );
+        }
+    }
+
+    #[test]
+    fn every_agent_has_one_name_and_the_wired_events_are_as_installed_before() {
+        let mut names: Vec<&str> = Agent::ALL.iter().map(|a| a.name()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), Agent::ALL.len());
+        assert_eq!(Agent::parse("gemini"), Some(Agent::Gemini));
+        assert_eq!(Agent::parse("nobody"), None);
+        let counts: Vec<usize> = Agent::ALL.iter().map(|a| a.wired_events().len()).collect();
+        assert_eq!(counts, [0, 6, 5, 6, 6, 2, 6]);
+        assert_eq!(
+            Agent::Copilot.contract().answer_form("preToolUse"),
+            AnswerForm::CopilotFlat
+        );
+        assert_eq!(Agent::Codex.hookhost_event("PreToolUse"), "PreToolUse");
+        assert_eq!(Agent::Cursor.hookhost_event("beforeReadFile"), "PreToolUse");
+    }
+}

@@ -100,6 +100,49 @@ impl Engine {
         crate::front_door::answer(self, request).await
     }
 
+    /// Answers one input already read (`event` named) through the front door: what
+    /// [`Engine::answer_agent_with`]'s callers run for each of an agent's inputs.
+    pub async fn answer_input(
+        &self,
+        event: &str,
+        input: Value,
+        limits: &crate::front_door::RequestLimits,
+        session_id: &str,
+    ) -> crate::front_door::Answer {
+        crate::front_door::answer_input(self, event, input, limits, session_id).await
+    }
+
+    /// Answers another agent's hook call in that agent's own form: each of its inputs
+    /// through the front door held to `limits` (the agent's name fills a missing session
+    /// id), the first deny ending it; a call that could not be read, or whose hooks could
+    /// not run, is a deny where a `failClosed` hook guards the event, else an allow.
+    pub async fn answer_agent(
+        &self,
+        call: &crate::front_door::agent::AgentCall,
+        limits: &crate::front_door::RequestLimits,
+    ) -> crate::front_door::agent::AgentReply {
+        let session = call.agent().name();
+        self.answer_agent_with(call, |event, input| async move {
+            self.answer_input(&event, input, limits, session).await
+        })
+        .await
+    }
+
+    /// As [`Engine::answer_agent`], each input (hookhost's event name, the input)
+    /// answered by `answer` instead — a server that holds a call slot per input, or picks
+    /// the engine of the input's project; this engine decides what the failures guard.
+    pub async fn answer_agent_with<F, Fut>(
+        &self,
+        call: &crate::front_door::agent::AgentCall,
+        answer: F,
+    ) -> crate::front_door::agent::AgentReply
+    where
+        F: FnMut(String, Value) -> Fut,
+        Fut: Future<Output = crate::front_door::Answer>,
+    {
+        crate::front_door::agent::answer(self, call, answer).await
+    }
+
     /// The answer to a request that failed before or around its hooks: a block naming
     /// `failure` when a `failClosed` hook guards the event (named, or sniffed from `body`;
     /// when it cannot be told, any `failClosed` hook counts), else the failure itself.

@@ -17,6 +17,8 @@ use crate::dialect::Dialect;
 use crate::hook_input::Fill;
 use crate::outcome::EventOutcome;
 
+pub(crate) mod agent;
+
 /// Bounds a request is held to.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
@@ -177,7 +179,7 @@ pub(crate) async fn answer(engine: &impl Backend, request: Request<'_>) -> Answe
             },
         );
     }
-    let mut input = match crate::input::parse(request.body) {
+    let input = match crate::input::parse(request.body) {
         Ok(input) => input,
         Err(err) => {
             return refuse(
@@ -188,7 +190,7 @@ pub(crate) async fn answer(engine: &impl Backend, request: Request<'_>) -> Answe
             );
         }
     };
-    let Some(map) = input.as_object_mut() else {
+    let Some(map) = input.as_object() else {
         return refuse(
             engine,
             request.event,
@@ -201,27 +203,36 @@ pub(crate) async fn answer(engine: &impl Backend, request: Request<'_>) -> Answe
         Some(event) => event.to_string(),
         None => return refuse(engine, None, request.body, Failure::NoEvent(field)),
     };
+    answer_input(engine, &event, input, limits, request.session_id).await
+}
+
+/// Answers one input already read (an agent's call, normalised): the project check, the
+/// fields the host left out filled in, the event's hooks run (a panic inside the engine is
+/// caught); any failure goes through [`refuse`].
+pub(crate) async fn answer_input(
+    engine: &impl Backend,
+    event: &str,
+    input: Value,
+    limits: &RequestLimits,
+    session_id: &str,
+) -> Answer {
     if limits.same_project
+        && let Some(map) = input.as_object()
         && let Some(failure) = foreign_project(engine, map)
     {
-        return refuse(engine, Some(&event), request.body, failure);
+        return refuse(engine, Some(event), b"", failure);
     }
     let fill = Fill {
-        session: request.session_id.to_string(),
+        session: session_id.to_string(),
         project: engine.project_dir().map(Path::to_path_buf),
     };
     let task = {
-        let (engine, event) = (engine.clone(), event.clone());
+        let (engine, event) = (engine.clone(), event.to_string());
         tokio::spawn(async move { engine.run(&event, input, fill).await })
     };
     match task.await {
         Ok(outcome) => Answer::Outcome(Box::new(outcome)),
-        Err(err) => refuse(
-            engine,
-            Some(&event),
-            request.body,
-            Failure::Internal(err.to_string()),
-        ),
+        Err(err) => refuse(engine, Some(event), b"", Failure::Internal(err.to_string())),
     }
 }
 

@@ -46,7 +46,6 @@
 
 mod admission;
 mod agent;
-mod agent_files;
 mod builtin;
 mod condition;
 mod config;
@@ -81,7 +80,10 @@ mod tools;
 pub mod warm;
 
 // The API: an engine, what it loads, what it answers.
-pub use agent::{AGENT_FIELD, AGENT_TOOL_FIELD, Agent, AgentError, AgentReply, Normalised};
+pub use agent::{
+    AGENT_FIELD, AGENT_TOOL_FIELD, Agent, Install as AgentInstall, Shape as AgentHookShape,
+};
+pub use front_door::agent::{AgentCall, AgentError, AgentReply, Normalised};
 // The guards that come with hookhost (`builtin:NAME`).
 pub use builtin::Builtin;
 pub use config::{

@@ -1,8 +1,11 @@
 //! The import drawing of the library, checked: every `crate::`, `super::` and `self::`
 //! path in `host/src` (outside comments and test modules) is an arrow from the file that
-//! writes it to the module it names. The top-level modules ("rooms") form no circle, no
-//! files outside one another's folders form one, and the stages of `engine/` import only
-//! their siblings — never `engine.rs`, which delegates to them.
+//! writes it to the module it names, and a module naming one of its own children
+//! (`child::item`) an arrow to that child. The top-level modules ("rooms") form no circle,
+//! no files outside one another's folders form one, no circle runs through a parent naming
+//! its child (a part may use its module's items; nothing may lead from the part back to
+//! the module through a stranger), and the stages of `engine/` import only their siblings
+//! — never `engine.rs`, which delegates to them.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -111,6 +114,17 @@ fn arrows(modules: &BTreeMap<Module, String>) -> BTreeMap<Module, BTreeSet<Modul
                 .collect::<Vec<_>>();
             to.insert(target(module, &p[1], segments));
         }
+        // A module naming its own child without a prefix (`routes::claude_hook`).
+        for child in modules
+            .keys()
+            .filter(|child| child.len() == module.len() + 1 && child.starts_with(module))
+        {
+            let name = child.last().map(String::as_str).unwrap_or_default();
+            let named = Regex::new(&format!(r"(^|[^:A-Za-z0-9_]){name}::")).unwrap();
+            if named.is_match(&text) {
+                to.insert(child.clone());
+            }
+        }
         to.remove(module);
         to.remove(&Vec::new());
         out.insert(module.clone(), to);
@@ -185,6 +199,29 @@ fn no_files_outside_one_anothers_folders_form_a_circle() {
     assert_eq!(circles(&files), Vec::<BTreeSet<Module>>::new());
 }
 
+/// The circles of `graph` once a module's arrows up to its own parents are left out (a
+/// part using its module's items is the idiom): circles through a parent naming its child
+/// and strangers naming either.
+fn stray_circles(graph: &BTreeMap<Module, BTreeSet<Module>>) -> Vec<BTreeSet<Module>> {
+    let downward: BTreeMap<Module, BTreeSet<Module>> = graph
+        .iter()
+        .map(|(from, to)| {
+            let to = to
+                .iter()
+                .filter(|m| !from.starts_with(m))
+                .cloned()
+                .collect();
+            (from.clone(), to)
+        })
+        .collect();
+    circles(&downward)
+}
+
+#[test]
+fn no_circle_runs_through_a_parent_naming_its_child() {
+    assert_eq!(stray_circles(&drawing()), Vec::<BTreeSet<Module>>::new());
+}
+
 #[test]
 fn the_engines_stages_never_import_the_engine() {
     let engine = vec!["engine".to_string()];
@@ -208,4 +245,40 @@ fn the_drawing_sees_a_circle_where_there_is_one() {
     let drawn = arrows(&modules);
     assert_eq!(circles(&drawn), vec![BTreeSet::from([m("a"), m("b")])]);
     assert!(drawn[&m("engine/select")].contains(&m("engine")));
+}
+
+#[test]
+fn the_drawing_sees_a_circle_through_a_parent_and_its_child() {
+    // The control: `serve` names its child `routes`, which names `hook`, which names
+    // `serve` back — the circle the agents' door once made. A parent and its own child
+    // naming each other is no stray circle.
+    let m = |s: &str| s.split('/').map(str::to_string).collect::<Module>();
+    let mut modules = BTreeMap::new();
+    modules.insert(m("cli"), String::new());
+    modules.insert(m("cli/serve"), "fn f() { routes::door() }".to_string());
+    modules.insert(
+        m("cli/serve/routes"),
+        "use super::Server; fn g() { crate::cli::hook::reply() }".to_string(),
+    );
+    modules.insert(
+        m("cli/hook"),
+        "fn h() { super::serve::token() }".to_string(),
+    );
+    let drawn = arrows(&modules);
+    assert!(drawn[&m("cli/serve")].contains(&m("cli/serve/routes")));
+    assert_eq!(
+        stray_circles(&drawn),
+        vec![BTreeSet::from([
+            m("cli/hook"),
+            m("cli/serve"),
+            m("cli/serve/routes")
+        ])]
+    );
+    modules.insert(m("cli/hook"), String::new());
+    let drawn = arrows(&modules);
+    assert_eq!(
+        circles(&drawn),
+        vec![BTreeSet::from([m("cli/serve"), m("cli/serve/routes")])]
+    );
+    assert_eq!(stray_circles(&drawn), Vec::<BTreeSet<Module>>::new());
 }

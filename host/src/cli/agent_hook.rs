@@ -12,7 +12,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Args;
-use hookhost::{Agent, AgentReply, Answer, EventOutcome, Normalised};
+use hookhost::{Agent, AgentCall, AgentReply};
 use serde_json::Value;
 
 use super::{ConfigArgs, OwnerFolders};
@@ -62,7 +62,8 @@ pub async fn run(args: AgentHookArgs) -> ExitCode {
         let deadline = Duration::from_secs(args.deadline.max(1));
         match tokio::time::timeout(deadline, answer(args)).await {
             Ok(reply) => reply,
-            Err(_) => agent.failure_reply(
+            Err(_) => AgentReply::failure(
+                agent,
                 &event,
                 true,
                 &format!("hookhost did not answer within {}s", deadline.as_secs()),
@@ -72,13 +73,15 @@ pub async fn run(args: AgentHookArgs) -> ExitCode {
     write(&reply)
 }
 
-/// The agent's answer to the input on stdin.
+/// The agent's answer to the input on stdin: handed to the session's broker or to
+/// `--serve` as it came, else read once ([`AgentCall`]) and answered by the owner's
+/// engine for the project the call names.
 async fn answer(args: AgentHookArgs) -> AgentReply {
     let agent = args.agent;
     let given_event = args.event.clone().unwrap_or_default();
     let bytes = match super::read_input(None) {
         Ok(bytes) => bytes,
-        Err(err) => return agent.failure_reply(&given_event, true, &format!("{err:#}")),
+        Err(err) => return AgentReply::failure(agent, &given_event, true, &format!("{err:#}")),
     };
     let mut config = ConfigArgs::own(None);
     config.home = args.home.clone();
@@ -89,80 +92,16 @@ async fn answer(args: AgentHookArgs) -> AgentReply {
     if let Some(url) = args.serve.clone() {
         return served(&args, Served::Url(url), bytes).await;
     }
-    let raw: Option<Value> = serde_json::from_slice(&bytes).ok();
-    config.project_dir = raw.as_ref().and_then(|raw| project_of(agent, raw));
+    let limits = hookhost::RequestLimits::new(super::FIRE_MAX_INPUT, false);
+    let call = AgentCall::read(agent, args.event.as_deref(), Ok(&bytes), &limits);
+    config.project_dir = call.project();
     let engine = match config.one_shot_engine(true) {
         Ok(engine) => engine,
-        Err(err) => {
-            return agent.failure_reply(
-                &given_event,
-                true,
-                &format!("hookhost cannot start: {err}"),
-            );
-        }
+        Err(err) => return call.unanswered(&format!("hookhost cannot start: {err}")),
     };
-    let normalised = match raw
-        .ok_or_else(|| "the input is not JSON".to_string())
-        .and_then(|raw| {
-            agent
-                .normalise(args.event.as_deref(), raw)
-                .map_err(|e| e.to_string())
-        }) {
-        Ok(normalised) => normalised,
-        Err(reason) => {
-            return agent.failure_reply(&given_event, engine.has_any_fail_closed(), &reason);
-        }
-    };
-    let guarded = engine.has_fail_closed(&normalised.event);
-    let limits = hookhost::RequestLimits::new(super::FIRE_MAX_INPUT, false);
-    let event = normalised.event.clone();
-    let reply = reply_to(agent, &normalised, guarded, |body| {
-        let (engine, limits, event) = (&engine, &limits, &event);
-        async move {
-            let request =
-                hookhost::Request::new(&body, agent.name(), limits).event(Some(event.as_str()));
-            engine.answer(request).await
-        }
-    })
-    .await;
+    let reply = engine.answer_agent(&call, &limits).await;
     engine.close().await;
     reply
-}
-
-/// The agent's reply to `normalised`: each of its inputs (one per file of a Codex patch)
-/// answered by `answer` in turn, the first deny ending it — one file refused refuses the
-/// patch. A failure is the agent's failure reply, a deny where `guarded`.
-pub(crate) async fn reply_to<F, Fut>(
-    agent: Agent,
-    normalised: &Normalised,
-    guarded: bool,
-    mut answer: F,
-) -> AgentReply
-where
-    F: FnMut(Vec<u8>) -> Fut,
-    Fut: Future<Output = Answer>,
-{
-    let mut outcome: Option<(EventOutcome, &serde_json::Value)> = None;
-    for input in &normalised.inputs {
-        let body = serde_json::to_vec(input).unwrap_or_default();
-        match answer(body).await.into_result() {
-            Ok(this) => {
-                let denies = this.should_block
-                    || this.permission_decision == Some(hookhost::PermissionDecision::Deny);
-                outcome = Some((this, input));
-                if denies {
-                    break;
-                }
-            }
-            Err(failure) => {
-                return agent.failure_reply(&normalised.agent_event, guarded, &failure.to_string());
-            }
-        }
-    }
-    match outcome {
-        Some((outcome, input)) => agent.reply_to_input(&normalised.agent_event, input, &outcome),
-        None => AgentReply::default(),
-    }
 }
 
 /// Inside `hookhost envelope session`, the session's broker, which answers instead of
@@ -224,7 +163,7 @@ async fn served(args: &AgentHookArgs, target: Served, bytes: Vec<u8>) -> AgentRe
             ),
             None => format!("hookhost serve at {url}"),
         };
-        agent.failure_reply(&given_event, true, &format!("{whom}: {why}"))
+        AgentReply::failure(agent, &given_event, true, &format!("{whom}: {why}"))
     };
     let token_file = match (&args.folders.config_dir, &args.home) {
         _ if socket.is_some() => None,
@@ -282,15 +221,6 @@ async fn served(args: &AgentHookArgs, target: Served, bytes: Vec<u8>) -> AgentRe
         .and_then(|code| i32::try_from(code).ok())
         .unwrap_or(0);
     reply
-}
-
-/// The project an agent's input names: its working directory (`cwd`, or Cursor's first
-/// workspace root), where it is absolute.
-fn project_of(agent: Agent, raw: &Value) -> Option<PathBuf> {
-    let normalised = agent.normalise(Some("SessionStart"), raw.clone()).ok()?;
-    let cwd = normalised.inputs.first()?.get("cwd")?.as_str()?;
-    let path = PathBuf::from(cwd);
-    path.is_absolute().then_some(path)
 }
 
 pub(super) fn write(reply: &AgentReply) -> ExitCode {

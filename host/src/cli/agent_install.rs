@@ -108,25 +108,14 @@ fn project_of(given: Option<&Path>) -> anyhow::Result<PathBuf> {
     Ok(dir.canonicalize().unwrap_or(dir))
 }
 
-/// The file install writes for `agent` in `scope`, below `home` or `project`.
+/// The file install writes for `agent` in `scope`, below `home` or `project` (the
+/// agent's contract names it).
 fn agent_file(agent: Agent, scope: AgentScope, home: &Path, project: &Path) -> PathBuf {
-    let (base, relative) = match (agent, scope) {
-        (Agent::Copilot, AgentScope::User) => (home, ".copilot/hooks/hookhost.json"),
-        (Agent::Copilot, AgentScope::Project) => (project, ".github/hooks/hookhost.json"),
-        (Agent::Codex, AgentScope::User) => (home, ".codex/hooks.json"),
-        (Agent::Codex, AgentScope::Project) => (project, ".codex/hooks.json"),
-        (Agent::Gemini, AgentScope::User) => (home, ".gemini/settings.json"),
-        (Agent::Gemini, AgentScope::Project) => (project, ".gemini/settings.json"),
-        (Agent::Cursor, AgentScope::User) => (home, ".cursor/hooks.json"),
-        (Agent::Cursor, AgentScope::Project) => (project, ".cursor/hooks.json"),
-        (Agent::OpenCode, AgentScope::User) => (home, ".config/opencode/plugin/hookhost.js"),
-        (Agent::OpenCode, AgentScope::Project) => (project, ".opencode/plugin/hookhost.js"),
-        (Agent::Factory, AgentScope::User) => (home, ".factory/settings.json"),
-        (Agent::Factory, AgentScope::Project) => (project, ".factory/settings.json"),
-        (_, AgentScope::User) => (home, ".claude/settings.json"),
-        (_, AgentScope::Project) => (project, ".claude/settings.json"),
-    };
-    base.join(relative)
+    let install = agent.install();
+    match scope {
+        AgentScope::User => home.join(install.user_file),
+        AgentScope::Project => project.join(install.project_file),
+    }
 }
 
 /// Codex's user configuration, where its hook trust lives whatever the hook file.
@@ -239,16 +228,10 @@ pub fn install(args: &AgentInstallArgs) -> CliResult {
     } else {
         println!("already installed in {} (unchanged)", file.display());
     }
-    if args.scope == AgentScope::Project {
-        match args.agent {
-            Agent::Copilot => println!(
-                "Copilot CLI reads a project's .github/hooks only in a folder the user trusts (`copilot --trust-folder`); elsewhere it skips them silently"
-            ),
-            Agent::Codex => println!(
-                "Codex reads a project's .codex/hooks.json only in a project the user trusts"
-            ),
-            _ => {}
-        }
+    if args.scope == AgentScope::Project
+        && let Some(note) = args.agent.project_note()
+    {
+        println!("{note}");
     }
     if args.warm {
         println!("{}", claude::install_warm(&locations)?);

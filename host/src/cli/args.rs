@@ -462,7 +462,7 @@ impl ConfigArgs {
         options.audit_log = self.audit_log.clone();
         options.envelope_dir = self.envelope_dir();
         options.session_enclosed = self.session_enclosed;
-        options.envelope_launcher = envelope_launcher();
+        options.envelope_launcher = super::command_line::envelope_launcher();
         options.export_spool = self.export_spool();
         if let Some(per_hook) = self.prepared_instances {
             options.wasm.prepare.per_hook = per_hook;
@@ -471,16 +471,6 @@ impl ConfigArgs {
             .context("cannot start the engine")
             .map_err(CliError::Internal)
     }
-}
-
-/// The envelope's launcher: the small one installed beside this binary, else this binary
-/// itself (`hookhost envelope run`).
-pub(crate) fn envelope_launcher() -> Option<PathBuf> {
-    std::env::current_exe().ok().map(|exe| {
-        let small =
-            exe.with_file_name(format!("hookhost-envelope{}", std::env::consts::EXE_SUFFIX));
-        if small.is_file() { small } else { exe }
-    })
 }
 
 /// Instance slots of a one-shot `fire` (more concurrent Wasm hooks wait for a slot, a few

@@ -1,7 +1,9 @@
 //! Command lines hookhost writes into other programs' hook files: its own absolute path,
 //! and words quoted for `sh` where they need it — read back only in exactly that form, so
 //! a look-alike the user wrote (other quoting, operators, expansions) is never taken for
-//! one of hookhost's.
+//! one of hookhost's. And the envelope's launcher those command lines name.
+
+use std::path::PathBuf;
 
 use anyhow::Context;
 
@@ -97,4 +99,14 @@ fn unquote(command: &str) -> Option<Vec<String>> {
         }
     }
     Some(words)
+}
+
+/// The envelope's launcher: the small one installed beside this binary, else this binary
+/// itself (`hookhost envelope run`).
+pub(crate) fn envelope_launcher() -> Option<PathBuf> {
+    std::env::current_exe().ok().map(|exe| {
+        let small =
+            exe.with_file_name(format!("hookhost-envelope{}", std::env::consts::EXE_SUFFIX));
+        if small.is_file() { small } else { exe }
+    })
 }

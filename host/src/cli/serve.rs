@@ -215,6 +215,34 @@ impl Server {
             .as_ref()
             .and_then(|projects| projects.engine_for(self, body))
             .unwrap_or_else(|| self.engine());
+        let request = hookhost::Request::new(body, "hookhost-serve", &self.limits).event(event);
+        self.in_slot(&engine, event, body, engine.answer(request))
+            .await
+    }
+
+    /// One of an agent's inputs, read already, through the front door as [`Server::answer`]
+    /// takes a request: the engine of its project, a slot, the metrics.
+    async fn answer_input(&self, event: &str, input: Value) -> Answer {
+        let cwd = input.get("cwd").and_then(Value::as_str).map(str::to_string);
+        let engine = self
+            .projects
+            .as_ref()
+            .zip(cwd)
+            .and_then(|(projects, cwd)| projects.engine_for_cwd(self, &cwd))
+            .unwrap_or_else(|| self.engine());
+        let answer = engine.answer_input(event, input, &self.limits, "hookhost-serve");
+        self.in_slot(&engine, Some(event), b"", answer).await
+    }
+
+    /// Runs `answer` once a call slot is free (waiting at most `--queue-wait`; else the
+    /// overload refusal), recording its outcome in the metrics.
+    async fn in_slot(
+        &self,
+        engine: &Engine,
+        event: Option<&str>,
+        body: &[u8],
+        answer: impl Future<Output = Answer>,
+    ) -> Answer {
         let permit = tokio::time::timeout(self.queue_wait, self.permits.acquire()).await;
         let Ok(Ok(_permit)) = permit else {
             self.metrics
@@ -223,9 +251,7 @@ impl Server {
             return engine.refuse(event, body, Failure::Overload(self.queue_wait));
         };
         let started = Instant::now();
-        let answer = engine
-            .answer(hookhost::Request::new(body, "hookhost-serve", &self.limits).event(event))
-            .await;
+        let answer = answer.await;
         if let Answer::Outcome(outcome) = &answer {
             self.metrics.record(outcome, started.elapsed());
         }

@@ -228,7 +228,7 @@ pub(super) fn guard_files(options: &LoadOptions) -> Vec<PathBuf> {
         files.push(home.join(".claude.json"));
     }
     // Every other agent's hook files and trust records: hookhost answers for them too.
-    files.extend(crate::agent_files::hook_files(
+    files.extend(crate::agent::hook_files(
         options.home.as_deref(),
         options.project_dir.as_deref(),
     ));

@@ -1,82 +1,33 @@
 //! How hookhost's entries sit in each agent's JSON hook file, and the edits that put them
 //! there, find them and take them out again — the user's own entries never move.
 
-use hookhost::Agent;
+use hookhost::{Agent, AgentHookShape};
 use serde_json::{Map, Value, json};
 
 use super::AGENT_TIMEOUT_SECS;
 use crate::cli::claude::entries;
 
-/// The shape of hookhost's entries in one agent's JSON hook file.
+/// hookhost's entries in one agent's JSON hook file: the shape the agent's contract gives
+/// ([`hookhost::AgentHookShape`]) with the events it wires, in file order.
 #[derive(Debug)]
 pub(super) enum Layout {
     /// A file of hookhost's own, `{"version": 1, "hooks": {EVENT: [{type, bash,
     /// timeoutSec}]}}`, each entry passing its event (Copilot CLI: its camelCase input
     /// names none).
-    OwnFile { events: &'static [&'static str] },
+    OwnFile { events: Vec<&'static str> },
     /// A matcher group `{matcher?, hooks: [{type, command, timeout}]}` per event under
     /// `hooks.EVENT`, after the user's own (Claude Code's schema: Codex, Gemini, Factory).
     /// `tool_matcher` is the matcher of tool events (none: the key is left out); `timeout`
     /// is in the agent's unit.
     Groups {
-        events: &'static [(&'static str, bool)],
+        events: Vec<(&'static str, bool)>,
         tool_matcher: Option<&'static str>,
         timeout: u64,
     },
     /// A flat entry `{command, timeout}` per event under `hooks.EVENT`, beside `version`
     /// (Cursor, which drops the whole file for one event name it does not know).
-    Flat { events: &'static [&'static str] },
+    Flat { events: Vec<&'static str> },
 }
-
-/// The events hookhost's Copilot file names.
-const COPILOT_EVENTS: &[&str] = &[
-    "preToolUse",
-    "postToolUse",
-    "userPromptSubmitted",
-    "sessionStart",
-    "sessionEnd",
-    "agentStop",
-];
-
-/// Codex's events (observed firing for one shell call in 0.171.0); no matcher: every tool.
-const CODEX_EVENTS: &[(&str, bool)] = &[
-    ("SessionStart", false),
-    ("UserPromptSubmit", false),
-    ("PreToolUse", true),
-    ("PostToolUse", true),
-    ("Stop", false),
-];
-
-/// Gemini CLI's events, and whether each is a tool event (its matcher a regular
-/// expression on the tool name).
-const GEMINI_EVENTS: &[(&str, bool)] = &[
-    ("BeforeTool", true),
-    ("AfterTool", true),
-    ("BeforeAgent", false),
-    ("AfterAgent", false),
-    ("SessionStart", false),
-    ("SessionEnd", false),
-];
-
-/// Factory's events (Claude Code's names, per its documentation).
-const FACTORY_EVENTS: &[(&str, bool)] = &[
-    ("PreToolUse", true),
-    ("PostToolUse", true),
-    ("UserPromptSubmit", false),
-    ("Stop", false),
-    ("SessionStart", false),
-    ("SessionEnd", false),
-];
-
-/// Cursor's documented events that every Cursor version with hooks knows.
-const CURSOR_EVENTS: &[&str] = &[
-    "beforeShellExecution",
-    "beforeMCPExecution",
-    "beforeReadFile",
-    "afterFileEdit",
-    "beforeSubmitPrompt",
-    "stop",
-];
 
 /// One of hookhost's entries found in a file: its event, its group's index in that
 /// event's list, the group's matcher, command and timeout.
@@ -92,42 +43,32 @@ pub(super) struct Found {
 impl Layout {
     /// The layout of `agent`'s JSON hook file (none: not a JSON hook file).
     pub(super) fn of(agent: Agent) -> Option<Layout> {
-        let secs = AGENT_TIMEOUT_SECS;
-        Some(match agent {
-            Agent::Copilot => Layout::OwnFile {
-                events: COPILOT_EVENTS,
+        let events = agent.wired_events();
+        let names = || events.iter().map(|(event, _)| *event).collect();
+        Some(match agent.install().shape {
+            AgentHookShape::OwnFile => Layout::OwnFile { events: names() },
+            AgentHookShape::Groups {
+                tool_matcher,
+                millis,
+            } => Layout::Groups {
+                tool_matcher,
+                timeout: AGENT_TIMEOUT_SECS * if millis { 1000 } else { 1 },
+                events,
             },
-            Agent::Codex => Layout::Groups {
-                events: CODEX_EVENTS,
-                tool_matcher: None,
-                timeout: secs,
-            },
-            Agent::Gemini => Layout::Groups {
-                events: GEMINI_EVENTS,
-                tool_matcher: Some(".*"),
-                timeout: secs * 1000,
-            },
-            Agent::Factory => Layout::Groups {
-                events: FACTORY_EVENTS,
-                tool_matcher: Some("*"),
-                timeout: secs,
-            },
-            Agent::Cursor => Layout::Flat {
-                events: CURSOR_EVENTS,
-            },
+            AgentHookShape::Flat => Layout::Flat { events: names() },
             _ => return None,
         })
     }
 
-    /// Whether each entry passes its event on the command line.
     /// The agent's events install can wire (in the agent's names).
     pub(super) fn events(&self) -> Vec<&'static str> {
         match self {
-            Layout::OwnFile { events } | Layout::Flat { events } => events.to_vec(),
+            Layout::OwnFile { events } | Layout::Flat { events } => events.clone(),
             Layout::Groups { events, .. } => events.iter().map(|(event, _)| *event).collect(),
         }
     }
 
+    /// Whether each entry passes its event on the command line.
     pub(super) fn passes_event(&self) -> bool {
         matches!(self, Layout::OwnFile { .. })
     }

@@ -20,30 +20,6 @@ use crate::cli::claude::{self as claude, entries};
 use crate::cli::settings_file::read_settings;
 use crate::cli::{CliError, CliResult};
 
-/// Every event name Cursor documents; one it does not know drops the whole file.
-const CURSOR_KNOWN_EVENTS: &[&str] = &[
-    "beforeShellExecution",
-    "afterShellExecution",
-    "beforeMCPExecution",
-    "afterMCPExecution",
-    "beforeReadFile",
-    "afterFileEdit",
-    "beforeSubmitPrompt",
-    "afterAgentResponse",
-    "afterAgentThought",
-    "stop",
-    "sessionStart",
-    "sessionEnd",
-    "preToolUse",
-    "postToolUse",
-    "postToolUseFailure",
-    "subagentStart",
-    "subagentStop",
-    "preCompact",
-    "beforeTabFileRead",
-    "afterTabFileEdit",
-];
-
 /// `hookhost status`.
 #[derive(Debug, Clone, Args)]
 pub struct StatusArgs {
@@ -58,19 +34,6 @@ pub struct StatusArgs {
     home: Option<PathBuf>,
 }
 
-/// The agent's own folder in the home: its presence says the agent is used here.
-fn agent_folder(agent: Agent, home: &Path) -> PathBuf {
-    home.join(match agent {
-        Agent::Copilot => ".copilot",
-        Agent::Codex => ".codex",
-        Agent::Gemini => ".gemini",
-        Agent::Cursor => ".cursor",
-        Agent::OpenCode => ".config/opencode",
-        Agent::Factory => ".factory",
-        _ => ".claude",
-    })
-}
-
 /// `hookhost status`.
 pub(in crate::cli) fn status(args: &StatusArgs) -> CliResult {
     let home = home_of(args.home.as_deref()).map_err(CliError::Usage)?;
@@ -78,8 +41,9 @@ pub(in crate::cli) fn status(args: &StatusArgs) -> CliResult {
     let agents: Vec<Agent> = match args.agent {
         Some(agent) => vec![agent],
         None => Agent::ALL
-            .into_iter()
-            .filter(|agent| agent_folder(*agent, &home).is_dir())
+            .iter()
+            .copied()
+            .filter(|agent| home.join(agent.home_folder()).is_dir())
             .collect(),
     };
     if agents.is_empty() {
@@ -163,16 +127,10 @@ fn report(agent: Agent, home: &Path, project: &Path) -> Vec<String> {
                 break;
             }
         }
-        if scope == AgentScope::Project {
-            match agent {
-                Agent::Copilot => {
-                    println!("           (Copilot CLI reads it only in a folder the user trusts)")
-                }
-                Agent::Codex => {
-                    println!("           (Codex reads it only in a project the user trusts)")
-                }
-                _ => {}
-            }
+        if scope == AgentScope::Project
+            && let Some(note) = agent.project_note()
+        {
+            println!("           ({note})");
         }
     }
     if !installed {
@@ -268,7 +226,7 @@ pub(in crate::cli) fn unwired(
 ) -> Vec<String> {
     let watched = engine.watched_events();
     let mut lines = Vec::new();
-    for agent in Agent::ALL {
+    for &agent in Agent::ALL {
         if agent == Agent::Claude {
             let wired = claude::wired_events(home, project);
             let missing: Vec<&String> = watched
@@ -340,19 +298,22 @@ fn wiring(
             let doc = codex_trust::parse(&config, &text)?;
             problems.extend(codex_trust::problems(&doc, file, &found));
         }
-        Agent::Cursor => {
-            if let Some(Value::Object(hooks)) = settings.get("hooks") {
-                for event in hooks.keys() {
-                    if !CURSOR_KNOWN_EVENTS.contains(&event.as_str()) {
-                        problems.push(format!(
-                            "{}: Cursor drops the whole file for the event name `{event}`, which it does not know",
-                            file.display()
-                        ));
-                    }
-                }
-            }
-        }
         _ => {}
+    }
+    let known = agent.install().known_events;
+    if !known.is_empty()
+        && let Some(Value::Object(hooks)) = settings.get("hooks")
+    {
+        for event in hooks
+            .keys()
+            .filter(|event| !known.contains(&event.as_str()))
+        {
+            problems.push(format!(
+                "{}: {} drops the whole file for the event name `{event}`, which it does not know",
+                file.display(),
+                agent.name()
+            ));
+        }
     }
     Ok(Some(found))
 }

@@ -111,7 +111,7 @@ async fn enclosed(
     let mut quit = signal(tokio::signal::unix::SignalKind::quit())?;
     let mut hangup = signal(tokio::signal::unix::SignalKind::hangup())?;
     let mut terminate = signal(tokio::signal::unix::SignalKind::terminate())?;
-    let launcher = super::super::args::envelope_launcher().context("no hookhost binary")?;
+    let launcher = super::super::command_line::envelope_launcher().context("no hookhost binary")?;
     let mut command = tokio::process::Command::new(&launcher);
     if launcher
         .file_stem()

@@ -37,6 +37,12 @@ impl Projects {
         let place: Where = serde_json::from_slice(body).ok()?;
         let field = server.engine().dialect().input.cwd;
         let cwd = if field == "pwd" { place.pwd } else { place.cwd }?;
+        self.engine_for_cwd(server, &cwd)
+    }
+
+    /// The engine of the trusted project the working directory `cwd` lies in, if any.
+    pub(super) fn engine_for_cwd(&self, server: &Server, cwd: &str) -> Option<Engine> {
+        let cwd = cwd.to_string();
         if !Path::new(&cwd).is_absolute() {
             return None;
         }

@@ -150,29 +150,20 @@ pub(super) async fn agent_hook(
         let error = json!({"error": format!("unknown agent `{name}`")});
         return (StatusCode::NOT_FOUND, axum::Json(error)).into_response();
     };
-    let given = query.event.clone().unwrap_or_default();
-    let normalised = match read_body(&server, request).await {
-        Ok(bytes) => serde_json::from_slice(&bytes)
-            .map_err(|err| format!("the input is not JSON: {err}"))
-            .and_then(|raw| {
-                agent
-                    .normalise(query.event.as_deref(), raw)
-                    .map_err(|err| err.to_string())
-            }),
-        Err((failure, _)) => Err(failure.to_string()),
-    };
-    let reply = match normalised {
-        Err(reason) => agent.failure_reply(&given, server.engine().has_any_fail_closed(), &reason),
-        Ok(normalised) => {
-            let guarded = server.engine().has_fail_closed(&normalised.event);
-            let event = normalised.event.clone();
-            crate::cli::agent_hook::reply_to(agent, &normalised, guarded, |body| {
-                let (server, event) = (&server, &event);
-                async move { server.answer(Some(event.as_str()), Ok(&body)).await }
-            })
-            .await
-        }
-    };
+    let body = read_body(&server, request).await;
+    let call = hookhost::AgentCall::read(
+        agent,
+        query.event.as_deref(),
+        body.as_deref().map_err(|(failure, _)| failure.clone()),
+        &server.limits,
+    );
+    let reply = server
+        .engine()
+        .answer_agent_with(&call, |event, input| {
+            let server = &server;
+            async move { server.answer_input(&event, input).await }
+        })
+        .await;
     axum::Json(json!({"stdout": reply.stdout, "stderr": reply.stderr, "exitCode": reply.exit_code}))
         .into_response()
 }

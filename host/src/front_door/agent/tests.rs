@@ -1,9 +1,11 @@
 use serde_json::{Value, json};
 
 use super::*;
+use crate::agent::{AGENT_FIELD, AGENT_TOOL_FIELD};
+use crate::outcome::EventOutcome;
 
 fn one(agent: Agent, event: Option<&str>, raw: Value) -> (String, Value) {
-    let normalised = agent.normalise(event, raw).unwrap();
+    let normalised = Normalised::read(agent, event, raw).unwrap();
     assert_eq!(normalised.inputs.len(), 1);
     (normalised.event, normalised.inputs[0].clone())
 }
@@ -107,13 +109,13 @@ fn file_tools_name_their_file_path_and_mcp_tools_their_server() {
 #[test]
 fn a_codex_patch_is_one_call_per_file() {
     let patch = "*** Begin Patch\n*** Add File: a.txt\n+x\n*** Update File: b.rs\n@@\n-y\n+z\n*** End Patch\n";
-    let normalised = Agent::Codex
-        .normalise(
-            None,
-            json!({"hook_event_name": "PreToolUse", "tool_name": "apply_patch",
+    let normalised = Normalised::read(
+        Agent::Codex,
+        None,
+        json!({"hook_event_name": "PreToolUse", "tool_name": "apply_patch",
                    "tool_input": {"input": patch}}),
-        )
-        .unwrap();
+    )
+    .unwrap();
     let calls: Vec<(String, String)> = normalised
         .inputs
         .iter()
@@ -139,11 +141,11 @@ fn a_codex_patch_is_one_call_per_file() {
 #[test]
 fn unreadable_inputs_are_named() {
     assert_eq!(
-        Agent::Gemini.normalise(None, json!([1])),
+        Normalised::read(Agent::Gemini, None, json!([1])),
         Err(AgentError::NotAnObject { agent: "gemini" })
     );
     assert_eq!(
-        Agent::Copilot.normalise(None, json!({"toolName": "bash"})),
+        Normalised::read(Agent::Copilot, None, json!({"toolName": "bash"})),
         Err(AgentError::NoEvent { agent: "copilot" })
     );
 }
@@ -158,42 +160,66 @@ fn denied(event: &str) -> EventOutcome {
 #[test]
 fn each_agent_reads_a_deny_in_its_own_form() {
     let parse = |reply: AgentReply| -> Value { serde_json::from_str(&reply.stdout).unwrap() };
-    let copilot = parse(Agent::Copilot.reply("preToolUse", &denied("PreToolUse")));
+    let copilot = parse(AgentReply::to_outcome(
+        Agent::Copilot,
+        "preToolUse",
+        &denied("PreToolUse"),
+    ));
     assert_eq!(
         copilot,
         json!({"permissionDecision": "deny", "permissionDecisionReason": "no"})
     );
-    let pascal = parse(Agent::Copilot.reply("PreToolUse", &denied("PreToolUse")));
+    let pascal = parse(AgentReply::to_outcome(
+        Agent::Copilot,
+        "PreToolUse",
+        &denied("PreToolUse"),
+    ));
     assert_eq!(pascal["hookSpecificOutput"]["permissionDecision"], "deny");
-    let codex = parse(Agent::Codex.reply("PreToolUse", &denied("PreToolUse")));
+    let codex = parse(AgentReply::to_outcome(
+        Agent::Codex,
+        "PreToolUse",
+        &denied("PreToolUse"),
+    ));
     assert_eq!(codex["hookSpecificOutput"]["permissionDecision"], "deny");
-    let gemini = parse(Agent::Gemini.reply("BeforeTool", &denied("PreToolUse")));
+    let gemini = parse(AgentReply::to_outcome(
+        Agent::Gemini,
+        "BeforeTool",
+        &denied("PreToolUse"),
+    ));
     assert_eq!(gemini, json!({"decision": "deny", "reason": "no"}));
-    let cursor = parse(Agent::Cursor.reply("beforeShellExecution", &denied("PreToolUse")));
+    let cursor = parse(AgentReply::to_outcome(
+        Agent::Cursor,
+        "beforeShellExecution",
+        &denied("PreToolUse"),
+    ));
     assert_eq!(
         cursor,
         json!({"permission": "deny", "user_message": "no", "agent_message": "no"})
     );
-    let opencode = parse(Agent::OpenCode.reply("tool.execute.before", &denied("PreToolUse")));
+    let opencode = parse(AgentReply::to_outcome(
+        Agent::OpenCode,
+        "tool.execute.before",
+        &denied("PreToolUse"),
+    ));
     assert_eq!(opencode["decision"], "deny");
 }
 
 #[test]
 fn a_failure_is_answered_in_band() {
-    for agent in Agent::ALL {
+    for &agent in Agent::ALL {
         let (event, _) = agent.contract().event("PreToolUse");
-        let guarded = agent.failure_reply(event, true, "hookhost failed closed: x");
+        let guarded = AgentReply::failure(agent, event, true, "hookhost failed closed: x");
         assert_eq!(guarded.exit_code, 0, "{agent:?}");
         assert!(
             guarded.stdout.contains("deny"),
             "{agent:?}: {}",
             guarded.stdout
         );
-        let open = agent.failure_reply(event, false, "x");
+        let open = AgentReply::failure(agent, event, false, "x");
         assert_eq!(open.exit_code, 0, "{agent:?}");
         assert!(!open.stdout.contains("deny"), "{agent:?}: {}", open.stdout);
     }
-    let copilot = Agent::Copilot.failure_reply("preToolUse", false, "x");
+    let copilot = AgentReply::failure(Agent::Copilot, "preToolUse", false, "x");
     assert!(
         copilot.stdout.contains("\"permissionDecision\":\"allow\""),
         "{}",
@@ -218,7 +244,8 @@ fn a_rewritten_input_goes_back_in_the_agents_own_field_names() {
                "tool_name": "exec_command", "tool_input": {"cmd": "ls", "workdir": "w"}}),
     );
     assert_eq!(codex[AGENT_TOOL_FIELD], "exec_command");
-    let reply = parse(Agent::Codex.reply_to_input(
+    let reply = parse(AgentReply::to_input(
+        Agent::Codex,
         "PreToolUse",
         &codex,
         &rewritten(&codex, "command", "ls -a"),
@@ -232,7 +259,8 @@ fn a_rewritten_input_goes_back_in_the_agents_own_field_names() {
         Some("preToolUse"),
         json!({"toolName": "create", "toolArgs": {"path": "a", "file_text": "x"}}),
     );
-    let reply = parse(Agent::Copilot.reply_to_input(
+    let reply = parse(AgentReply::to_input(
+        Agent::Copilot,
         "preToolUse",
         &copilot,
         &rewritten(&copilot, "file_path", "b"),
@@ -252,4 +280,45 @@ fn a_rewritten_input_goes_back_in_the_agents_own_field_names() {
     assert!(claude_named.get(AGENT_TOOL_FIELD).is_none());
     assert!(Agent::Codex.starts_process("exec_command"));
     assert!(!Agent::Codex.starts_process("write_stdin"));
+}
+
+#[test]
+fn a_call_is_read_once_by_the_front_doors_reader() {
+    let limits = RequestLimits::new(4096, false);
+    // A lone surrogate: serde_json alone refuses it, the front door's reader repairs it —
+    // an agent's call gets the outcome Claude Code's would.
+    let body = br#"{"hook_event_name": "BeforeTool", "cwd": "/p", "tool_name": "run_shell_command",
+        "tool_input": {"command": "echo \ud800"}}"#;
+    let call = AgentCall::read(Agent::Gemini, None, Ok(body), &limits);
+    let normalised = call.normalised().unwrap();
+    assert_eq!(normalised.event, "PreToolUse");
+    assert_eq!(
+        normalised.inputs[0]["tool_input"]["command"],
+        "echo \u{FFFD}"
+    );
+    assert_eq!(call.project(), Some(std::path::PathBuf::from("/p")));
+    // Over the limit, not JSON, no event: each a failure naming why, the project unknown.
+    let big = vec![b' '; 4097];
+    let over = AgentCall::read(Agent::Gemini, None, Ok(&big), &limits);
+    assert_eq!(
+        over.normalised().unwrap_err(),
+        &Failure::Oversize { limit: 4096 }
+    );
+    let garbage = AgentCall::read(Agent::Codex, None, Ok(b"{nope"), &limits);
+    assert!(matches!(garbage.normalised(), Err(Failure::Unreadable(_))));
+    assert_eq!(garbage.project(), None);
+    let nameless = AgentCall::read(Agent::Copilot, None, Ok(b"{}"), &limits);
+    let why = nameless.normalised().unwrap_err().to_string();
+    assert!(why.contains("names no event"), "{why}");
+    // A relative cwd names no project.
+    let relative = AgentCall::read(
+        Agent::Codex,
+        None,
+        Ok(br#"{"hook_event_name": "Stop", "cwd": "p"}"#),
+        &limits,
+    );
+    assert_eq!(relative.project(), None);
+    // Unanswered: a deny in the agent's form, whatever guards the event.
+    let reply = over.unanswered("hookhost cannot start");
+    assert!(reply.stdout.contains("deny"), "{}", reply.stdout);
 }
