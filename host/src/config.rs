@@ -61,6 +61,63 @@ pub struct Diagnostic {
     pub location: String,
     /// What is wrong and what was done about it.
     pub message: String,
+    /// What kind of problem it is, where the engine acts on it.
+    #[serde(skip_serializing_if = "DiagnosticKind::is_problem")]
+    pub kind: DiagnosticKind,
+}
+
+/// What kind of problem a [`Diagnostic`] reports, where the engine acts on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum DiagnosticKind {
+    /// A problem to report; the engine runs what could be read.
+    #[default]
+    Problem,
+    /// An owner's `failClosed` hook that cannot run: a guard lost, so the front door
+    /// refuses every event until it is fixed.
+    LostGuard,
+}
+
+impl DiagnosticKind {
+    fn is_problem(&self) -> bool {
+        *self == DiagnosticKind::Problem
+    }
+}
+
+impl Diagnostic {
+    /// A problem of `severity` in `file` at `location` (empty: the whole file).
+    pub fn new(
+        severity: Severity,
+        file: impl Into<String>,
+        location: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Diagnostic {
+        Diagnostic {
+            severity,
+            file: file.into(),
+            location: location.into(),
+            message: message.into(),
+            kind: DiagnosticKind::Problem,
+        }
+    }
+
+    /// An owner's `failClosed` hook that cannot run (an error).
+    pub fn lost_guard(
+        file: impl Into<String>,
+        location: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Diagnostic {
+        Diagnostic {
+            kind: DiagnosticKind::LostGuard,
+            ..Diagnostic::new(Severity::Error, file, location, message)
+        }
+    }
+
+    /// Whether it reports a guard lost.
+    pub fn is_lost_guard(&self) -> bool {
+        self.kind == DiagnosticKind::LostGuard
+    }
 }
 
 impl fmt::Display for Diagnostic {

@@ -87,8 +87,8 @@ pub use front_door::agent::{AgentCall, AgentError, AgentReply, Normalised};
 // The guards that come with hookhost (`builtin:NAME`).
 pub use builtin::Builtin;
 pub use config::{
-    Diagnostic, ExecutorKind, FileSet, Layer, LoadOptions, PolicyState, Severity, Trust,
-    TrustError, TrustStore, named_policy,
+    Diagnostic, DiagnosticKind, ExecutorKind, FileSet, Layer, LoadOptions, PolicyState, Severity,
+    Trust, TrustError, TrustStore, named_policy,
 };
 pub use dialect::DialectId;
 pub use engine::{

@@ -57,12 +57,12 @@ pub(super) fn envelope(sources: &[Source], diags: &mut Vec<Diagnostic>) -> Envel
         return settings;
     };
     let mut warn = |field: &str, message: String| {
-        diags.push(Diagnostic {
-            severity: Severity::Error,
-            file: source.label.clone(),
-            location: format!("envelope{field}"),
+        diags.push(Diagnostic::new(
+            Severity::Error,
+            source.label.clone(),
+            format!("envelope{field}"),
             message,
-        })
+        ))
     };
     let object = match value {
         Value::Bool(on) => {

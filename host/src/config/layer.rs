@@ -195,15 +195,11 @@ pub fn load(options: &LoadOptions) -> LoadedConfig {
     let audit_log = owner_values(&sources, "hookAuditLog", false)
         .into_iter()
         .find_map(|(_, value)| value.as_str().map(PathBuf::from));
-    let mut lost_guards: Vec<String> = diags
+    let lost_guards: Vec<String> = diags
         .iter()
-        .filter(|diag| super::settings::is_lost_guard(diag))
+        .filter(|diag| diag.is_lost_guard())
         .map(|diag| format!("{}: {}", diag.file, diag.message))
         .collect();
-    let policy = policy.map(|(state, lost)| {
-        lost_guards.extend(lost);
-        state
-    });
     let repository_files = sources
         .iter()
         .filter(|s| !s.layer.is_owner())
@@ -250,7 +246,7 @@ pub fn load(options: &LoadOptions) -> LoadedConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Trust;
+    use crate::config::{Severity, Trust};
     use serde_json::json;
 
     fn write(path: &Path, value: Value) {
@@ -319,6 +315,39 @@ mod tests {
             vec!["managed", "same", "local", "inline"]
         );
         assert!(config.diagnostics.is_empty(), "{:?}", config.diagnostics);
+    }
+
+    #[test]
+    fn an_owners_fail_closed_hook_on_an_event_the_dialect_lacks_is_a_lost_guard() {
+        let t = tree();
+        let entry = |fail_closed: bool| {
+            json!({"hooks": {"PermissionRequest": [{"hooks": [
+                {"type": "command", "command": "guard", "failClosed": fail_closed}]}]}})
+        };
+        let mut opts = options(&t);
+        opts.dialect = Some(crate::dialect::DialectId::Evva);
+        write(&t.managed, entry(true));
+        let config = load(&opts);
+        let lost: Vec<&Diagnostic> = config
+            .diagnostics
+            .iter()
+            .filter(|d| d.is_lost_guard())
+            .collect();
+        assert_eq!(lost.len(), 1, "{:?}", config.diagnostics);
+        assert_eq!(lost[0].kind, crate::config::DiagnosticKind::LostGuard);
+        assert_eq!(lost[0].severity, Severity::Error);
+        assert_eq!(config.lost_guards.len(), 1);
+        assert!(config.lost_guards[0].contains("PermissionRequest"));
+        // Not failClosed: an error, no lost guard; the repository's: a warning.
+        write(&t.managed, entry(false));
+        let config = load(&opts);
+        assert!(config.lost_guards.is_empty(), "{:?}", config.lost_guards);
+        assert!(
+            config
+                .diagnostics
+                .iter()
+                .any(|d| d.severity == Severity::Error && !d.is_lost_guard())
+        );
     }
 
     #[test]

@@ -48,12 +48,12 @@ pub(super) fn merge_list<'a>(
         let list = merged.get_or_insert_with(Vec::new);
         match value.as_array() {
             Some(items) => list.extend(items.iter().filter_map(Value::as_str).map(str::to_string)),
-            None => diags.push(Diagnostic {
-                severity: Severity::Error,
-                file: source.label.clone(),
-                location: key.to_string(),
-                message: "must be an array of strings; treated as empty".into(),
-            }),
+            None => diags.push(Diagnostic::new(
+                Severity::Error,
+                source.label.clone(),
+                key.to_string(),
+                "must be an array of strings; treated as empty",
+            )),
         }
     }
     merged
@@ -72,11 +72,11 @@ pub(super) fn keep_only_hooks_of_untrusted(source: &mut Source, diags: &mut Vec<
         return;
     }
     map.retain(|key, _| key == "hooks");
-    diags.push(Diagnostic {
-        severity: Severity::Warning,
-        file: source.label.clone(),
-        location: String::new(),
-        message: format!(
+    diags.push(Diagnostic::new(
+        Severity::Warning,
+        source.label.clone(),
+        String::new(),
+        format!(
             "workspace is not trusted: settings {} ignored",
             ignored
                 .iter()
@@ -84,7 +84,7 @@ pub(super) fn keep_only_hooks_of_untrusted(source: &mut Source, diags: &mut Vec<
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
-    });
+    ));
 }
 
 /// Whether the project's settings are trusted, and why (`None`: untrusted).
@@ -122,11 +122,13 @@ pub(super) fn grant_policy(
             .any(|(_, value)| value.as_bool() == Some(true)),
         ..WasmGrantPolicy::default()
     };
-    let problem = |source: &Source, key: &str, message: String| Diagnostic {
-        severity: Severity::Error,
-        file: source.label.clone(),
-        location: key.to_string(),
-        message,
+    let problem = |source: &Source, key: &str, message: String| {
+        Diagnostic::new(
+            Severity::Error,
+            source.label.clone(),
+            key.to_string(),
+            message,
+        )
     };
     for (source, value) in owner_values(sources, "wasmHookAllowedPaths", false) {
         for message in policy.add_paths(
@@ -206,11 +208,13 @@ pub(super) fn apply_policy(
             stays
         })
     };
-    let note = |message: &str| Diagnostic {
-        severity: Severity::Warning,
-        file: "settings".into(),
-        location: String::new(),
-        message: message.to_string(),
+    let note = |message: &str| {
+        Diagnostic::new(
+            Severity::Warning,
+            "settings",
+            String::new(),
+            message.to_string(),
+        )
     };
     if let Some((true, layer)) = effective_flag(sources, "disableAllHooks") {
         if layer == Layer::Managed {
@@ -331,12 +335,12 @@ pub(super) fn signing_policy(
     };
     for (source, value) in owner_values(sources, "trustedSigners", false) {
         let mut warn = |location: String, message: String| {
-            diags.push(Diagnostic {
-                severity: Severity::Error,
-                file: source.label.clone(),
+            diags.push(Diagnostic::new(
+                Severity::Error,
+                source.label.clone(),
                 location,
                 message,
-            })
+            ))
         };
         let Some(entries) = value.as_array() else {
             warn(
@@ -375,12 +379,12 @@ pub(super) fn prompt_endpoint(
         .into_iter()
         .next()?;
     let mut warn = |field: &str, message: String| {
-        diags.push(Diagnostic {
-            severity: Severity::Error,
-            file: source.label.clone(),
-            location: format!("promptEndpoint.{field}"),
+        diags.push(Diagnostic::new(
+            Severity::Error,
+            source.label.clone(),
+            format!("promptEndpoint.{field}"),
             message,
-        })
+        ))
     };
     let Some(object) = value.as_object() else {
         warn("", "`promptEndpoint` is not an object; ignored".into());
@@ -438,12 +442,12 @@ pub(super) fn self_protection(
         return settings;
     };
     let mut warn = |field: &str, message: &str| {
-        diags.push(Diagnostic {
-            severity: Severity::Error,
-            file: source.label.clone(),
-            location: format!("selfProtection{field}"),
-            message: message.to_string(),
-        })
+        diags.push(Diagnostic::new(
+            Severity::Error,
+            source.label.clone(),
+            format!("selfProtection{field}"),
+            message.to_string(),
+        ))
     };
     match value {
         Value::Bool(enabled) => settings.enabled = *enabled,

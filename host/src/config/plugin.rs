@@ -38,11 +38,13 @@ pub fn read_plugin_in(
     ]
     .into_iter()
     .find(|p| p.is_file());
-    let error = |file: &Path, message: String| Diagnostic {
-        severity: Severity::Error,
-        file: file.display().to_string(),
-        location: String::new(),
-        message,
+    let error = |file: &Path, message: String| {
+        Diagnostic::new(
+            Severity::Error,
+            file.display().to_string(),
+            String::new(),
+            message,
+        )
     };
     let manifest = match &manifest_path {
         Some(path) => match read_json(path) {
@@ -144,12 +146,12 @@ pub fn read_plugin_in(
                     Value::String(path) => {
                         push_path(&root, path, &mut hook_files, diags, &manifest_file)
                     }
-                    _ => diags.push(Diagnostic {
-                        severity: Severity::Error,
-                        file: manifest_file.clone(),
-                        location: format!("hooks[{index}]"),
-                        message: "hook file paths must be strings; skipped".into(),
-                    }),
+                    _ => diags.push(Diagnostic::new(
+                        Severity::Error,
+                        manifest_file.clone(),
+                        format!("hooks[{index}]"),
+                        "hook file paths must be strings; skipped",
+                    )),
                 }
             }
         }
@@ -157,12 +159,12 @@ pub fn read_plugin_in(
             let hooks = map.get("hooks").filter(|h| h.is_object()).unwrap_or(inline);
             read_hooks(hooks, &context(manifest_file.clone()), out, diags);
         }
-        Some(_) => diags.push(Diagnostic {
-            severity: Severity::Error,
-            file: manifest_file.clone(),
-            location: "hooks".into(),
-            message: "`hooks` must be a path, an array of paths or an object; skipped".into(),
-        }),
+        Some(_) => diags.push(Diagnostic::new(
+            Severity::Error,
+            manifest_file.clone(),
+            "hooks",
+            "`hooks` must be a path, an array of paths or an object; skipped",
+        )),
     }
     for file in hook_files {
         let label = file.display().to_string();
@@ -185,12 +187,12 @@ fn push_path(
 ) {
     let relative = path.strip_prefix("./").unwrap_or(path);
     if Path::new(relative).is_absolute() || relative.split('/').any(|part| part == "..") {
-        diags.push(Diagnostic {
-            severity: Severity::Error,
-            file: manifest.to_string(),
-            location: "hooks".into(),
-            message: format!("hook path `{path}` must be relative to the plugin root; skipped"),
-        });
+        diags.push(Diagnostic::new(
+            Severity::Error,
+            manifest.to_string(),
+            "hooks",
+            format!("hook path `{path}` must be relative to the plugin root; skipped"),
+        ));
         return;
     }
     let full = root.join(relative);

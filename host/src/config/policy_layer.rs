@@ -33,24 +33,24 @@ pub struct PolicyState {
 pub const DEFAULT_POLICY_INTERVAL: u64 = 300;
 
 /// Reads the policy the managed `sources` name into them (after the last managed file);
-/// returns its state and, when it is named but cannot be used, the lost guard to record.
+/// returns its state. A policy named but unusable is a lost guard among `diags`.
 pub(super) fn read(
     options: &LoadOptions,
     sources: &mut Vec<Source>,
     diags: &mut Vec<Diagnostic>,
-) -> Option<(PolicyState, Option<String>)> {
+) -> Option<PolicyState> {
     for source in sources.iter().filter(|s| s.layer != Layer::Managed) {
         if source
             .value
             .as_ref()
             .is_some_and(|v| v.get("policy").is_some())
         {
-            diags.push(Diagnostic {
-                severity: Severity::Warning,
-                file: source.label.clone(),
-                location: "policy".into(),
-                message: "`policy` counts only in managed settings; ignored".into(),
-            });
+            diags.push(Diagnostic::new(
+                Severity::Warning,
+                source.label.clone(),
+                "policy",
+                "`policy` counts only in managed settings; ignored",
+            ));
         }
     }
     let (label, value) = owner_values(sources, "policy", true)
@@ -70,20 +70,13 @@ pub(super) fn read(
             .map_or(DEFAULT_POLICY_INTERVAL, |secs| secs.max(10)),
     };
     let mut lost = |state: &mut PolicyState, message: String| {
-        diags.push(Diagnostic {
-            severity: Severity::Error,
-            file: label.clone(),
-            location: "policy".into(),
-            message: message.clone(),
-        });
-        state.error = Some(message.clone());
-        Some((
-            state.clone(),
-            Some(format!(
-                "{label}: the owner's policy {}: {message}",
-                state.reference
-            )),
-        ))
+        diags.push(Diagnostic::lost_guard(
+            label.clone(),
+            "policy",
+            format!("the owner's policy {}: {message}", state.reference),
+        ));
+        state.error = Some(message);
+        Some(state.clone())
     };
     let reference = match value.as_str().map(crate::oci::OciRef::parse) {
         Some(Ok(reference)) => reference,
@@ -136,7 +129,7 @@ pub(super) fn read(
             toml: false,
         },
     );
-    Some((state, None))
+    Some(state)
 }
 
 /// The policy store `options` read from (what self-protection keeps the agent out of).

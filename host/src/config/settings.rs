@@ -47,12 +47,7 @@ pub struct FileContext {
 
 impl FileContext {
     pub(crate) fn diag(&self, severity: Severity, location: String, message: String) -> Diagnostic {
-        Diagnostic {
-            severity,
-            file: self.file.clone(),
-            location,
-            message,
-        }
+        Diagnostic::new(severity, self.file.clone(), location, message)
     }
 
     /// Replaces every `${NAME}` placeholder this file defines.
@@ -159,15 +154,6 @@ fn from_value<T: for<'de> Deserialize<'de>>(value: &Value) -> Result<T, String> 
     T::deserialize(value).map_err(|err| err.to_string())
 }
 
-/// How the reader's error for an owner's `failClosed` hook on an event the dialect lacks
-/// ends (see [`is_lost_guard`]).
-const LOST_GUARD: &str = "the owner's failClosed hook for it cannot run";
-
-/// Whether `diag` reports an owner's `failClosed` hook that cannot run: a guard lost.
-pub(crate) fn is_lost_guard(diag: &Diagnostic) -> bool {
-    diag.severity == Severity::Error && diag.message.ends_with(LOST_GUARD)
-}
-
 /// Whether any handler entry of an event's matcher `groups` is `failClosed`.
 fn any_fail_closed(groups: &Value) -> bool {
     groups
@@ -201,18 +187,23 @@ pub fn read_hooks(
                 // An owner's hook is never dropped quietly: the dialect was chosen from
                 // other files, and the guard would simply be gone. A failClosed one is a
                 // lost guard: the front door blocks every event until it is fixed.
-                let (severity, what) = if ctx.layer.is_owner() {
-                    (Severity::Error, "the owner's hooks for it cannot run")
+                let location = format!("hooks.{event}");
+                let not_ours = format!("`{event}` is not a {} event", ctx.dialect.name);
+                diags.push(if !ctx.layer.is_owner() {
+                    ctx.diag(Severity::Warning, location, format!("{not_ours}; skipped"))
+                } else if any_fail_closed(groups) {
+                    Diagnostic::lost_guard(
+                        ctx.file.clone(),
+                        location,
+                        format!("{not_ours}; the owner's failClosed hook for it cannot run"),
+                    )
                 } else {
-                    (Severity::Warning, "skipped")
-                };
-                let what = if ctx.layer.is_owner() && any_fail_closed(groups) {
-                    LOST_GUARD
-                } else {
-                    what
-                };
-                let message = format!("`{event}` is not a {} event; {what}", ctx.dialect.name);
-                diags.push(ctx.diag(severity, format!("hooks.{event}"), message));
+                    ctx.diag(
+                        Severity::Error,
+                        location,
+                        format!("{not_ours}; the owner's hooks for it cannot run"),
+                    )
+                });
                 continue;
             }
             None => {

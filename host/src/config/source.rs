@@ -70,12 +70,12 @@ pub(super) fn read_source(
 }
 
 pub(super) fn file_error(file: &str, message: &str) -> Diagnostic {
-    Diagnostic {
-        severity: Severity::Error,
-        file: file.to_string(),
-        location: String::new(),
-        message: message.to_string(),
-    }
+    Diagnostic::new(
+        Severity::Error,
+        file.to_string(),
+        String::new(),
+        message.to_string(),
+    )
 }
 
 /// The managed settings files: the managed file, then `managed-settings.d/*.json` beside

@@ -20,24 +20,24 @@ pub(super) fn telemetry(
             .as_ref()
             .is_some_and(|v| v.get("telemetry").is_some())
         {
-            diags.push(Diagnostic {
-                severity: Severity::Warning,
-                file: source.label.clone(),
-                location: "telemetry".into(),
-                message: "`telemetry` counts only in the owners' settings; ignored".into(),
-            });
+            diags.push(Diagnostic::new(
+                Severity::Warning,
+                source.label.clone(),
+                "telemetry",
+                "`telemetry` counts only in the owners' settings; ignored",
+            ));
         }
     }
     let (source, value) = owner_values(sources, "telemetry", false)
         .into_iter()
         .next()?;
     let mut error = |field: &str, message: String| {
-        diags.push(Diagnostic {
-            severity: Severity::Error,
-            file: source.label.clone(),
-            location: format!("telemetry{field}"),
-            message: format!("{message}; decisions are not exported"),
-        });
+        diags.push(Diagnostic::new(
+            Severity::Error,
+            source.label.clone(),
+            format!("telemetry{field}"),
+            format!("{message}; decisions are not exported"),
+        ));
         None
     };
     let Some(object) = value.as_object() else {

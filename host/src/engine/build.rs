@@ -42,12 +42,12 @@ pub(super) fn inner(mut config: LoadedConfig, mut options: EngineOptions) -> Inn
         if let Some(path) = dir.as_deref()
             && in_project(path)
         {
-            diagnostics.push(Diagnostic {
-                severity: crate::config::Severity::Warning,
-                file: path.display().to_string(),
-                location: String::new(),
-                message: format!("the {what} lies inside the project; not used"),
-            });
+            diagnostics.push(Diagnostic::new(
+                crate::config::Severity::Warning,
+                path.display().to_string(),
+                String::new(),
+                format!("the {what} lies inside the project; not used"),
+            ));
             *dir = None;
         }
     }
@@ -108,14 +108,12 @@ pub(super) fn inner(mut config: LoadedConfig, mut options: EngineOptions) -> Inn
         match session_files::SessionStore::open(dir, &scope) {
             Ok(store) => Some(Arc::new(store)),
             Err(err) => {
-                diagnostics.push(Diagnostic {
-                    severity: crate::config::Severity::Warning,
-                    file: dir.display().to_string(),
-                    location: String::new(),
-                    message: format!(
-                        "session state kept in memory only (`once`, Stop re-entry): {err}"
-                    ),
-                });
+                diagnostics.push(Diagnostic::new(
+                    crate::config::Severity::Warning,
+                    dir.display().to_string(),
+                    String::new(),
+                    format!("session state kept in memory only (`once`, Stop re-entry): {err}"),
+                ));
                 None
             }
         }
@@ -180,10 +178,10 @@ pub(super) fn inner(mut config: LoadedConfig, mut options: EngineOptions) -> Inn
 
 /// An error diagnostic for a hook, at its location.
 pub(super) fn hook_error(spec: &HookSpec, name: &str, error: &str) -> Diagnostic {
-    Diagnostic {
-        severity: crate::config::Severity::Error,
-        file: spec.file.clone(),
-        location: spec.location.clone(),
-        message: format!("{} hook {name}: {error}", spec.handler.executor_kind()),
-    }
+    Diagnostic::new(
+        crate::config::Severity::Error,
+        spec.file.clone(),
+        spec.location.clone(),
+        format!("{} hook {name}: {error}", spec.handler.executor_kind()),
+    )
 }
