@@ -56,62 +56,97 @@ fn join(target: &mut Option<String>, text: &str) {
 
 /// Merges `ran` (in configuration order) for the event described by `spec`.
 pub fn merge(event: &Event, ran: Vec<FinishedHook>) -> EventOutcome {
-    let spec = event.spec();
-    let dialect = event.dialect();
-    let mut outcome = EventOutcome::empty(event.name());
-    let mut decision: Option<(PermissionDecision, Option<String>)> = None;
-    let first_decider_rule = dialect.decision == DecisionRule::FirstDecider
-        && spec.block_form == BlockForm::PermissionDecision;
-    // (decided by an owner layer, decision, reason)
-    let mut first_decider: Option<(bool, PermissionDecision, Option<String>)> = None;
-    let mut seen_paths = std::collections::HashSet::new();
-    // One report per hook: sized once (a report is ~600 bytes, and growing the list
-    // from empty would ask glibc for a block in its slow, consolidating size range).
-    outcome.hooks.reserve_exact(ran.len());
-    for FinishedHook {
-        name,
-        source,
-        executor,
-        mut result,
-        duration,
-        sha256,
-        detached,
-    } in ran
-    {
-        let mut dropped = apply_dialect(event, &mut result.output);
-        dropped.extend(protocol::scope(spec, &mut result.output));
+    let mut fold = Fold::new(event, ran.len());
+    for hook in ran {
+        fold.add(hook);
+    }
+    fold.finish()
+}
+
+/// The merge under way: the outcome so far and what its last step needs.
+struct Fold<'e> {
+    event: &'e Event,
+    outcome: EventOutcome,
+    /// The strongest permission decision so far, with its reason.
+    decision: Option<(PermissionDecision, Option<String>)>,
+    /// The first allow or deny (decided by an owner layer, decision, reason).
+    first_decider: Option<(bool, PermissionDecision, Option<String>)>,
+    seen_paths: std::collections::HashSet<String>,
+}
+
+impl<'e> Fold<'e> {
+    fn new(event: &'e Event, hooks: usize) -> Fold<'e> {
+        let mut outcome = EventOutcome::empty(event.name());
+        // One report per hook: sized once (a report is ~600 bytes, and growing the list
+        // from empty would ask glibc for a block in its slow, consolidating size range).
+        outcome.hooks.reserve_exact(hooks);
+        Fold {
+            event,
+            outcome,
+            decision: None,
+            first_decider: None,
+            seen_paths: std::collections::HashSet::new(),
+        }
+    }
+
+    /// Folds in one hook: its answer scoped to the event, its status settled, then each
+    /// field by its rule, then its report.
+    fn add(&mut self, hook: FinishedHook) {
+        let FinishedHook {
+            name,
+            source,
+            executor,
+            mut result,
+            duration,
+            sha256,
+            detached,
+        } = hook;
+        let mut dropped = apply_dialect(self.event, &mut result.output);
+        dropped.extend(protocol::scope(self.event.spec(), &mut result.output));
         for field in dropped {
-            outcome.ignored_fields.push(IgnoredField {
+            self.outcome.ignored_fields.push(IgnoredField {
                 hook: name.clone(),
                 field: field.to_string(),
             });
         }
         let out = result.output;
         let blocks = out.blocks();
-        if blocks && result.status == HookStatus::Success {
-            // The dialect read a block into the answer (evva's `continue: false`).
-            result.status = HookStatus::Blocking;
-        }
-        if result.status == HookStatus::Blocking && !blocks {
-            // The block was scoped away (the event cannot block). A hook that answered
-            // still succeeded; a fail-closed *failure* stays a failure, reported with its
-            // error even though the block cannot apply.
-            result.status = if result.error.is_some() {
-                HookStatus::NonBlockingError
-            } else {
-                HookStatus::Success
-            };
-        }
+        result.status = settled_status(result.status, blocks, result.error.is_some());
         if blocks {
-            if !outcome.should_block {
-                outcome.block_reason = out
+            if !self.outcome.should_block {
+                self.outcome.block_reason = out
                     .reason
                     .clone()
                     .or_else(|| out.permission_decision_reason.clone())
                     .or_else(|| Some(format!("blocked by hook {name}")));
             }
-            outcome.should_block = true;
+            self.outcome.should_block = true;
         }
+        self.texts(&out);
+        let hook_decision = self.decide(&out, source.is_owner());
+        self.lists(&out);
+        self.outcome.counts.add(result.status);
+        let hook_decision = hook_decision
+            .map(HookDecision::from)
+            .or(blocks.then_some(HookDecision::Block));
+        self.outcome.hooks.push(HookReport {
+            name,
+            source,
+            executor,
+            status: result.status,
+            decision: hook_decision,
+            detached,
+            duration_ms: millis(duration),
+            round: 0,
+            sha256,
+            error: result.error,
+            output: (out != HookAnswer::default()).then_some(out),
+        });
+    }
+
+    /// The text and replacement fields: joined, last writer, or first, by the table.
+    fn texts(&mut self, out: &HookAnswer) {
+        let outcome = &mut self.outcome;
         if let Some(context) = &out.additional_context {
             join(&mut outcome.additional_context, context);
         }
@@ -143,38 +178,47 @@ pub fn merge(event: &Event, ran: Vec<FinishedHook>) -> EventOutcome {
                 None => outcome.custom_instructions = Some(text.clone()),
             }
         }
-        let hook_decision = out.permission_decision.or(
+    }
+
+    /// The hook's permission decision (a block on an event that takes one is a deny),
+    /// weighed against the strongest so far and, for first-decider dialects, the first.
+    fn decide(&mut self, out: &HookAnswer, owner: bool) -> Option<PermissionDecision> {
+        let this = out.permission_decision.or(
             // Exit 2 / decision block on PreToolUse counts as deny.
-            (out.block && spec.honours(Fields::PERMISSION_DECISION))
+            (out.block && self.event.spec().honours(Fields::PERMISSION_DECISION))
                 .then_some(PermissionDecision::Deny),
-        );
-        if let Some(this) = hook_decision {
-            let reason = out
-                .permission_decision_reason
-                .clone()
-                .or(out.reason.clone());
-            // The first decider wins, but the machine's owners decide before a repository
-            // or plugin: a project `allow` cannot pre-empt a managed, user or `--settings`
-            // deny that comes later in configuration order.
-            let owner = source.is_owner();
-            if matches!(this, PermissionDecision::Allow | PermissionDecision::Deny)
-                && first_decider
-                    .as_ref()
-                    .is_none_or(|(by_owner, _, _)| owner && !by_owner)
-            {
-                first_decider = Some((owner, this, reason.clone()));
-            }
-            match &decision {
-                Some((current, _)) if *current >= this => {}
-                _ => decision = Some((this, reason)),
-            }
+        )?;
+        let reason = out
+            .permission_decision_reason
+            .clone()
+            .or(out.reason.clone());
+        // The first decider wins, but the machine's owners decide before a repository or
+        // plugin: a project `allow` cannot pre-empt a managed, user or `--settings` deny
+        // that comes later in configuration order.
+        if matches!(this, PermissionDecision::Allow | PermissionDecision::Deny)
+            && self
+                .first_decider
+                .as_ref()
+                .is_none_or(|(by_owner, _, _)| owner && !by_owner)
+        {
+            self.first_decider = Some((owner, this, reason.clone()));
         }
+        match &self.decision {
+            Some((current, _)) if *current >= this => {}
+            _ => self.decision = Some((this, reason)),
+        }
+        Some(this)
+    }
+
+    /// The accumulated lists, the first-wins fields and the session controls.
+    fn lists(&mut self, out: &HookAnswer) {
+        let outcome = &mut self.outcome;
         outcome
             .updated_permissions
             .extend(out.updated_permissions.iter().cloned());
         for path in out.watch_paths.iter().cloned() {
             // Linear: a hash set remembers what is already in the list.
-            if seen_paths.insert(path.clone()) {
+            if self.seen_paths.insert(path.clone()) {
                 outcome.watch_paths.push(path);
             }
         }
@@ -194,40 +238,45 @@ pub fn merge(event: &Event, ran: Vec<FinishedHook>) -> EventOutcome {
             }
             outcome.continue_ = false;
         }
-        outcome.counts.add(result.status);
-        let hook_decision = hook_decision
-            .map(HookDecision::from)
-            .or(blocks.then_some(HookDecision::Block));
-        outcome.hooks.push(HookReport {
-            name,
-            source,
-            executor,
-            status: result.status,
-            decision: hook_decision,
-            detached,
-            duration_ms: millis(duration),
-            round: 0,
-            sha256,
-            error: result.error,
-            output: (out != HookAnswer::default()).then_some(out),
-        });
     }
-    if first_decider_rule {
-        // The first hook that allows or denies decides; none did: ask the user.
-        let (_, winner, reason) = first_decider.unwrap_or((false, PermissionDecision::Ask, None));
-        outcome.should_block = winner == PermissionDecision::Deny;
-        outcome.block_reason = outcome
-            .should_block
-            .then(|| reason.clone())
-            .flatten()
-            .or_else(|| outcome.should_block.then(|| "denied by hook".to_string()));
-        decision = Some((winner, reason));
+
+    /// The permission decision settled: the strongest, or under a first-decider dialect
+    /// the first allow or deny (none: ask the user).
+    fn finish(mut self) -> EventOutcome {
+        let first_decider_rule = self.event.dialect().decision == DecisionRule::FirstDecider
+            && self.event.spec().block_form == BlockForm::PermissionDecision;
+        let outcome = &mut self.outcome;
+        if first_decider_rule {
+            let (_, winner, reason) =
+                self.first_decider
+                    .unwrap_or((false, PermissionDecision::Ask, None));
+            outcome.should_block = winner == PermissionDecision::Deny;
+            outcome.block_reason = outcome
+                .should_block
+                .then(|| reason.clone())
+                .flatten()
+                .or_else(|| outcome.should_block.then(|| "denied by hook".to_string()));
+            self.decision = Some((winner, reason));
+        }
+        if let Some((decision, reason)) = self.decision {
+            outcome.permission_decision = Some(decision);
+            outcome.permission_decision_reason = reason;
+        }
+        self.outcome
     }
-    if let Some((decision, reason)) = decision {
-        outcome.permission_decision = Some(decision);
-        outcome.permission_decision_reason = reason;
+}
+
+/// A hook's status once its answer is scoped: a block the dialect read into the answer
+/// (evva's `continue: false`) is a blocking result; a block scoped away (the event cannot
+/// block) is a success — or, for a fail-closed *failure*, still a failure, reported with
+/// its error even though the block cannot apply.
+fn settled_status(status: HookStatus, blocks: bool, failed: bool) -> HookStatus {
+    match status {
+        HookStatus::Success if blocks => HookStatus::Blocking,
+        HookStatus::Blocking if !blocks && failed => HookStatus::NonBlockingError,
+        HookStatus::Blocking if !blocks => HookStatus::Success,
+        status => status,
     }
-    outcome
 }
 
 /// The dialect's reading of one answer before scoping: evva's `continue: false` blocks

@@ -23,6 +23,9 @@ use serde_json::Value;
 use crate::file_target::{self, Access};
 use crate::shell::{NodeKind, ShellView, Word};
 
+mod simple;
+use simple::Simple;
+
 /// How far a whole-tree command's reach is judged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Reach {
@@ -63,10 +66,7 @@ pub(crate) struct SelfProtection {
 }
 
 // What a program does with the words after it: one table for the host and the guards.
-use crate::shell::facts::{
-    FIND_ACTIONS, INTO_FOLDER, READ_ONLY_PROGRAMS, RECURSIVE_FLAGS, TREE_COMMANDS,
-    WRITES_DESTINATION,
-};
+use crate::shell::facts::{FIND_ACTIONS, INTO_FOLDER, TREE_COMMANDS};
 
 /// The programs a `find` with `args` runs on what it finds (`-exec PROGRAM …`).
 fn find_programs<'a>(args: &'a [&'a str]) -> impl Iterator<Item = &'a str> + 'a {
@@ -393,48 +393,67 @@ impl SelfProtection {
         self.simple(words, cwd, reach)
     }
 
-    /// The reason to refuse one simple command (`words[0]` is what it runs).
+    /// The reason to refuse one simple command (`words[0]` is what it runs): what a
+    /// `find` reads, any argument naming a secret, hookhost's own programs and inline
+    /// code, then the places it writes. With `reach` whole, only whole-tree commands are
+    /// judged (the last word adds only their broad targets; the rest was judged before).
     fn simple(&self, words: &[Word], cwd: Option<&Path>, reach: Reach) -> Option<String> {
-        let program = &words[0].text;
-        let name = Path::new(program)
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or(program)
-            .trim_end_matches(".exe");
-        let args: Vec<&str> = words[1..].iter().map(|w| w.text.as_str()).collect();
-        let copying = WRITES_DESTINATION.contains(&name);
-        let recursive = matches!(name, "cp" | "rsync")
-            && args.iter().any(|a| {
-                RECURSIVE_FLAGS.contains(a)
-                    || (a.starts_with('-') && !a.starts_with("--") && a.contains(['r', 'R', 'a']))
-            });
-        // The last word adds only the broad targets of whole-tree commands; everything
-        // else was judged in full before the hooks.
-        // `find` reads, unless it deletes or runs a command that may change what it finds
-        // (`-exec grep …` reads; the files it reads are judged as a whole tree below).
-        let find_acts = name == "find"
-            && (args.contains(&"-delete")
-                || find_programs(&args).any(|program| !READ_ONLY_PROGRAMS.contains(&program)));
-        if name == "find"
-            && !find_acts
-            && find_programs(&args).next().is_some()
-            && let Some(why) = args
-                .iter()
-                .take_while(|a| !a.starts_with('-'))
-                .filter_map(|start| self.locate(start, cwd))
-                .find_map(|start| self.read(&start, true))
-        {
+        let command = Simple::read(words);
+        let name = command.name;
+        if let Some(why) = self.find_reads(&command, cwd) {
             return Some(why);
         }
-        let whole_tree =
-            (TREE_COMMANDS.contains(&name) && (name != "find" || find_acts)) || recursive;
-        if reach == Reach::Whole && (!whole_tree || (find_acts && !self.find_may_reach(&args))) {
+        let whole_tree = (TREE_COMMANDS.contains(&name) && (name != "find" || command.find_acts))
+            || command.recursive;
+        if reach == Reach::Whole
+            && (!whole_tree || (command.find_acts && !self.find_may_reach(&command.args)))
+        {
             return None;
         }
-        // Any argument naming a secret reads it (`cat`, `cp`, `base64`, …): by its words,
-        // or where it lands as the kernel opens it. A path with nothing at it reads
-        // nothing and costs one `lstat` (which follows every link but the last).
-        for arg in &args {
+        if let Some(why) = self.names_a_secret(&command.args, cwd) {
+            return Some(why);
+        }
+        if let Some(why) = self.refused_program(&command, cwd) {
+            return Some(why);
+        }
+        if !crate::shell::facts::writes_files(name, command.args.iter().copied()) {
+            return None;
+        }
+        let reach = if name == "find" && !command.find_acts {
+            Reach::Named
+        } else {
+            reach
+        };
+        let tree = TREE_COMMANDS.contains(&name) || command.recursive;
+        let (targets, operands) = self.write_targets(&command, cwd);
+        targets
+            .iter()
+            .find_map(|path| self.written(path, tree, reach))
+            .or_else(|| {
+                operands
+                    .iter()
+                    .find_map(|operand| self.glob_written(operand, cwd, tree, reach))
+            })
+    }
+
+    /// A `find` that only reads, running a program on what it finds (`-exec grep …`):
+    /// the trees it starts from are read whole.
+    fn find_reads(&self, command: &Simple<'_>, cwd: Option<&Path>) -> Option<String> {
+        let args = &command.args;
+        if command.name != "find" || command.find_acts || find_programs(args).next().is_none() {
+            return None;
+        }
+        args.iter()
+            .take_while(|a| !a.starts_with('-'))
+            .filter_map(|start| self.locate(start, cwd))
+            .find_map(|start| self.read(&start, true))
+    }
+
+    /// Any argument naming a secret reads it (`cat`, `cp`, `base64`, …): by its words, or
+    /// where it lands as the kernel opens it. A path with nothing at it reads nothing and
+    /// costs one `lstat` (which follows every link but the last).
+    fn names_a_secret(&self, args: &[&str], cwd: Option<&Path>) -> Option<String> {
+        for arg in args {
             let value = arg.split_once('=').map_or(*arg, |(_, v)| v);
             for text in [*arg, value] {
                 let Some(path) = self.lexical(text, cwd) else {
@@ -452,30 +471,37 @@ impl SelfProtection {
                 }
             }
         }
-        if name == "hookhost" || self.is_own_binary(program, cwd) {
-            return hookhost_command(&args);
+        None
+    }
+
+    /// hookhost's own programs run by the agent, and inline code an interpreter runs.
+    fn refused_program(&self, command: &Simple<'_>, cwd: Option<&Path>) -> Option<String> {
+        let name = command.name;
+        if name == "hookhost" || self.is_own_binary(command.program, cwd) {
+            return hookhost_command(&command.args);
         }
         if name == "hookhost-envelope" {
             return Some("hookhost self-protection: `hookhost-envelope` is the envelope's launcher; only hookhost's own rewrite of a command calls it".into());
         }
-        if let Some((_, flags)) = INTERPRETERS.iter().find(|(n, _)| {
+        let (_, flags) = INTERPRETERS.iter().find(|(n, _)| {
             *n == name
                 || name
                     .strip_prefix(n)
                     .is_some_and(|v| v.starts_with(|c: char| c == '.' || c.is_ascii_digit()))
-        }) && let Some(why) = self.inline_code(&args, flags)
-        {
-            return Some(why);
-        }
-        if !crate::shell::facts::writes_files(name, args.iter().copied()) {
-            return None;
-        }
-        let reach = if name == "find" && !find_acts {
-            Reach::Named
-        } else {
-            reach
-        };
-        let tree = TREE_COMMANDS.contains(&name) || recursive;
+        })?;
+        self.inline_code(&command.args, flags)
+    }
+
+    /// The places a writing command writes, and its operands (for globs): a copy or a
+    /// link only its destination — into a folder, what lands there —, a move its sources
+    /// too, a hard link its sources (the same file under another name), `-t DIR` its
+    /// folder and what lands in it.
+    fn write_targets<'a>(
+        &self,
+        command: &Simple<'a>,
+        cwd: Option<&Path>,
+    ) -> (Vec<PathBuf>, Vec<&'a str>) {
+        let (name, args) = (command.name, &command.args);
         let operands: Vec<&str> = args
             .iter()
             .map(|a| {
@@ -491,12 +517,10 @@ impl SelfProtection {
             .iter()
             .filter_map(|a| self.locate(a, cwd))
             .collect();
-        // A copy or a link writes only its destination — into a folder, what lands there
-        // (below); a move removes its sources too.
         let into_folder = INTO_FOLDER.contains(&name)
             && named.len() > 1
             && named.last().is_some_and(|last| last.is_dir());
-        let mut targets: Vec<PathBuf> = if copying {
+        let mut targets: Vec<PathBuf> = if command.copying {
             let contents = operands[..operands.len().saturating_sub(1)]
                 .iter()
                 .any(|source| {
@@ -514,8 +538,6 @@ impl SelfProtection {
         } else {
             named.clone()
         };
-        // A hard link is the same file under another name: writing the link writes the
-        // source, so a link's sources count as written (a symbolic link's do not).
         let symbolic = args.iter().any(|a| {
             *a == "--symbolic" || (a.starts_with('-') && !a.starts_with("--") && a.contains('s'))
         });
@@ -547,14 +569,7 @@ impl SelfProtection {
                     .filter_map(|source| Some(last.join(source.file_name()?))),
             );
         }
-        targets
-            .iter()
-            .find_map(|path| self.written(path, tree, reach))
-            .or_else(|| {
-                operands
-                    .iter()
-                    .find_map(|operand| self.glob_written(operand, cwd, tree, reach))
-            })
+        (targets, operands)
     }
 
     /// Whether a `find` with `args` may act on a protected place: unless its `-name` /
