@@ -6,8 +6,12 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
-# guest package → builtin name
-guests=("bash-guard:bash-guard" "secret-scan:secrets" "write-guard:write-guard")
+# guest package → builtin name, from the one list (GUESTS)
+guests=()
+while read -r package name; do
+    case "$package" in ''|'#'*) continue ;; esac
+    guests+=("$package:$name")
+done < host/builtin/GUESTS
 packages=()
 for pair in "${guests[@]}"; do packages+=(-p "${pair%%:*}"); done
 cargo build --quiet --profile guest --target wasm32-wasip2 --target-dir target/builtin "${packages[@]}"

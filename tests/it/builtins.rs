@@ -38,13 +38,16 @@ fn builtins_are_built_from_the_sources_in_the_tree() {
     // order of their paths, then the digest of that listing.
     let root = PathBuf::from(TESTS_DIR).join("..");
     let mut files = Vec::new();
-    for dir in [
-        "examples-guest/bash-guard",
-        "examples-guest/secret-scan",
-        "examples-guest/write-guard",
-        "guest-sdk/src",
-        "guest-sdk/Cargo.toml",
-    ] {
+    let guests = std::fs::read_to_string(root.join("host/builtin/GUESTS")).unwrap();
+    let mut dirs: Vec<String> = guests
+        .lines()
+        .filter(|line| !line.starts_with('#'))
+        .filter_map(|line| line.split_whitespace().next())
+        .map(|package| format!("examples-guest/{package}"))
+        .collect();
+    assert_eq!(dirs.len(), 3, "{guests}");
+    dirs.extend(["guest-sdk/src".into(), "guest-sdk/Cargo.toml".into()]);
+    for dir in &dirs {
         sources(&root, dir, &mut files);
     }
     files.sort();

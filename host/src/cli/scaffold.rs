@@ -39,15 +39,12 @@ pub enum Lang {
     Python,
 }
 
-/// The WIT package the Rust SDK targets: the host's newest, [`hookhost::WIT_VERSION`]
-/// (the files below are that package; `wit_versions_match_the_sdks` checks they agree).
-const WIT: &str = hookhost::WIT_VERSION;
-const WIT_FILES: &[(&str, &str)] = &[
-    ("types.wit", include_str!("../../wit/hooks@0.5.0/types.wit")),
-    ("world.wit", include_str!("../../wit/hooks@0.5.0/world.wit")),
-    ("shell.wit", include_str!("../../wit/hooks@0.5.0/shell.wit")),
-    ("files.wit", include_str!("../../wit/hooks@0.5.0/files.wit")),
-];
+// The WIT package the Rust SDK targets: the newest folder's, which the build script
+// (`host/build.rs`) finds — `NEWEST_WIT` and `NEWEST_WIT_FILES`; it is the host's
+// newest, [`hookhost::WIT_VERSION`] (`wit_versions_match_the_sdks` checks they agree).
+include!(concat!(env!("OUT_DIR"), "/newest_wit.rs"));
+const WIT: &str = NEWEST_WIT;
+const WIT_FILES: &[(&str, &str)] = NEWEST_WIT_FILES;
 /// The WIT package the TypeScript and Python SDKs target. Their runtimes copy every
 /// string into an object of their own, so 0.4.0's packed shell view gains them nothing
 /// (0.5.0's file targets reach them as the input's `file_target` field).
@@ -546,6 +543,8 @@ mod tests {
 
     #[test]
     fn wit_versions_match_the_sdks() {
+        assert_eq!(WIT, hookhost::WIT_VERSION);
+        assert!(WIT_FILES.len() >= 3, "{WIT_FILES:?}");
         for (version, files) in [(WIT, WIT_FILES), (SCRIPT_WIT, SCRIPT_WIT_FILES)] {
             for (name, text) in files {
                 assert!(
