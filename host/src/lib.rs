@@ -85,7 +85,7 @@ pub use agent::{
 };
 pub use front_door::agent::{AgentCall, AgentError, AgentReply, Normalised};
 // The guards that come with hookhost (`builtin:NAME`).
-pub use builtin::Builtin;
+pub use builtin::{Builtin, Runs as BuiltinRuns};
 pub use config::{
     Diagnostic, DiagnosticKind, ExecutorKind, FileSet, Layer, LoadOptions, PolicyState, Severity,
     Trust, TrustError, TrustStore, named_policy,

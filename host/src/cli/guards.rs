@@ -8,7 +8,7 @@
 use std::path::Path;
 
 use anyhow::Context;
-use hookhost::Builtin;
+use hookhost::{Builtin, BuiltinRuns};
 use serde_json::{Map, Value, json};
 
 use super::settings_file::{current_bytes, lock_settings, read_settings, write_settings};
@@ -25,16 +25,22 @@ pub(crate) fn parse(selection: &str) -> Result<Vec<&'static Builtin>, String> {
         "none" | "" => Vec::new(),
         list => list.split(',').map(str::trim).collect(),
     };
+    let components: Vec<&str> = Builtin::all()
+        .iter()
+        .filter(|builtin| matches!(builtin.runs, BuiltinRuns::Component { .. }))
+        .map(|builtin| builtin.name)
+        .collect();
     names
         .into_iter()
-        .map(|name| {
-            Builtin::find(&format!("builtin:{name}")).ok_or_else(|| {
-                let known: Vec<&str> = Builtin::all().iter().map(|b| b.name).collect();
-                format!(
-                    "--guards: `{name}` is no builtin guard (recommended, none, or some of: {})",
-                    known.join(", ")
-                )
-            })
+        .map(|name| match Builtin::named(name) {
+            Some(builtin) if matches!(builtin.runs, BuiltinRuns::Component { .. }) => Ok(builtin),
+            Some(_) => Err(format!(
+                "--guards: `{name}` runs the owner's own checks: give them with --checks CMD"
+            )),
+            None => Err(format!(
+                "--guards: `{name}` is no builtin guard (recommended, none, or some of: {})",
+                components.join(", ")
+            )),
         })
         .collect()
 }
@@ -114,9 +120,21 @@ pub(crate) fn set_envelope(config_dir: &Path) -> anyhow::Result<bool> {
     Ok(true)
 }
 
-/// The hook's own timeout for the checks, seconds: below Claude Code's default of 600 for
-/// the entry that runs hookhost.
-const CHECKS_TIMEOUT_SECS: u64 = 540;
+/// The builtins table's row for the checks before a commit: its event, matcher,
+/// subcommand and timeout.
+fn checks_row() -> (&'static Builtin, &'static str, u64) {
+    let row = Builtin::named(CHECKS).expect("the builtins table has the checks' row");
+    match row.runs {
+        BuiltinRuns::Command {
+            subcommand,
+            timeout,
+        } => (row, subcommand, timeout),
+        _ => unreachable!("the checks' row is a command"),
+    }
+}
+
+/// The checks' row in the builtins table.
+const CHECKS: &str = "checks-before-commit";
 
 /// Writes the `checks-before-commit` entry running `checks` into the owner's hook file
 /// in `config_dir` (replacing the one an earlier install wrote; the user's entries are not
@@ -125,12 +143,13 @@ pub(crate) fn set_checks(config_dir: &Path, exe: &str, checks: &[String]) -> any
     if checks.is_empty() {
         return Ok(false);
     }
-    let mut argv = vec![exe.to_string(), "checks-before-commit".to_string()];
+    let (row, subcommand, timeout) = checks_row();
+    let mut argv = vec![exe.to_string(), subcommand.to_string()];
     for check in checks {
         argv.extend(["--run".to_string(), check.clone()]);
     }
-    let entry = json!({"matcher": "Bash", "hooks": [{"type": "command",
-        "command": super::command_line::line(&argv), "timeout": CHECKS_TIMEOUT_SECS,
+    let entry = json!({"matcher": row.matcher, "hooks": [{"type": "command",
+        "command": super::command_line::line(&argv), "timeout": timeout,
         "failClosed": true}]});
     let file = config_dir.join("hooks.json");
     let _lock = lock_settings(&file)?;
@@ -141,10 +160,10 @@ pub(crate) fn set_checks(config_dir: &Path, exe: &str, checks: &[String]) -> any
         .or_insert_with(|| Value::Object(Map::new()))
         .as_object_mut()
         .context("`hooks` is not an object; not changed")?
-        .entry("PreToolUse")
+        .entry(row.event)
         .or_insert_with(|| Value::Array(Vec::new()))
         .as_array_mut()
-        .context("`hooks.PreToolUse` is not a list; not changed")?;
+        .with_context(|| format!("`hooks.{}` is not a list; not changed", row.event))?;
     match groups.iter().position(is_checks_entry) {
         Some(at) => groups[at] = entry,
         None => groups.push(entry),
@@ -166,7 +185,7 @@ fn is_checks_entry(group: &Value) -> bool {
                 .is_some_and(|words| {
                     words.len() >= 2
                         && Path::new(&words[0]).is_absolute()
-                        && words[1] == "checks-before-commit"
+                        && words[1] == checks_row().1
                 })
     })
 }
@@ -240,6 +259,11 @@ mod tests {
         let before = settings.clone();
         assert!(add(&mut settings, &guards).unwrap().is_empty());
         assert_eq!(settings, before);
+        // The table's command row is no `--guards` name: its checks come with --checks.
+        let why = parse("checks-before-commit").unwrap_err();
+        assert!(why.contains("--checks"), "{why}");
+        let why = parse("nope").unwrap_err();
+        assert!(why.contains("bash-guard") && !why.contains("checks-before"), "{why}");
     }
 
     #[test]

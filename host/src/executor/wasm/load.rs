@@ -318,12 +318,14 @@ pub(super) fn prepare(
             )
         }
         Source::Builtin(builtin) => {
-            let digest = cache::digest(builtin.bytes);
+            // Found by its component reference: a component row.
+            let (bytes, _, _) = builtin.component().unwrap_or_default();
+            let digest = cache::digest(bytes);
             check_pin(pin, &digest)?;
             // Part of the binary the owner installed: a signing policy accepts it as it
             // accepts the binary.
             (
-                rt.cache.load(&digest, || Ok(builtin.bytes.into()))?,
+                rt.cache.load(&digest, || Ok(bytes.into()))?,
                 digest,
                 None,
                 Some(builtin.reference()),
