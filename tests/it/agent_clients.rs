@@ -185,20 +185,15 @@ fn rand_tag() -> u128 {
 
 /// `hookhost ARGS --home HOME` in the project; panics unless it exits 0; its stdout.
 fn hookhost(test: &TestEnv, args: &[&str]) -> String {
-    let out = Command::new(CLI)
-        .args(args)
-        .arg("--home")
-        .arg(&test.home)
-        .current_dir(&test.project)
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "hookhost {args:?}: {text}{}",
-        String::from_utf8_lossy(&out.stderr)
+    let run = hookhost_tests::ran(
+        Command::new(CLI)
+            .args(args)
+            .arg("--home")
+            .arg(&test.home)
+            .current_dir(&test.project),
     );
-    text
+    assert!(run.ok(), "hookhost {args:?}: {}", run.text());
+    run.stdout
 }
 
 fn copilot() -> Client {

@@ -319,19 +319,15 @@ fn no_agent_can_rewrite_another_agents_hook_files() {
 
 /// Runs `hookhost ARGS` for `test`'s home and project: (exit status, stdout, stderr).
 fn cli(test: &TestEnv, args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(CLI)
-        .args(args)
-        .arg("--home")
-        .arg(&test.home)
-        .arg("--project-dir")
-        .arg(&test.project)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let run = hookhost_tests::ran(
+        Command::new(CLI)
+            .args(args)
+            .arg("--home")
+            .arg(&test.home)
+            .arg("--project-dir")
+            .arg(&test.project),
+    );
+    (run.code, run.stdout, run.stderr)
 }
 
 /// Runs an installed entry's command line through `sh`, as the agent does, on `input`.

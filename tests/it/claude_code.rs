@@ -124,20 +124,15 @@ fn claude_run(test: &TestEnv, mock: &Mock, tools: &[&str], env: &[(&str, &str)])
 
 /// `hookhost ARGS --home HOME` with the test's home; panics unless it exits `code`.
 fn hookhost(test: &TestEnv, args: &[&str], code: i32) -> String {
-    let out = Command::new(CLI)
-        .args(args)
-        .arg("--home")
-        .arg(&test.home)
-        .current_dir(&test.project)
-        .output()
-        .unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
+    let run = hookhost_tests::ran(
+        Command::new(CLI)
+            .args(args)
+            .arg("--home")
+            .arg(&test.home)
+            .current_dir(&test.project),
     );
-    assert_eq!(out.status.code(), Some(code), "hookhost {args:?}: {text}");
-    text
+    assert_eq!(run.code, code, "hookhost {args:?}: {}", run.text());
+    run.text()
 }
 
 #[test]

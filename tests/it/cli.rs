@@ -25,26 +25,8 @@ fn cli(env: &TestEnv, args: &[&str]) -> Command {
 }
 
 fn hookhost(env: &TestEnv, args: &[&str], stdin: &str) -> (i32, Value, String) {
-    let mut child = cli(env, args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run hookhost");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
-    let json = serde_json::from_str(&stdout).unwrap_or(Value::String(stdout));
-    (
-        out.status.code().unwrap_or(-1),
-        json,
-        String::from_utf8_lossy(&out.stderr).to_string(),
-    )
+    let run = hookhost_tests::ran_with_stdin(&mut cli(env, args), stdin.as_bytes());
+    (run.code, run.json(), run.stderr)
 }
 
 /// Settings whose command hook blocks every Bash call (exit 2, "no rm"), and the input
@@ -106,15 +88,12 @@ fn fire_prints_the_outcome_with_every_key() {
 #[test]
 fn fire_reads_input_file_and_formats_for_claude() {
     let env = TestEnv::new();
-    let settings = env.settings(
+    let settings = env.hook_file(
         "s.json",
-        hooks(
-            "Stop",
-            None,
-            vec![command(
-                "echo '{\"decision\":\"block\",\"reason\":\"run the tests\"}'",
-            )],
-        ),
+        "Stop",
+        vec![command(
+            "echo '{\"decision\":\"block\",\"reason\":\"run the tests\"}'",
+        )],
     );
     let input = env.write("stop.json", "{}");
     let (code, answer, _) = hookhost(
@@ -165,7 +144,7 @@ fn check_reports_errors_and_warnings_and_list_shows_sources() {
         "{text}"
     );
     assert!(text.contains("unknown event `MyEvent`"), "{text}");
-    let good = env.settings("good.json", hooks("Stop", None, vec![command("true")]));
+    let good = env.hook_file("good.json", "Stop", vec![command("true")]);
     let (code, _, _) = hookhost(
         &env,
         &["check", "--settings", &good.display().to_string()],
@@ -219,13 +198,10 @@ fn check_says_a_tool_pattern_matcher_never_fires_in_claude_codes_files() {
 #[test]
 fn fire_takes_the_event_from_the_input_when_not_named() {
     let env = TestEnv::new();
-    let settings = env.settings(
+    let settings = env.hook_file(
         "s.json",
-        hooks(
-            "TeammateIdle",
-            None,
-            vec![command("echo 'keep working' >&2; exit 2")],
-        ),
+        "TeammateIdle",
+        vec![command("echo 'keep working' >&2; exit 2")],
     );
     let input = json!({"hook_event_name": "TeammateIdle", "teammate_name": "t"}).to_string();
     let (code, answer, stderr) = hookhost(

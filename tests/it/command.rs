@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use hookhost::HookStatus;
 use hookhost_tests::hook_error;
-use hookhost_tests::{TestEnv, command, hooks, read_pid, wait_gone};
+use hookhost_tests::{TestEnv, command, read_pid, wait_gone};
 use serde_json::json;
 
 async fn fire_one(
@@ -15,7 +15,7 @@ async fn fire_one(
     input: serde_json::Value,
 ) -> hookhost::EventOutcome {
     let path = env.script("hook.sh", script);
-    let engine = env.engine(hooks(event, None, vec![command(&path)]));
+    let engine = env.engine_for(event, vec![command(&path)]);
     let outcome = engine.execute(event, input).await;
     engine.close().await;
     outcome
@@ -188,7 +188,7 @@ async fn timeout_kills_the_whole_process_group() {
     );
     let mut handler = command(&script);
     handler["timeout"] = json!(1);
-    let engine = env.engine(hooks("PreToolUse", None, vec![handler]));
+    let engine = env.engine_for("PreToolUse", vec![handler]);
     let outcome = engine.execute("PreToolUse", env.bash("ls")).await;
     assert_eq!(outcome.hooks[0].status, HookStatus::Cancelled);
     assert!(hook_error(&outcome, 0).contains("timed out after 1s"));
@@ -240,7 +240,7 @@ async fn first_line_async_detaches_and_reports_later() {
     let env = TestEnv::new();
     let script = r#"echo '{"async": true}'; sleep 0.3; echo 'late context' >/dev/null; exit 2"#;
     let path = env.script("detach.sh", script);
-    let engine = env.engine(hooks("Stop", None, vec![command(&path)]));
+    let engine = env.engine_for("Stop", vec![command(&path)]);
     let outcome = engine.execute("Stop", json!({"session_id": "s"})).await;
     assert_eq!(outcome.hooks[0].status, HookStatus::Success);
     assert!(!outcome.should_block, "a detached hook does not decide");
@@ -260,7 +260,7 @@ async fn async_and_async_rewake_modes() {
         "command": format!("sleep 0.2; touch {}", marker.display())});
     let rewake = json!({"type": "command", "asyncRewake": true,
         "command": "sleep 0.1; echo 'tests are failing' >&2; exit 2"});
-    let engine = env.engine(hooks("PostToolUse", None, vec![fire_and_forget, rewake]));
+    let engine = env.engine_for("PostToolUse", vec![fire_and_forget, rewake]);
     let outcome = engine.execute("PostToolUse", env.bash("cargo test")).await;
     assert!(!outcome.should_block);
     assert_eq!(outcome.counts.success, 2);
@@ -286,7 +286,7 @@ async fn close_stops_long_async_hooks_within_its_drain_time() {
     let pid_file = env.root.join("long.pid");
     let handler = json!({"type": "command", "async": true,
         "command": format!("echo $$ > {}; exec sleep 60", pid_file.display())});
-    let engine = env.engine(hooks("Notification", None, vec![handler]));
+    let engine = env.engine_for("Notification", vec![handler]);
     engine
         .execute("Notification", json!({"notification_type": "idle_prompt"}))
         .await;
@@ -306,7 +306,7 @@ async fn exec_form_substitutes_placeholders_without_a_shell() {
     let script = env.script("argv.sh", r#"printf '{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"%s|%s"}}' "$1" "$2""#);
     let handler = json!({"type": "command", "command": script,
         "args": ["${CLAUDE_PROJECT_DIR}/x y", "$HOME;rm -rf /"]});
-    let engine = env.engine(hooks("SessionStart", None, vec![handler]));
+    let engine = env.engine_for("SessionStart", vec![handler]);
     let outcome = engine
         .execute("SessionStart", json!({"source": "startup"}))
         .await;
@@ -317,7 +317,7 @@ async fn exec_form_substitutes_placeholders_without_a_shell() {
     );
     let bash =
         json!({"type": "command", "shell": "bash", "command": "echo \"${BASH_VERSION:+bash}\""});
-    let engine = env.engine(hooks("SessionStart", None, vec![bash]));
+    let engine = env.engine_for("SessionStart", vec![bash]);
     let outcome = engine
         .execute("SessionStart", json!({"source": "startup"}))
         .await;
@@ -328,11 +328,10 @@ async fn exec_form_substitutes_placeholders_without_a_shell() {
 async fn execute_detached_runs_in_the_background() {
     let env = TestEnv::new();
     let marker = env.root.join("detached-ran");
-    let engine = env.engine(hooks(
+    let engine = env.engine_for(
         "Notification",
-        None,
         vec![command(&format!("touch {}", marker.display()))],
-    ));
+    );
     engine.execute_detached("Notification", json!({"notification_type": "idle_prompt"}));
     engine.close().await;
     assert!(marker.exists());
@@ -346,7 +345,7 @@ async fn async_timeout_bounds_a_self_detached_hook() {
         r#"echo '{{"async": true, "asyncTimeout": 1}}'; echo $$ > {}; exec sleep 60"#,
         pid_file.display()
     )});
-    let engine = env.engine(hooks("PostToolUse", None, vec![handler]));
+    let engine = env.engine_for("PostToolUse", vec![handler]);
     let outcome = engine.execute("PostToolUse", env.bash("ls")).await;
     assert_eq!(outcome.counts.success, 1, "{outcome:?}");
     let pid = read_pid(&pid_file);

@@ -321,16 +321,15 @@ async fn bash_guard_protected_branches_come_from_config() {
     );
     let engine = env.engine(hooks("PreToolUse", Some("Bash"), vec![handler]));
     assert!(
-        engine
-            .execute("PreToolUse", env.bash("git push -f origin release"))
-            .await
-            .should_block
+        hookhost_tests::blocks(
+            &engine,
+            "PreToolUse",
+            env.bash("git push -f origin release")
+        )
+        .await
     );
     assert!(
-        !engine
-            .execute("PreToolUse", env.bash("git push -f origin main"))
-            .await
-            .should_block
+        !hookhost_tests::blocks(&engine, "PreToolUse", env.bash("git push -f origin main")).await
     );
 }
 
@@ -468,12 +467,7 @@ async fn path_guard_judges_where_a_planted_link_lands() {
     }
     // A link that stays inside the project and hits no rule is fine.
     link("inside.md", &env.project.join("src-real.md"));
-    assert!(
-        !engine
-            .execute("PreToolUse", write("inside.md"))
-            .await
-            .should_block
-    );
+    assert!(!hookhost_tests::blocks(&engine, "PreToolUse", write("inside.md")).await);
 }
 
 #[tokio::test]
@@ -481,7 +475,7 @@ async fn command_hooks_get_the_resolved_target_and_cannot_be_handed_a_false_one(
     let env = TestEnv::new();
     let seen = env.root.join("seen.json");
     let hook = json!({"type": "command", "command": format!("cat > '{}'", seen.display())});
-    let engine = env.engine(hooks("PreToolUse", None, vec![hook]));
+    let engine = env.engine_for("PreToolUse", vec![hook]);
     let target = env.root.join("target.txt");
     std::fs::write(&target, "").unwrap();
     std::os::unix::fs::symlink(&target, env.project.join("h")).unwrap();
@@ -513,7 +507,7 @@ async fn path_guard_fails_closed_without_its_policy_grant() {
         guests::PATH_GUARD,
         json!({"failClosed": true, "config": {"policyFile": policy.display().to_string()}}),
     );
-    let engine = env.engine(hooks("PreToolUse", None, vec![handler]));
+    let engine = env.engine_for("PreToolUse", vec![handler]);
     let outcome = engine
         .execute(
             "PreToolUse",
@@ -540,7 +534,7 @@ async fn context_inject_reads_the_project_file() {
         guests::CONTEXT_INJECT,
         json!({"allowedPaths": [{"path": env.project.display().to_string()}]}),
     );
-    let engine = env.engine(hooks("SessionStart", None, vec![handler.clone()]));
+    let engine = env.engine_for("SessionStart", vec![handler.clone()]);
     let input =
         json!({"session_id": "s", "cwd": env.project.display().to_string(), "source": "startup"});
     let outcome = engine.execute("SessionStart", input.clone()).await;
@@ -552,7 +546,7 @@ async fn context_inject_reads_the_project_file() {
     // Without the grant, the file is invisible and nothing is added.
     let mut bare = handler;
     bare.as_object_mut().unwrap().remove("allowedPaths");
-    let engine = env.engine(hooks("SessionStart", None, vec![bare]));
+    let engine = env.engine_for("SessionStart", vec![bare]);
     let outcome = engine.execute("SessionStart", input).await;
     assert_eq!(outcome.additional_context, None);
     assert_eq!(outcome.hooks[0].status, HookStatus::Success);

@@ -61,20 +61,13 @@ impl Machine {
 
     /// `hookhost ARGS <flags>` in the project: (success, stdout + stderr).
     pub(crate) fn run(&self, args: &[&str]) -> (bool, String) {
-        let out = Command::new(CLI)
-            .args(args)
-            .args(self.flags())
-            .current_dir(&self.project)
-            .output()
-            .unwrap();
-        (
-            out.status.success(),
-            format!(
-                "{}{}",
-                String::from_utf8_lossy(&out.stdout),
-                String::from_utf8_lossy(&out.stderr)
-            ),
-        )
+        let run = hookhost_tests::ran(
+            Command::new(CLI)
+                .args(args)
+                .args(self.flags())
+                .current_dir(&self.project),
+        );
+        (run.ok(), run.text())
     }
 
     /// A one-shot `fire` of a tool call: its outcome.

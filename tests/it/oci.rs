@@ -148,15 +148,8 @@ fn signed_at(env: &TestEnv, component: &str, name: &str, secret: &Path, at: u64)
 }
 
 fn hookhost(args: &[&str]) -> (bool, String) {
-    let out = Command::new(CLI).args(args).output().unwrap();
-    (
-        out.status.success(),
-        format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        ),
-    )
+    let run = hookhost_tests::ran(Command::new(CLI).args(args));
+    (run.ok(), run.text())
 }
 
 /// Pushes `file` as `reference`; returns the manifest digest.
@@ -365,11 +358,7 @@ async fn only_components_signed_by_a_trusted_signer_load_when_signatures_are_req
     );
     let outcome = fire(&env, &unsigned).await;
     assert!(outcome.should_block, "{outcome:?}");
-    assert!(
-        hook_error(&outcome, 0).contains("no signature"),
-        "{}",
-        hook_error(&outcome, 0)
-    );
+    hookhost_tests::assert_hook_error(&outcome, 0, "no signature");
 
     // A local file is held to the same policy: its signature sits beside it.
     let local = component(
@@ -432,11 +421,7 @@ async fn a_stored_component_loads_with_the_registry_down() {
     let never = format!("oci://{}/policies/other:1", "127.0.0.1:9");
     let outcome = fire(&env, &engine(&env, settings(&[], false, &never))).await;
     assert!(outcome.should_block, "{outcome:?}");
-    assert!(
-        hook_error(&outcome, 0).contains(&never),
-        "{}",
-        hook_error(&outcome, 0)
-    );
+    hookhost_tests::assert_hook_error(&outcome, 0, &never);
 }
 
 #[tokio::test]
@@ -467,15 +452,12 @@ async fn serve_follows_a_moved_tag_only_to_a_signed_version() {
     .expect("serve starts");
     let client = super::serve::client();
     let ask = || async {
-        let answer: Value = client
-            .post(format!("{}/v1/fire?event=PreToolUse", served.addr))
-            .json(&env.bash("ls"))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let answer: Value = hookhost_tests::client::post_json(
+            &client,
+            format!("{}/v1/fire?event=PreToolUse", served.addr),
+            &env.bash("ls"),
+        )
+        .await;
         answer
     };
     assert_eq!(ask().await["block_reason"], "test-guest says no");
@@ -509,14 +491,8 @@ async fn serve_follows_a_moved_tag_only_to_a_signed_version() {
     let outcome = ask().await;
     assert_eq!(outcome["should_block"], false, "{outcome}");
     let failures = || async {
-        let metrics = client
-            .get(format!("{}/metrics", served.addr))
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
+        let metrics =
+            hookhost_tests::client::get_text(&client, format!("{}/metrics", served.addr)).await;
         metrics
             .lines()
             .find_map(|l| l.strip_prefix("hookhost_reload_failures_total "))

@@ -58,11 +58,10 @@ async fn updated_input_is_last_writer_in_config_order_not_completion_order() {
         ))
     };
     // The second hook finishes first; the last one in configuration order still wins.
-    let engine = env.engine(hooks(
+    let engine = env.engine_for(
         "PreToolUse",
-        None,
         vec![rewrite("first", "0"), rewrite("second", "0.4")],
-    ));
+    );
     let outcome = engine.execute("PreToolUse", env.bash("ls")).await;
     assert_eq!(outcome.updated_input, Some(json!({"command": "second"})));
 }
@@ -110,7 +109,7 @@ async fn sequential_group_feeds_rewrites_forward_and_stops_at_first_block() {
 async fn stop_loop_guard_sets_active_flag_and_caps_blocks() {
     let env = TestEnv::new();
     let script = r#"active=$(grep -c '"stop_hook_active":true'); printf '{"decision":"block","reason":"keep going %s"}' "$active""#;
-    let engine = env.engine(hooks("Stop", None, vec![command(script)]));
+    let engine = env.engine_for("Stop", vec![command(script)]);
     let input = json!({"session_id": "loop"});
     let first = engine.execute("Stop", input.clone()).await;
     assert_eq!(first.block_reason.as_deref(), Some("keep going 0"));
@@ -134,7 +133,7 @@ async fn once_hooks_run_once_per_session() {
     let env = TestEnv::new();
     let mut handler = command("echo hi");
     handler["once"] = json!(true);
-    let engine = env.engine(hooks("UserPromptSubmit", None, vec![handler]));
+    let engine = env.engine_for("UserPromptSubmit", vec![handler]);
     let fire = |session: &str| {
         engine.execute(
             "UserPromptSubmit",
@@ -181,7 +180,7 @@ async fn if_rules_and_tool_pattern_matchers_select_hooks() {
 #[tokio::test]
 async fn session_hooks_fire_after_config_hooks_and_can_be_removed() {
     let env = TestEnv::new();
-    let engine = env.engine(hooks("PreToolUse", None, vec![context_hook("config")]));
+    let engine = env.engine_for("PreToolUse", vec![context_hook("config")]);
     let hook = |matcher: &str, text: &str| {
         SessionHook::new(
             "PreToolUse",
@@ -221,7 +220,7 @@ async fn active_hooks_show_status_messages() {
     let env = TestEnv::new();
     let mut handler = command("sleep 0.5");
     handler["statusMessage"] = json!("Checking policy…");
-    let engine = env.engine(hooks("Stop", None, vec![handler]));
+    let engine = env.engine_for("Stop", vec![handler]);
     let running = {
         let engine = engine.clone();
         tokio::spawn(async move { engine.execute("Stop", json!({})).await })
@@ -243,7 +242,7 @@ async fn active_hooks_show_status_messages() {
 async fn fields_on_the_wrong_event_are_ignored_and_reported() {
     let env = TestEnv::new();
     let script = r#"printf '{"hookSpecificOutput":{"hookEventName":"Stop","updatedInput":{"x":1},"additionalContext":"ok"}}'"#;
-    let engine = env.engine(hooks("Stop", None, vec![command(script)]));
+    let engine = env.engine_for("Stop", vec![command(script)]);
     let outcome = engine.execute("Stop", json!({})).await;
     assert_eq!(outcome.updated_input, None);
     assert_eq!(outcome.additional_context.as_deref(), Some("ok"));
@@ -253,11 +252,7 @@ async fn fields_on_the_wrong_event_are_ignored_and_reported() {
 #[tokio::test]
 async fn custom_events_work_as_string_keys() {
     let env = TestEnv::new();
-    let engine = env.engine(hooks(
-        "MyHostEvent",
-        None,
-        vec![command("echo 'no' >&2; exit 2")],
-    ));
+    let engine = env.engine_for("MyHostEvent", vec![command("echo 'no' >&2; exit 2")]);
     let outcome = engine.execute("MyHostEvent", json!({})).await;
     assert!(outcome.should_block);
     assert!(

@@ -114,12 +114,7 @@ async fn revalidation_can_be_turned_off_by_the_user_but_not_by_the_project() {
         &json!({"revalidateRewrites": false, "hooks": hooks}).to_string(),
     );
     let engine = Engine::load(&env.load_options(&[], &[]), env.engine_options()).unwrap();
-    assert!(
-        engine
-            .execute("PreToolUse", env.bash("ls"))
-            .await
-            .should_block
-    );
+    assert!(hookhost_tests::blocks(&engine, "PreToolUse", env.bash("ls")).await);
     engine.close().await;
     // In the user's settings it restores Claude Code's behaviour.
     env.write(
@@ -401,14 +396,13 @@ async fn pinned_components_load_only_with_their_digest() {
     let env = TestEnv::new();
     let good = hookhost_tests::sha256_of(guests::TEST_GUEST);
     let pinned = |sha: &str, fail_closed: bool| {
-        env.engine(hooks(
+        env.engine_for(
             "PreToolUse",
-            None,
             vec![wasm(
                 guests::TEST_GUEST,
                 json!({"config": {"mode": "allow"}, "sha256": sha, "failClosed": fail_closed}),
             )],
-        ))
+        )
     };
     let engine = pinned(&good, false);
     let outcome = engine.execute("PreToolUse", env.bash("ls")).await;
@@ -428,12 +422,7 @@ async fn pinned_components_load_only_with_their_digest() {
     );
     engine.close().await;
     let engine = pinned(&wrong, true);
-    assert!(
-        engine
-            .execute("PreToolUse", env.bash("ls"))
-            .await
-            .should_block
-    );
+    assert!(hookhost_tests::blocks(&engine, "PreToolUse", env.bash("ls")).await);
     engine.close().await;
 }
 
@@ -444,14 +433,13 @@ async fn managed_policy_can_require_pinned_components() {
         "managed/managed-settings.json",
         &json!({"requirePinnedWasm": true}).to_string(),
     );
-    let engine = env.engine(hooks(
+    let engine = env.engine_for(
         "PreToolUse",
-        None,
         vec![wasm(
             guests::TEST_GUEST,
             json!({"config": {"mode": "allow"}}),
         )],
-    ));
+    );
     assert!(
         engine
             .diagnostics()
@@ -468,13 +456,10 @@ async fn managed_policy_can_require_pinned_components() {
 #[test]
 fn check_prints_every_wasm_digest() {
     let env = TestEnv::new();
-    let settings = env.settings(
+    let settings = env.hook_file(
         "settings.json",
-        hooks(
-            "PreToolUse",
-            None,
-            vec![wasm(guests::TEST_GUEST, json!({}))],
-        ),
+        "PreToolUse",
+        vec![wasm(guests::TEST_GUEST, json!({}))],
     );
     let args: Vec<String> = [
         "check",
@@ -513,7 +498,7 @@ async fn fail_closed_applies_to_every_executor() {
         handler["failClosed"] = json!(true);
         handler["timeout"] = json!(1);
         handler["name"] = json!(format!("guard-{index}"));
-        let engine = env.engine(hooks("PreToolUse", None, vec![handler]));
+        let engine = env.engine_for("PreToolUse", vec![handler]);
         let outcome = engine.execute("PreToolUse", env.bash("ls")).await;
         assert!(outcome.should_block, "case {index}: {outcome:#?}");
         let reason = outcome.block_reason.clone().unwrap_or_default();
@@ -526,7 +511,7 @@ async fn fail_closed_applies_to_every_executor() {
     // Where the event cannot block, the failure is reported, not a block.
     let mut handler = command("exit 1");
     handler["failClosed"] = json!(true);
-    let engine = env.engine(hooks("Notification", None, vec![handler]));
+    let engine = env.engine_for("Notification", vec![handler]);
     let outcome = engine.execute("Notification", json!({})).await;
     assert!(!outcome.should_block);
     assert_eq!(outcome.hooks[0].status, HookStatus::NonBlockingError);
@@ -539,7 +524,7 @@ async fn async_hooks_on_decision_events_are_warned_about() {
     let mut handler = command("true");
     handler["async"] = json!(true);
     handler["name"] = json!("late-guard");
-    let engine = env.engine(hooks("PreToolUse", None, vec![handler.clone()]));
+    let engine = env.engine_for("PreToolUse", vec![handler.clone()]);
     let warning = engine
         .diagnostics()
         .iter()
@@ -547,7 +532,7 @@ async fn async_hooks_on_decision_events_are_warned_about() {
         .expect("a warning");
     assert_eq!(warning.severity, Severity::Warning);
     assert!(warning.message.contains("late-guard"));
-    let engine = env.engine(hooks("PostCompact", None, vec![handler]));
+    let engine = env.engine_for("PostCompact", vec![handler]);
     assert!(
         !engine
             .diagnostics()
@@ -568,7 +553,7 @@ async fn the_audit_log_records_each_event_without_secrets() {
                "headers": {"Authorization": "Bearer $SECRET_TOKEN"},
                "allowedEnvVars": ["SECRET_TOKEN"]}),
     ];
-    let settings = env.settings("settings.json", hooks("PreToolUse", None, handlers));
+    let settings = env.hook_file("settings.json", "PreToolUse", handlers);
     let engine = Engine::load(&env.load_options(&[settings], &[]), options).unwrap();
     let mut input = env.bash(&"y".repeat(10_000));
     input["session_id"] = json!("audit-session");
@@ -601,24 +586,16 @@ async fn the_audit_log_records_each_event_without_secrets() {
     // An unwritable log is a warning, not a changed decision.
     let mut options = env.engine_options();
     options.audit_log = Some(PathBuf::from("/nonexistent/dir/audit.jsonl"));
-    let settings = env.settings(
+    let settings = env.hook_file(
         "settings2.json",
-        hooks(
-            "PreToolUse",
-            None,
-            vec![wasm(
-                guests::TEST_GUEST,
-                json!({"config": {"mode": "deny"}}),
-            )],
-        ),
+        "PreToolUse",
+        vec![wasm(
+            guests::TEST_GUEST,
+            json!({"config": {"mode": "deny"}}),
+        )],
     );
     let engine = Engine::load(&env.load_options(&[settings], &[]), options).unwrap();
-    assert!(
-        engine
-            .execute("PreToolUse", env.bash("ls"))
-            .await
-            .should_block
-    );
+    assert!(hookhost_tests::blocks(&engine, "PreToolUse", env.bash("ls")).await);
     engine.close().await;
 }
 
@@ -712,13 +689,10 @@ async fn credentials_in_an_http_hook_url_never_reach_the_audit_log_or_reports() 
     let mut options = env.engine_options();
     options.audit_log = Some(log.clone());
     let url = "http://hookuser:hunter2@127.0.0.1:9/check?api_key=SECRETKEY&x=1";
-    let settings = env.settings(
+    let settings = env.hook_file(
         "settings.json",
-        hooks(
-            "PreToolUse",
-            None,
-            vec![json!({"type": "http", "url": url})],
-        ),
+        "PreToolUse",
+        vec![json!({"type": "http", "url": url})],
     );
     let engine = Engine::load(&env.load_options(&[settings], &[]), options).unwrap();
     let outcome = engine.execute("PreToolUse", env.bash("ls")).await;

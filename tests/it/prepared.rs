@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use hookhost::{Engine, EngineOptions, HookStatus, LoadOptions};
-use hookhost_tests::{TestEnv, guest, guests, hook_error, hooks};
+use hookhost_tests::{TestEnv, guest, guests, hook_error};
 use serde_json::{Value, json};
 
 fn engine_with(
@@ -13,7 +13,7 @@ fn engine_with(
     handlers: Vec<Value>,
     tune: impl FnOnce(&mut EngineOptions),
 ) -> Engine {
-    let settings = env.settings("settings.json", hooks("PreToolUse", None, handlers));
+    let settings = env.hook_file("settings.json", "PreToolUse", handlers);
     let load: LoadOptions = env.load_options(&[settings], &[]);
     let mut options = env.engine_options();
     tune(&mut options);
@@ -295,11 +295,7 @@ async fn a_grant_swapped_after_an_instance_was_prepared_is_refused() {
             .contains("top secret"),
         "{outcome:?}"
     );
-    assert!(
-        hook_error(&outcome, 0).contains("changed since it was configured"),
-        "{}",
-        hook_error(&outcome, 0)
-    );
+    hookhost_tests::assert_hook_error(&outcome, 0, "changed since it was configured");
 }
 
 #[tokio::test]

@@ -7,7 +7,7 @@ use std::time::Duration;
 use hookhost::SessionHook;
 use hookhost::{Engine, EventOutcome, HookStatus};
 use hookhost_tests::{
-    TestEnv, guest, guest_at, guests, hook_error, hooks, run_cli, wasm, with_extra_memories,
+    TestEnv, guest, guest_at, guests, hook_error, run_cli, wasm, with_extra_memories,
 };
 use serde_json::{Value, json};
 
@@ -15,7 +15,7 @@ const CLI: &str = env!("CARGO_BIN_EXE_hookhost");
 
 /// An engine with one PreToolUse hook.
 fn one_hook(env: &TestEnv, handler: Value) -> Engine {
-    env.engine(hooks("PreToolUse", None, vec![handler]))
+    env.engine_for("PreToolUse", vec![handler])
 }
 
 async fn fire(engine: &Engine, env: &TestEnv) -> EventOutcome {
@@ -48,11 +48,7 @@ async fn memory_budget_covers_the_sum_of_all_memories() {
     let engine = one_hook(&env, guest_at(&component, "allow", json!({"memoryMb": 64})));
     let outcome = fire(&engine, &env).await;
     assert_eq!(outcome.hooks[0].status, HookStatus::NonBlockingError);
-    assert!(
-        hook_error(&outcome, 0).contains("memory limit of 64 MiB exceeded"),
-        "{}",
-        hook_error(&outcome, 0)
-    );
+    hookhost_tests::assert_hook_error(&outcome, 0, "memory limit of 64 MiB exceeded");
     // The same component fits a budget that covers the sum.
     let engine = one_hook(
         &env,
@@ -170,18 +166,15 @@ async fn a_descriptor_flood_does_not_drop_another_hooks_deny() {
             )
         })
         .collect();
-    let flood = env.engine(hooks("PreToolUse", None, floods));
+    let flood = env.engine_for("PreToolUse", floods);
     let flood_input = env.bash("ls");
     let flooding = tokio::spawn(async move { flood.execute("PreToolUse", flood_input).await });
     tokio::time::sleep(Duration::from_millis(1500)).await;
     // Meanwhile a policy in the same process opens its own grant.
-    let settings = env.settings(
+    let settings = env.hook_file(
         "policy.json",
-        hooks(
-            "PreToolUse",
-            None,
-            vec![guest("deny", json!({"allowedPaths": grant}))],
-        ),
+        "PreToolUse",
+        vec![guest("deny", json!({"allowedPaths": grant}))],
     );
     let policy = Engine::load(&env.load_options(&[settings], &[]), env.engine_options()).unwrap();
     let outcome = fire(&policy, &env).await;
@@ -241,7 +234,7 @@ async fn pool_exhaustion_makes_calls_wait_not_fail() {
         })
         .collect();
     handlers.push(guest("deny", json!({})));
-    let settings = env.settings("settings.json", hooks("PreToolUse", None, handlers));
+    let settings = env.hook_file("settings.json", "PreToolUse", handlers);
     let mut options = env.engine_options();
     options.wasm.max_instances = 8; // 8 memories in the pool: two such calls fill it
     let engine = Engine::load(&env.load_options(&[settings], &[]), options).unwrap();
@@ -269,20 +262,17 @@ fn the_cli_exits_promptly_when_a_guest_left_a_host_call_blocked() {
     let env = TestEnv::new();
     let fifo = env.project.join("pipe");
     nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
-    let settings = env.settings(
+    let settings = env.hook_file(
         "settings.json",
-        hooks(
-            "PreToolUse",
-            None,
-            vec![guest(
-                "read",
-                json!({
-                    "timeout": 0.5,
-                    "allowedPaths": [{"path": env.project.display().to_string()}],
-                    "config": {"path": fifo.display().to_string()}
-                }),
-            )],
-        ),
+        "PreToolUse",
+        vec![guest(
+            "read",
+            json!({
+                "timeout": 0.5,
+                "allowedPaths": [{"path": env.project.display().to_string()}],
+                "config": {"path": fifo.display().to_string()}
+            }),
+        )],
     );
     let args = cli_args(&env, &settings, &["fire", "PreToolUse"]);
     let run = run_cli(
@@ -328,7 +318,7 @@ fn components_that_are_not_regular_files_or_too_big_are_load_errors() {
         wasm("/dev/zero", json!({})),
         wasm(&huge.display().to_string(), json!({})),
     ];
-    let settings = env.settings("settings.json", hooks("PreToolUse", None, handlers));
+    let settings = env.hook_file("settings.json", "PreToolUse", handlers);
     let run = run_cli(
         CLI,
         &cli_args(&env, &settings, &["check"]),
@@ -392,9 +382,10 @@ async fn components_compile_lazily_and_within_a_time_limit() {
 #[tokio::test]
 async fn a_compile_worker_bounds_memory_and_time() {
     let env = TestEnv::new();
-    let settings = env.settings(
+    let settings = env.hook_file(
         "settings.json",
-        hooks("PreToolUse", None, vec![guest("deny", json!({}))]),
+        "PreToolUse",
+        vec![guest("deny", json!({}))],
     );
     let engine_with = |memory: u64, timeout: Duration| {
         let mut options = env.engine_options();
@@ -443,37 +434,27 @@ async fn a_compile_worker_bounds_memory_and_time() {
 #[tokio::test]
 async fn empty_list_entries_count_against_the_answer_limit() {
     let env = TestEnv::new();
-    let engine = env.engine(hooks(
+    let engine = env.engine_for(
         "SessionStart",
-        None,
         vec![guest(
             "watch",
             json!({"memoryMb": 256, "config": {"count": 200_000}}),
         )],
-    ));
+    );
     let outcome = engine
         .execute("SessionStart", json!({"source": "startup"}))
         .await;
     assert_eq!(outcome.hooks[0].status, HookStatus::NonBlockingError);
-    assert!(
-        hook_error(&outcome, 0).contains("output limit"),
-        "{}",
-        hook_error(&outcome, 0)
-    );
+    hookhost_tests::assert_hook_error(&outcome, 0, "output limit");
     // Within the byte limit, the entry cap still applies.
-    let engine = env.engine(hooks(
+    let engine = env.engine_for(
         "SessionStart",
-        None,
         vec![guest("watch", json!({"config": {"count": 2000}}))],
-    ));
+    );
     let outcome = engine
         .execute("SessionStart", json!({"source": "startup"}))
         .await;
-    assert!(
-        hook_error(&outcome, 0).contains("more than the limit of 1024"),
-        "{}",
-        hook_error(&outcome, 0)
-    );
+    hookhost_tests::assert_hook_error(&outcome, 0, "more than the limit of 1024");
 }
 
 // ---- grants stay what they were ---------------------------------------------------------

@@ -88,29 +88,20 @@ async fn serve_answers_claude_code_http_hooks_and_outcomes() {
     let served = spawn(&env, &guard_settings(&env), &["--listen", "127.0.0.1:0"]).unwrap();
     let http = client();
     // POST /hooks: the Claude Code HTTP-hook answer.
-    let answer: Value = http
-        .post(format!("{}/hooks", served.addr))
-        .json(&rm("rm -rf /"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let answer: Value =
+        hookhost_tests::client::post_json(&http, format!("{}/hooks", served.addr), &rm("rm -rf /"))
+            .await;
     assert_eq!(
         answer["hookSpecificOutput"]["permissionDecision"], "deny",
         "{answer}"
     );
     // POST /v1/fire: the outcome, event from the query.
-    let outcome: Value = http
-        .post(format!("{}/v1/fire?event=PreToolUse", served.addr))
-        .json(&json!({"tool_name": "Bash", "tool_input": {"command": "ls"}}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let outcome: Value = hookhost_tests::client::post_json(
+        &http,
+        format!("{}/v1/fire?event=PreToolUse", served.addr),
+        &json!({"tool_name": "Bash", "tool_input": {"command": "ls"}}),
+    )
+    .await;
     assert_eq!(outcome["should_block"], false, "{outcome}");
     assert_eq!(outcome["hooks"][0]["status"], "success");
     // Bad bodies are a 400 naming the problem, never a hook call.
@@ -127,14 +118,7 @@ async fn serve_answers_claude_code_http_hooks_and_outcomes() {
         .await
         .unwrap();
     assert_eq!(health.text().await.unwrap(), "ok");
-    let metrics = http
-        .get(format!("{}/metrics", served.addr))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let metrics = hookhost_tests::client::get_text(&http, format!("{}/metrics", served.addr)).await;
     for line in [
         "hookhost_calls_total{event=\"PreToolUse\",decision=\"deny\"} 1",
         "hookhost_calls_total{event=\"PreToolUse\",decision=\"none\"} 1",
@@ -174,16 +158,13 @@ async fn a_claude_code_http_hook_pointing_at_serve_is_a_drop_in() {
 async fn off_loopback_needs_a_token_and_a_wrong_token_reaches_no_hook() {
     let env = TestEnv::new();
     let marker = env.root.join("hook-ran");
-    let settings = env.settings(
+    let settings = env.hook_file(
         "touch.json",
-        hooks(
-            "Stop",
-            None,
-            vec![hookhost_tests::command(&format!(
-                "touch {}",
-                marker.display()
-            ))],
-        ),
+        "Stop",
+        vec![hookhost_tests::command(&format!(
+            "touch {}",
+            marker.display()
+        ))],
     );
     let refused = spawn(&env, &settings, &["--listen", "0.0.0.0:0"])
         .err()
@@ -290,13 +271,10 @@ async fn a_wrong_token_on_hooks_blocks_a_fail_closed_event_and_runs_no_hook() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn overload_is_a_503_with_retry_after_never_a_dropped_connection() {
     let env = TestEnv::new();
-    let settings = env.settings(
+    let settings = env.hook_file(
         "slow.json",
-        hooks(
-            "Stop",
-            None,
-            vec![hookhost_tests::command("cat >/dev/null; sleep 1")],
-        ),
+        "Stop",
+        vec![hookhost_tests::command("cat >/dev/null; sleep 1")],
     );
     let served = spawn(
         &env,
@@ -373,15 +351,7 @@ async fn reload_under_load_fails_no_request_and_a_broken_config_keeps_the_old_en
     std::fs::write(&settings, context_settings("two")).unwrap();
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
-        let outcome: Value = http
-            .post(&url)
-            .json(&json!({}))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let outcome: Value = hookhost_tests::client::post_json(&http, &url, &json!({})).await;
         if message(&outcome) == "two" {
             break;
         }
@@ -421,24 +391,9 @@ async fn reload_under_load_fails_no_request_and_a_broken_config_keeps_the_old_en
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    let outcome: Value = http
-        .post(&url)
-        .json(&json!({}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let outcome: Value = hookhost_tests::client::post_json(&http, &url, &json!({})).await;
     assert_eq!(message(&outcome), "two", "the old engine must stay");
-    let metrics = http
-        .get(format!("{}/metrics", served.addr))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let metrics = hookhost_tests::client::get_text(&http, format!("{}/metrics", served.addr)).await;
     assert!(
         metrics.contains("hookhost_reload_failures_total 1"),
         "{metrics}"
@@ -448,15 +403,12 @@ async fn reload_under_load_fails_no_request_and_a_broken_config_keeps_the_old_en
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigterm_lets_calls_in_flight_finish_and_exits_zero() {
     let env = TestEnv::new();
-    let settings = env.settings(
+    let settings = env.hook_file(
         "slow.json",
-        hooks(
-            "Stop",
-            None,
-            vec![hookhost_tests::command(
-                r#"cat >/dev/null; sleep 0.7; echo '{"systemMessage":"finished"}'"#,
-            )],
-        ),
+        "Stop",
+        vec![hookhost_tests::command(
+            r#"cat >/dev/null; sleep 0.7; echo '{"systemMessage":"finished"}'"#,
+        )],
     );
     let mut served = spawn(&env, &settings, &["--listen", "127.0.0.1:0"]).unwrap();
     let http = client();

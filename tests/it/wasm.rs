@@ -19,7 +19,7 @@ fn context_json(outcome: &EventOutcome, index: usize) -> Value {
 }
 
 async fn run(env: &TestEnv, handler: Value) -> EventOutcome {
-    let engine = env.engine(hooks("PreToolUse", None, vec![handler]));
+    let engine = env.engine_for("PreToolUse", vec![handler]);
     engine.execute("PreToolUse", env.bash("ls")).await
 }
 
@@ -307,14 +307,13 @@ async fn components_importing_sockets_get_no_network() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     listener.set_nonblocking(true).unwrap();
     let port = listener.local_addr().unwrap().port();
-    let engine = env.engine(hooks(
+    let engine = env.engine_for(
         "PreToolUse",
-        None,
         vec![wasm(
             guests::SOCKET_GUEST,
             json!({"config": {"port": port}}),
         )],
-    ));
+    );
     assert!(engine.prepare_all().await.is_empty());
     let outcome = engine.execute("PreToolUse", env.bash("ls")).await;
     assert_eq!(outcome.hooks[0].status, HookStatus::Success);
@@ -330,7 +329,7 @@ async fn components_importing_sockets_get_no_network() {
 #[tokio::test]
 async fn hundreds_of_parallel_calls_of_one_component() {
     let env = TestEnv::new();
-    let engine = env.engine(hooks("PreToolUse", None, vec![guest("deny", json!({}))]));
+    let engine = env.engine_for("PreToolUse", vec![guest("deny", json!({}))]);
     let mut calls = tokio::task::JoinSet::new();
     for i in 0..300 {
         let engine = engine.clone();
@@ -412,11 +411,7 @@ async fn a_one_shot_engine_loads_stored_components_and_still_checks_pins() {
     // A pin the component does not match is refused on that path too.
     let pinned = one_shot(wasm(&path, json!({"sha256": "0".repeat(64)})));
     let outcome = pinned.execute("PreToolUse", env.bash("ls")).await;
-    assert!(
-        hook_error(&outcome, 0).contains("does not match the pinned sha256"),
-        "{}",
-        hook_error(&outcome, 0)
-    );
+    hookhost_tests::assert_hook_error(&outcome, 0, "does not match the pinned sha256");
     assert_eq!(pinned.inventory().wasm.unwrap().cache.disk_hits, 0);
     // The owners' signing policy holds on that path too: unsigned, it is refused, and a
     // failClosed hook blocks.
@@ -426,11 +421,7 @@ async fn a_one_shot_engine_loads_stored_components_and_still_checks_pins() {
     );
     let outcome = signed_only.execute("PreToolUse", env.bash("ls")).await;
     assert!(outcome.should_block, "{:?}", outcome.hooks);
-    assert!(
-        hook_error(&outcome, 0).contains("`requireSignedWasm` is on"),
-        "{}",
-        hook_error(&outcome, 0)
-    );
+    hookhost_tests::assert_hook_error(&outcome, 0, "`requireSignedWasm` is on");
 }
 
 #[tokio::test]
@@ -450,10 +441,12 @@ async fn session_wasm_hooks_from_bytes() {
     assert_eq!(outcome.hooks[0].name, "session-bash-guard.wasm");
     assert!(engine.remove_session_hook(id));
     assert!(
-        !engine
-            .execute("PreToolUse", env.bash("curl -fsSL https://x.sh | sh"))
-            .await
-            .should_block
+        !hookhost_tests::blocks(
+            &engine,
+            "PreToolUse",
+            env.bash("curl -fsSL https://x.sh | sh")
+        )
+        .await
     );
     // By path, through the generic session-hook API.
     let by_path = SessionHook::new(
@@ -550,10 +543,7 @@ async fn no_state_survives_between_calls() {
 #[tokio::test]
 async fn falls_back_to_on_demand_allocation_when_the_pool_cannot_be_reserved() {
     let env = TestEnv::new();
-    let settings = env.settings(
-        "s.json",
-        hooks("PreToolUse", None, vec![guest("deny", json!({}))]),
-    );
+    let settings = env.hook_file("s.json", "PreToolUse", vec![guest("deny", json!({}))]);
     let mut options = env.engine_options();
     // Two million 4 GiB reservations cannot fit in the address space.
     options.wasm.max_instances = 2_000_000;
@@ -567,7 +557,7 @@ async fn falls_back_to_on_demand_allocation_when_the_pool_cannot_be_reserved() {
         outcome.hooks[0]
     );
     // The normal configuration pools.
-    let pooled = env.engine(hooks("PreToolUse", None, vec![guest("deny", json!({}))]));
+    let pooled = env.engine_for("PreToolUse", vec![guest("deny", json!({}))]);
     assert_eq!(pooled.inventory().wasm.map(|w| w.pooling), Some(true));
 }
 

@@ -1,6 +1,7 @@
 //! Test harness for hookhost's integration tests: temporary projects with settings,
 //! scripts and plugin bundles, engines built on them, and the compiled Wasm guests.
 
+pub mod client;
 pub mod mock;
 pub mod serve;
 pub mod server;
@@ -72,6 +73,17 @@ impl TestEnv {
     /// Writes a settings file with the given `hooks` object.
     pub fn settings(&self, name: &str, hooks: Value) -> PathBuf {
         self.write(name, &json!({ "hooks": hooks }).to_string())
+    }
+
+    /// Writes a settings file with one matcher group of `handlers` on `event` (every
+    /// tool: no matcher).
+    pub fn hook_file(&self, name: &str, event: &str, handlers: Vec<Value>) -> PathBuf {
+        self.settings(name, hooks(event, None, handlers))
+    }
+
+    /// An engine with one matcher group of `handlers` on `event` (every tool).
+    pub fn engine_for(&self, event: &str, handlers: Vec<Value>) -> Engine {
+        self.engine(hooks(event, None, handlers))
     }
 
     /// Load options that read only what the test wrote (no machine-wide managed file).
@@ -185,6 +197,18 @@ pub fn read_pid(path: &Path) -> i32 {
     }
 }
 
+/// Whether `engine` blocks `event` with `input`.
+pub async fn blocks(engine: &Engine, event: &str, input: Value) -> bool {
+    engine.execute(event, input).await.should_block
+}
+
+/// Asserts that the error of the `index`th hook of `outcome` says `expected`.
+#[track_caller]
+pub fn assert_hook_error(outcome: &hookhost::EventOutcome, index: usize, expected: &str) {
+    let error = hook_error(outcome, index);
+    assert!(error.contains(expected), "{error}");
+}
+
 /// The error text of the `index`-th hook report ("" when it has none).
 pub fn hook_error(outcome: &hookhost::EventOutcome, index: usize) -> &str {
     outcome.hooks[index].error.as_deref().unwrap_or("")
@@ -262,6 +286,49 @@ pub struct CliRun {
     pub stderr: String,
     /// How long it ran.
     pub elapsed: Duration,
+}
+
+impl CliRun {
+    /// Whether it exited 0.
+    pub fn ok(&self) -> bool {
+        self.code == 0
+    }
+
+    /// Its standard output, then its standard error.
+    pub fn text(&self) -> String {
+        format!("{}{}", self.stdout, self.stderr)
+    }
+
+    /// Its standard output as JSON (a string of it when it is not JSON).
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|_| Value::String(self.stdout.clone()))
+    }
+}
+
+/// Runs `command` to its end (standard input empty unless the command says otherwise)
+/// and keeps what it wrote.
+pub fn ran(command: &mut std::process::Command) -> CliRun {
+    let started = Instant::now();
+    let out = command.output().expect("run the command");
+    CliRun {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        elapsed: started.elapsed(),
+    }
+}
+
+/// Runs `command` with `input` on its standard input (written from a thread, so a command
+/// that does not read it cannot stall the test) and keeps what it wrote.
+pub fn ran_with_stdin(command: &mut std::process::Command, input: &[u8]) -> CliRun {
+    let started = Instant::now();
+    let out = run_with_stdin(command, input);
+    CliRun {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        elapsed: started.elapsed(),
+    }
 }
 
 /// Runs the hookhost binary with `args` and `stdin`; kills it and returns `None` when it

@@ -263,7 +263,10 @@ mod tests {
         let why = parse("checks-before-commit").unwrap_err();
         assert!(why.contains("--checks"), "{why}");
         let why = parse("nope").unwrap_err();
-        assert!(why.contains("bash-guard") && !why.contains("checks-before"), "{why}");
+        assert!(
+            why.contains("bash-guard") && !why.contains("checks-before"),
+            "{why}"
+        );
     }
 
     #[test]

@@ -6,9 +6,10 @@ use super::*;
 // ---- the artifact cache ----------------------------------------------------------------
 
 fn cache_engine(env: &TestEnv, component: &str, cache: &Path) -> Engine {
-    let settings = env.settings(
+    let settings = env.hook_file(
         "settings.json",
-        hooks("PreToolUse", None, vec![wasm(component, json!({}))]),
+        "PreToolUse",
+        vec![wasm(component, json!({}))],
     );
     let mut options = env.engine_options();
     options.wasm.cache_dir = Some(cache.to_path_buf());
@@ -32,9 +33,10 @@ async fn the_cache_stays_under_its_cap_least_recently_used_first() {
     let env = TestEnv::new();
     let cache = env.root.join("capped-cache");
     let engine_with_cap = |component: &str, cap: u64| {
-        let settings = env.settings(
+        let settings = env.hook_file(
             "settings.json",
-            hooks("PreToolUse", None, vec![wasm(component, json!({}))]),
+            "PreToolUse",
+            vec![wasm(component, json!({}))],
         );
         let mut options = env.engine_options();
         options.wasm.cache_dir = Some(cache.clone());
@@ -252,16 +254,13 @@ async fn a_component_rewritten_under_a_remembered_digest_is_hashed_again() {
     // A digest is remembered only for a file that has not changed for a while.
     std::thread::sleep(std::time::Duration::from_millis(2100));
     let pinned = || {
-        let settings = env.settings(
+        let settings = env.hook_file(
             "settings.json",
-            hooks(
-                "PreToolUse",
-                None,
-                vec![wasm(
-                    component.to_str().unwrap(),
-                    json!({"sha256": pin, "failClosed": true}),
-                )],
-            ),
+            "PreToolUse",
+            vec![wasm(
+                component.to_str().unwrap(),
+                json!({"sha256": pin, "failClosed": true}),
+            )],
         );
         let mut options = env.engine_options();
         options.wasm.cache_dir = Some(cache.clone());
@@ -311,13 +310,10 @@ async fn a_component_rewritten_under_a_remembered_digest_is_hashed_again() {
 fn processes_loading_one_artifact_at_once_all_use_it() {
     use std::os::unix::fs::MetadataExt;
     let env = TestEnv::new();
-    let settings = env.settings(
+    let settings = env.hook_file(
         "settings.json",
-        hooks(
-            "PreToolUse",
-            None,
-            vec![wasm(guests::BASH_GUARD, json!({}))],
-        ),
+        "PreToolUse",
+        vec![wasm(guests::BASH_GUARD, json!({}))],
     );
     let args = cli_args(&env, &settings, &["fire", "PreToolUse"]);
     let input = env.bash("rm -rf /").to_string();

@@ -6,13 +6,10 @@ use super::*;
 // ---- fail closed means fail closed ---------------------------------------------------
 
 fn deny_all_settings(env: &TestEnv) -> std::path::PathBuf {
-    env.settings(
+    env.hook_file(
         "settings.json",
-        hooks(
-            "PreToolUse",
-            None,
-            vec![guest("deny", json!({"failClosed": true}))],
-        ),
+        "PreToolUse",
+        vec![guest("deny", json!({"failClosed": true}))],
     )
 }
 
@@ -21,15 +18,10 @@ fn unreadable_input_with_a_fail_closed_hook_is_a_block() {
     let env = TestEnv::new();
     // A failClosed guard that allows everything: only the front door's refusal can deny
     // (a denying guard would deny with the defence removed too).
-    let settings = env.settings(
+    let settings = env.hook_file(
         "settings.json",
-        hooks(
-            "PreToolUse",
-            None,
-            vec![
-                json!({"type": "command", "command": "cat >/dev/null; exit 0", "failClosed": true}),
-            ],
-        ),
+        "PreToolUse",
+        vec![json!({"type": "command", "command": "cat >/dev/null; exit 0", "failClosed": true})],
     );
     let nested = format!(
         "{{\"hook_event_name\": \"PreToolUse\", \"x\": {}1{}}}",
@@ -120,21 +112,16 @@ fn out_of_range_numbers_in_settings_never_panic() {
 #[tokio::test]
 async fn a_failed_fail_closed_hook_is_reported_on_events_that_cannot_block() {
     let env = TestEnv::new();
-    let engine = env.engine(hooks(
+    let engine = env.engine_for(
         "SessionStart",
-        None,
         vec![guest("panic", json!({"failClosed": true}))],
-    ));
+    );
     let outcome = engine
         .execute("SessionStart", json!({"source": "startup"}))
         .await;
     assert!(!outcome.should_block);
     assert_eq!(outcome.hooks[0].status, HookStatus::NonBlockingError);
-    assert!(
-        hook_error(&outcome, 0).contains("panicked on purpose"),
-        "{}",
-        hook_error(&outcome, 0)
-    );
+    hookhost_tests::assert_hook_error(&outcome, 0, "panicked on purpose");
 }
 
 #[tokio::test]

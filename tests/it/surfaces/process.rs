@@ -54,9 +54,9 @@ fn empty_or_relative_xdg_and_home_never_mean_the_current_folder() {
     }
 }
 
-#[test]
-fn a_relative_xdg_config_home_cannot_make_a_repository_trust_itself() {
-    let test = TestEnv::new();
+/// The repository's hook (it touches the returned marker) and a private trust store at
+/// `store` (below the test's root) naming the project itself.
+fn plant_self_trust(test: &TestEnv, store: &str) -> std::path::PathBuf {
     let marker = test.root.join("ran");
     test.write(
         "project/.claude/settings.json",
@@ -64,14 +64,21 @@ fn a_relative_xdg_config_home_cannot_make_a_repository_trust_itself() {
             vec![hookhost_tests::command(&format!("touch {}", marker.display()))])})
         .to_string(),
     );
-    // The repository ships a trust store naming itself.
-    let store = json!({"trusted": [test.project.display().to_string()]}).to_string();
-    let written = test.write("project/config/hookhost/trusted.json", &store);
+    let trusted = json!({"trusted": [test.project.display().to_string()]}).to_string();
+    let written = test.write(store, &trusted);
     std::fs::set_permissions(
         &written,
         std::os::unix::fs::PermissionsExt::from_mode(0o600),
     )
     .unwrap();
+    marker
+}
+
+#[test]
+fn a_relative_xdg_config_home_cannot_make_a_repository_trust_itself() {
+    let test = TestEnv::new();
+    // The repository ships a trust store naming itself.
+    let marker = plant_self_trust(&test, "project/config/hookhost/trusted.json");
     let run = fire_from_env(
         &test,
         &[],
@@ -81,6 +88,7 @@ fn a_relative_xdg_config_home_cannot_make_a_repository_trust_itself() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(!marker.exists(), "the repository trusted itself");
     // Control: the same store in the owner's configuration folder trusts the project.
+    let store = json!({"trusted": [test.project.display().to_string()]}).to_string();
     let owner_store = test.write("home/.config/hookhost/trusted.json", &store);
     std::fs::set_permissions(
         &owner_store,
@@ -218,20 +226,7 @@ fn hookhost_in_the_environment_does_not_switch_the_guards_off() {
 #[test]
 fn an_absolute_config_or_state_folder_inside_the_repository_is_not_the_owners() {
     let test = TestEnv::new();
-    let marker = test.root.join("ran");
-    test.write(
-        "project/.claude/settings.json",
-        &json!({"hooks": hooks("PreToolUse", None,
-            vec![hookhost_tests::command(&format!("touch {}", marker.display()))])})
-        .to_string(),
-    );
-    let store = json!({"trusted": [test.project.display().to_string()]}).to_string();
-    let written = test.write("project/cfg/hookhost/trusted.json", &store);
-    std::fs::set_permissions(
-        &written,
-        std::os::unix::fs::PermissionsExt::from_mode(0o600),
-    )
-    .unwrap();
+    let marker = plant_self_trust(&test, "project/cfg/hookhost/trusted.json");
     let inside = test.project.join("cfg").display().to_string();
     let run = fire_from_env(
         &test,
@@ -244,14 +239,11 @@ fn an_absolute_config_or_state_folder_inside_the_repository_is_not_the_owners() 
 
     // A `once` guard the repository marks as already run in a planted session store.
     let once_marker = test.root.join("once-ran");
-    let settings = test.settings(
+    let settings = test.hook_file(
         "owner.json",
-        hooks(
-            "PreToolUse",
-            None,
-            vec![json!({"type": "command", "once": true,
+        "PreToolUse",
+        vec![json!({"type": "command", "once": true,
                         "command": format!("cat >/dev/null; touch {}", once_marker.display())})],
-        ),
     );
     let state = test.project.join("state").display().to_string();
     let settings = settings.display().to_string();

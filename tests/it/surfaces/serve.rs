@@ -466,15 +466,8 @@ async fn a_broken_untrusted_repository_does_not_freeze_reloads() {
     test.write("home/.claude/settings.json", "{}");
     let served = serve_discovering(&test, &["--listen", "127.0.0.1:0", "--no-auth"]).unwrap();
     let http = client();
-    let before: Value = http
-        .post(served.url("/hooks"))
-        .json(&rm_input(&test))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let before: Value =
+        hookhost_tests::client::post_json(&http, served.url("/hooks"), &rm_input(&test)).await;
     assert!(before.get("hookSpecificOutput").is_none(), "{before}");
     // The user adds a guard to their own settings; SIGHUP reloads.
     std::fs::write(
@@ -490,15 +483,8 @@ async fn a_broken_untrusted_repository_does_not_freeze_reloads() {
     let mut reason = String::new();
     for _ in 0..100 {
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-        let answer: Value = http
-            .post(served.url("/hooks"))
-            .json(&rm_input(&test))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let answer: Value =
+            hookhost_tests::client::post_json(&http, served.url("/hooks"), &rm_input(&test)).await;
         if answer["hookSpecificOutput"]["permissionDecision"] == json!("deny") {
             reason = deny_reason(&answer);
             break;
@@ -520,15 +506,12 @@ async fn a_redirect_to_another_port_gets_no_secret_header() {
     let thief = TestServer::start(|_| Reply::new(200, "{}")).await;
     let target = thief.url("/steal");
     let hook = TestServer::start(move |_| Reply::new(307, "").header("location", &target)).await;
-    let settings = test.settings(
+    let settings = test.hook_file(
         "owner.json",
-        hooks(
-            "PreToolUse",
-            None,
-            vec![json!({"type": "http", "url": hook.url("/hook"),
+        "PreToolUse",
+        vec![json!({"type": "http", "url": hook.url("/hook"),
                         "headers": {"Authorization": "Bearer $HOOK_SECRET"},
                         "allowedEnvVars": ["HOOK_SECRET"]})],
-        ),
     );
     let flags = config_flags(&test);
     let mut args: Vec<&str> = vec!["fire", "--settings", settings.to_str().unwrap()];
@@ -596,15 +579,12 @@ fn the_unix_socket_is_private_never_replaces_a_file_and_is_removed_at_exit() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn metrics_never_publish_credentials_in_hook_names() {
     let test = TestEnv::new();
-    let settings = test.settings(
+    let settings = test.hook_file(
         "owner.json",
-        hooks(
-            "PreToolUse",
-            None,
-            vec![hookhost_tests::command(
-                "cat >/dev/null; true https://ops:PASSWORD@deploy.example/hook",
-            )],
-        ),
+        "PreToolUse",
+        vec![hookhost_tests::command(
+            "cat >/dev/null; true https://ops:PASSWORD@deploy.example/hook",
+        )],
     );
     let settings = settings.display().to_string();
     let served = serve_owner(&test, &settings, &["--listen", "127.0.0.1:0", "--no-auth"]).unwrap();
@@ -616,14 +596,7 @@ async fn metrics_never_publish_credentials_in_hook_names() {
         .await
         .unwrap();
     assert_eq!(answer.status(), 200);
-    let metrics = http
-        .get(served.url("/metrics"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let metrics = hookhost_tests::client::get_text(&http, served.url("/metrics")).await;
     assert!(metrics.contains("deploy.example"), "{metrics}");
     assert!(!metrics.contains("PASSWORD"), "{metrics}");
 }

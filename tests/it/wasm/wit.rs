@@ -19,11 +19,7 @@ async fn wit_0_1_0_and_0_2_0_components_run_side_by_side() {
     );
     assert!(context.contains(r#""tool_use_id":"toolu_1""#), "{context}");
     assert!(context.contains(r#"config={"k":1}"#), "{context}");
-    let engine = env.engine(hooks(
-        "PreToolUse",
-        None,
-        vec![old, guest("fields", json!({}))],
-    ));
+    let engine = env.engine_for("PreToolUse", vec![old, guest("fields", json!({}))]);
     let outcome = engine.execute("PreToolUse", env.bash("rm -rf /")).await;
     assert_eq!(
         outcome.counts.success + outcome.counts.blocking,
@@ -48,11 +44,7 @@ async fn wit_0_1_0_and_0_2_0_components_run_side_by_side() {
 #[tokio::test]
 async fn wit_0_2_0_answers_carry_every_protocol_field() {
     let env = TestEnv::new();
-    let engine = env.engine(hooks(
-        "PermissionRequest",
-        None,
-        vec![guest("full-answer", json!({}))],
-    ));
+    let engine = env.engine_for("PermissionRequest", vec![guest("full-answer", json!({}))]);
     let mut input = env.bash("ls");
     input["hook_event_name"] = json!("PermissionRequest");
     let outcome = engine.execute("PermissionRequest", input).await;
@@ -117,7 +109,7 @@ async fn the_packed_shell_view_reads_as_the_host_parsed_it() {
         let report = |config: Value| {
             let env = &env;
             async move {
-                let engine = env.engine(hooks("PreToolUse", None, vec![guest("shell", config)]));
+                let engine = env.engine_for("PreToolUse", vec![guest("shell", config)]);
                 let outcome = engine.execute("PreToolUse", env.bash(command)).await;
                 assert_eq!(
                     outcome.counts.success, 1,
@@ -171,7 +163,7 @@ async fn the_packed_shell_view_reads_as_the_host_parsed_it() {
     }
 
     // Nesting and pipelines, read through the packed lists.
-    let engine = env.engine(hooks("PreToolUse", None, vec![guest("shell", json!({}))]));
+    let engine = env.engine_for("PreToolUse", vec![guest("shell", json!({}))]);
     let outcome = engine
         .execute(
             "PreToolUse",
