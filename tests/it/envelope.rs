@@ -704,12 +704,18 @@ fn a_hook_settings_file_created_where_none_was_is_removed() {
 /// A Cursor-like agent for `envelope session`: for each command it asks its hook
 /// (`hookhost hook --agent cursor`), runs the command when allowed, and records both.
 const SESSION_AGENT: &str = r#"
-import json, os, subprocess, sys
+import json, os, subprocess, sys, time
 hookhost, home, commands, out = sys.argv[1:5]
 results = []
 for command in json.load(open(commands)):
     if command == "KILL THE BROKER":
         subprocess.run(["pkill", "-f", "serve --listen=unix:"])
+        # Gone, not going: a server draining after SIGTERM may still answer a call.
+        for _ in range(500):
+            if subprocess.run(["pgrep", "-f", "serve --listen=unix:"],
+                              capture_output=True).returncode != 0:
+                break
+            time.sleep(0.01)
         continue
     payload = {"hook_event_name": "beforeShellExecution", "conversation_id": "s",
                "cwd": os.getcwd(), "command": command}

@@ -204,7 +204,7 @@ pub(super) fn locations(
 }
 
 pub(super) use super::command_line::own_exe;
-pub(super) use status::wired_events;
+pub(super) use status::{unwired, wired_events};
 
 /// `hookhost install --agent claude`: `claude install` into `scope`'s file, every
 /// default event.

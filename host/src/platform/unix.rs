@@ -293,7 +293,7 @@ impl ReloadSignal {
 /// The first argument (the subcommand) of the nearest ancestor process that runs the
 /// executable `program` (its resolved path), within 32 generations; `None` when there is
 /// none or it cannot be known. Linux reads `/proc`; other Unix systems do not tell.
-pub fn nearest_ancestor_running(program: &Path) -> Option<Vec<u8>> {
+pub(super) fn nearest_ancestor_running(program: &Path) -> Option<Vec<u8>> {
     #[cfg(target_os = "linux")]
     {
         let me = program;

@@ -325,7 +325,7 @@ impl ReloadSignal {
 
 /// `None`: the process tree is not read on Windows, so a hook's own `hookhost fire` runs
 /// its hooks (see docs/platforms.md).
-pub fn nearest_ancestor_running(_program: &Path) -> Option<Vec<u8>> {
+pub(super) fn nearest_ancestor_running(_program: &Path) -> Option<Vec<u8>> {
     None
 }
 

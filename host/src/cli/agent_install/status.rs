@@ -229,19 +229,11 @@ pub(in crate::cli) fn unwired(
     for &agent in Agent::ALL {
         if agent == Agent::Claude {
             let wired = claude::wired_events(home, project);
-            let missing: Vec<&String> = watched
-                .iter()
-                .filter(|event| {
-                    hookhost::internals::Dialect::claude()
-                        .lookup(event)
-                        .is_some()
-                })
-                .filter(|event| !wired.contains(*event))
-                .collect();
+            let missing = claude::unwired(&watched, &wired);
             if !wired.is_empty() && !missing.is_empty() {
                 lines.push(format!(
                     "claude: hookhost has hooks for {} but no Claude Code settings file runs hookhost for it: run `hookhost claude install`",
-                    missing.iter().map(|event| event.as_str()).collect::<Vec<_>>().join(", ")
+                    missing.join(", ")
                 ));
             }
             continue;

@@ -189,7 +189,7 @@ pub(super) fn run(args: &ScopeArgs) -> CliResult {
             );
         }
         let has_own = behind.iter().any(|hook| &hook.event == event);
-        if has_own && !wired.contains(event) {
+        if has_own && !unwired(std::slice::from_ref(event), &wired).is_empty() {
             let how = if entries::DEFAULT_EVENTS.contains(&event.as_str()) {
                 "run `hookhost claude install`".to_string()
             } else {
@@ -261,6 +261,25 @@ fn wired_in(settings: &serde_json::Map<String, Value>) -> BTreeSet<String> {
         }
     }
     wired
+}
+
+/// Of the events hookhost's own hooks watch (`watched`), the ones Claude Code fires but
+/// no settings file of it runs hookhost for (`wired`): the one rule `claude status` and
+/// `hookhost check` judge Claude Code's wiring by.
+pub(in crate::cli) fn unwired<'a>(
+    watched: impl IntoIterator<Item = &'a String>,
+    wired: &BTreeSet<String>,
+) -> Vec<&'a str> {
+    watched
+        .into_iter()
+        .filter(|event| {
+            hookhost::internals::Dialect::claude()
+                .lookup(event)
+                .is_some()
+        })
+        .filter(|event| !wired.contains(*event))
+        .map(String::as_str)
+        .collect()
 }
 
 /// The events Claude Code's settings files (every scope) run hookhost for.
