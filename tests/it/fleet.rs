@@ -361,3 +361,40 @@ pub(crate) fn eventually(limit: Duration, mut until: impl FnMut() -> bool) -> bo
     }
     false
 }
+
+/// A process that would spool its record but whose spool lies inside the project (the
+/// agent could write it) exports nothing, and says so: a sender thread of its own would
+/// lose the record at exit without a word.
+#[test]
+fn a_spool_inside_the_project_means_no_export_and_a_diagnostic_not_a_silent_loss() {
+    let env = TestEnv::new();
+    let settings = env.write(
+        "owner.json",
+        &json!({"telemetry": {"endpoint": "http://127.0.0.1:9"},
+                "hooks": hookhost_tests::hooks("Stop", None, vec![hookhost_tests::command("true")])})
+        .to_string(),
+    );
+    let engine_with_spool = |spool: PathBuf| {
+        let mut options = env.engine_options();
+        options.export_spool = Some(spool);
+        options.export_direct = false;
+        hookhost::Engine::load(
+            &env.load_options(std::slice::from_ref(&settings), &[]),
+            options,
+        )
+        .unwrap()
+    };
+    let says = |engine: &hookhost::Engine| {
+        engine
+            .diagnostics()
+            .iter()
+            .any(|d| d.message.contains("decisions are not exported"))
+    };
+    let inside = engine_with_spool(env.project.join(".state/telemetry-spool"));
+    assert!(says(&inside), "{:?}", inside.diagnostics());
+    assert!(inside.telemetry().is_none(), "no exporter at all");
+    // The control: a spool outside the project is used, and nothing is said.
+    let outside = engine_with_spool(env.root.join("state/telemetry-spool"));
+    assert!(!says(&outside), "{:?}", outside.diagnostics());
+    assert!(outside.telemetry().is_some());
+}

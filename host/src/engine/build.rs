@@ -28,6 +28,7 @@ pub(super) fn inner(mut config: LoadedConfig, mut options: EngineOptions) -> Inn
     // Folders hookhost owns never live inside the project: an absolute variable
     // pointing into a repository would let it plant session state, the artifact key
     // or compiled artifacts.
+    let spool_named = options.export_spool.is_some();
     for (dir, what) in [
         (&mut options.session_state_dir, "session state folder"),
         (&mut options.wasm.cache_dir, "Wasm artifact cache"),
@@ -135,19 +136,32 @@ pub(super) fn inner(mut config: LoadedConfig, mut options: EngineOptions) -> Inn
             LoadedHook::new(next, spec, executor)
         })
         .collect();
-    let export = config.telemetry.clone().map(|settings| {
-        crate::export::Exporter::new(
+    let export = config.telemetry.clone().and_then(|settings| {
+        let spool = options
+            .export_spool
+            .as_deref()
+            .map(crate::export::Spool::new);
+        if spool_named && spool.is_none() && !options.export_direct {
+            // A process that exits right after answering whose spool was refused (inside
+            // the project): a sender thread would lose its record at exit, silently. Say
+            // so instead.
+            diagnostics.push(Diagnostic::new(
+                crate::config::Severity::Warning,
+                "telemetry",
+                "",
+                "the export spool lies inside the project, so this process's decisions are not exported; give --state-dir outside the project, or run `hookhost serve`",
+            ));
+            return None;
+        }
+        Some(crate::export::Exporter::new(
             settings,
             config
                 .policy
                 .as_ref()
                 .map(|p| (p.revision.clone(), p.store.as_path())),
-            options
-                .export_spool
-                .as_deref()
-                .map(crate::export::Spool::new),
+            spool,
             options.export_direct,
-        )
+        ))
     });
     Inner {
         export,

@@ -42,7 +42,9 @@ pub struct EngineOptions {
     /// is on. Kept out of the agent's reach by self-protection.
     pub export_spool: Option<PathBuf>,
     /// Send decisions from this process (a sender thread of its own: a long-running
-    /// engine) even though a spool is named. Without a spool they are always sent so.
+    /// engine) even though a spool is named. Without a spool they are always sent so —
+    /// unless a spool was named and refused (it lies inside the project): then nothing
+    /// is exported and a diagnostic says why.
     pub export_direct: bool,
 }
 
