@@ -185,13 +185,7 @@ fn rand_tag() -> u128 {
 
 /// `hookhost ARGS --home HOME` in the project; panics unless it exits 0; its stdout.
 fn hookhost(test: &TestEnv, args: &[&str]) -> String {
-    let run = hookhost_tests::ran(
-        Command::new(CLI)
-            .args(args)
-            .arg("--home")
-            .arg(&test.home)
-            .current_dir(&test.project),
-    );
+    let run = test.run_at_home(CLI, args);
     assert!(run.ok(), "hookhost {args:?}: {}", run.text());
     run.stdout
 }

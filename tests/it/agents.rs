@@ -59,117 +59,122 @@ fn guarded(test: &TestEnv, component: &str) {
 struct Case {
     agent: &'static str,
     event: Option<&'static str>,
-    input: fn(&TestEnv, &str) -> Value,
-    /// (decision, reason) as the agent reads them.
-    read: fn(&Value) -> (Option<String>, String),
-    /// The agent's word for a refusal.
-    deny: &'static str,
+    input: Input,
+    /// The JSON pointers of the decision and of its reason in the agent's answer.
+    read: (&'static str, &'static str),
 }
 
-fn claude_form(answer: &Value) -> (Option<String>, String) {
-    let specific = &answer["hookSpecificOutput"];
+/// How a case's input is made.
+enum Input {
+    /// A recorded input (`tests/agents/payloads/`) with the command at this pointer.
+    Recorded(&'static str, &'static str),
+    /// A documented input, built around the command.
+    Built(fn(&TestEnv, &str) -> Value),
+}
+
+/// Claude Code's answer form, which several agents read.
+const CLAUDE_FORM: (&str, &str) = (
+    "/hookSpecificOutput/permissionDecision",
+    "/hookSpecificOutput/permissionDecisionReason",
+);
+
+impl Case {
+    /// The agent's input running `command`.
+    fn input(&self, test: &TestEnv, command: &str) -> Value {
+        match self.input {
+            Input::Recorded(file, pointer) => {
+                let mut input = recorded(file, &test.project);
+                *input.pointer_mut(pointer).expect("the recorded command") = json!(command);
+                input
+            }
+            Input::Built(build) => build(test, command),
+        }
+    }
+
+    /// (decision, reason) as the agent reads them.
+    fn read(&self, answer: &Value) -> (Option<String>, String) {
+        read_form(answer, self.read)
+    }
+}
+
+/// (decision, reason) at the pointers `form` names in `answer`.
+fn read_form(answer: &Value, form: (&str, &str)) -> (Option<String>, String) {
     (
-        specific["permissionDecision"].as_str().map(str::to_string),
-        specific["permissionDecisionReason"].to_string(),
+        answer
+            .pointer(form.0)
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        answer.pointer(form.1).unwrap_or(&Value::Null).to_string(),
     )
 }
 
+fn claude_form(answer: &Value) -> (Option<String>, String) {
+    read_form(answer, CLAUDE_FORM)
+}
+
 fn cases() -> Vec<Case> {
+    let recorded = |agent, event, file, pointer, read| Case {
+        agent,
+        event,
+        input: Input::Recorded(file, pointer),
+        read,
+    };
     vec![
-        Case {
-            agent: "copilot",
-            event: Some("preToolUse"),
-            input: |test, command| {
-                let mut input = recorded("copilot-preToolUse.json", &test.project);
-                input["toolArgs"]["command"] = json!(command);
-                input
-            },
-            read: |answer| {
-                (
-                    answer["permissionDecision"].as_str().map(str::to_string),
-                    answer["permissionDecisionReason"].to_string(),
-                )
-            },
-            deny: "deny",
-        },
-        Case {
-            agent: "copilot",
-            event: None,
-            input: |test, command| {
-                let mut input = recorded("copilot-PreToolUse.json", &test.project);
-                input["tool_input"]["command"] = json!(command);
-                input
-            },
-            read: claude_form,
-            deny: "deny",
-        },
-        Case {
-            agent: "codex",
-            event: None,
-            input: |test, command| {
-                let mut input = recorded("codex-PreToolUse.json", &test.project);
-                input["tool_input"]["command"] = json!(command);
-                input
-            },
-            read: claude_form,
-            deny: "deny",
-        },
-        Case {
-            agent: "gemini",
-            event: None,
-            input: |test, command| {
-                let mut input = recorded("gemini-BeforeTool.json", &test.project);
-                input["tool_input"]["command"] = json!(command);
-                input
-            },
-            read: |answer| {
-                (
-                    answer["decision"].as_str().map(str::to_string),
-                    answer["reason"].to_string(),
-                )
-            },
-            deny: "deny",
-        },
+        recorded(
+            "copilot",
+            Some("preToolUse"),
+            "copilot-preToolUse.json",
+            "/toolArgs/command",
+            ("/permissionDecision", "/permissionDecisionReason"),
+        ),
+        recorded(
+            "copilot",
+            None,
+            "copilot-PreToolUse.json",
+            "/tool_input/command",
+            CLAUDE_FORM,
+        ),
+        recorded(
+            "codex",
+            None,
+            "codex-PreToolUse.json",
+            "/tool_input/command",
+            CLAUDE_FORM,
+        ),
+        recorded(
+            "gemini",
+            None,
+            "gemini-BeforeTool.json",
+            "/tool_input/command",
+            ("/decision", "/reason"),
+        ),
         Case {
             agent: "cursor",
             event: None,
-            input: |test, command| {
+            input: Input::Built(|test, command| {
                 json!({"hook_event_name": "beforeShellExecution", "conversation_id": "c1",
                        "generation_id": "g1", "command": command, "cwd": test.project,
                        "workspace_roots": [test.project]})
-            },
-            read: |answer| {
-                (
-                    answer["permission"].as_str().map(str::to_string),
-                    answer["agent_message"].to_string(),
-                )
-            },
-            deny: "deny",
+            }),
+            read: ("/permission", "/agent_message"),
         },
         Case {
             agent: "opencode",
             event: None,
-            input: |test, command| {
+            input: Input::Built(|test, command| {
                 json!({"hook_event_name": "tool.execute.before", "sessionID": "s1",
                        "tool": "bash", "args": {"command": command}, "cwd": test.project})
-            },
-            read: |answer| {
-                (
-                    answer["decision"].as_str().map(str::to_string),
-                    answer["reason"].to_string(),
-                )
-            },
-            deny: "deny",
+            }),
+            read: ("/decision", "/reason"),
         },
         Case {
             agent: "factory",
             event: None,
-            input: |test, command| {
+            input: Input::Built(|test, command| {
                 json!({"hook_event_name": "PreToolUse", "sessionId": "s1", "cwd": test.project,
                        "toolName": "Execute", "toolInput": {"command": command}})
-            },
-            read: claude_form,
-            deny: "deny",
+            }),
+            read: CLAUDE_FORM,
         },
     ]
 }
@@ -180,22 +185,17 @@ fn one_policy_denies_each_agents_download_and_run_in_its_own_form() {
     guarded(&test, guests::BASH_GUARD);
     for case in cases() {
         let name = format!("{} {:?}", case.agent, case.event);
-        let (code, answer) = hook(&test, case.agent, case.event, &(case.input)(&test, ATTACK));
+        let (code, answer) = hook(&test, case.agent, case.event, &case.input(&test, ATTACK));
         assert_eq!(code, 0, "{name}: {answer}");
-        let (decision, reason) = (case.read)(&answer);
-        assert_eq!(decision.as_deref(), Some(case.deny), "{name}: {answer}");
+        let (decision, reason) = case.read(&answer);
+        assert_eq!(decision.as_deref(), Some("deny"), "{name}: {answer}");
         assert!(reason.contains(GUARD_REASON), "{name}: {reason}");
         // The control: an ordinary command is not refused.
-        let (code, answer) = hook(
-            &test,
-            case.agent,
-            case.event,
-            &(case.input)(&test, "ls -la"),
-        );
+        let (code, answer) = hook(&test, case.agent, case.event, &case.input(&test, "ls -la"));
         assert_eq!(code, 0, "{name}: {answer}");
         assert_ne!(
-            (case.read)(&answer).0.as_deref(),
-            Some(case.deny),
+            case.read(&answer).0.as_deref(),
+            Some("deny"),
             "{name}: {answer}"
         );
     }
@@ -208,12 +208,12 @@ fn a_guard_that_cannot_run_is_an_explicit_deny_and_any_other_failure_an_explicit
     guarded(&test, &test.root.join("missing.wasm").display().to_string());
     for case in cases() {
         let name = format!("{} {:?}", case.agent, case.event);
-        let (code, answer) = hook(&test, case.agent, case.event, &(case.input)(&test, "ls"));
+        let (code, answer) = hook(&test, case.agent, case.event, &case.input(&test, "ls"));
         // In-band, exit 0: Copilot would block on a non-zero exit whatever the owner
         // asked, and Codex and Gemini would run the tool.
         assert_eq!(code, 0, "{name}: {answer}");
-        let (decision, reason) = (case.read)(&answer);
-        assert_eq!(decision.as_deref(), Some(case.deny), "{name}: {answer}");
+        let (decision, reason) = case.read(&answer);
+        assert_eq!(decision.as_deref(), Some("deny"), "{name}: {answer}");
         assert!(reason.contains("failed closed"), "{name}: {reason}");
     }
     // Unreadable input and no failClosed hook: an explicit allow (Copilot's form), exit 0.
@@ -566,11 +566,10 @@ fn cursor_and_factory_installs_deny_through_their_documented_payloads_and_go_aga
         let command = (agent.command)(&settings).unwrap_or_else(|| panic!("{settings}"));
         let case = &cases[agent.case];
         assert_eq!(case.agent, agent.agent);
-        let (decision, reason) =
-            (case.read)(&run_installed(&command, &(case.input)(&test, ATTACK)));
+        let (decision, reason) = case.read(&run_installed(&command, &case.input(&test, ATTACK)));
         assert_eq!(decision.as_deref(), Some("deny"), "{}", agent.agent);
         assert!(reason.contains(GUARD_REASON), "{reason}");
-        let (decision, _) = (case.read)(&run_installed(&command, &(case.input)(&test, "ls")));
+        let (decision, _) = case.read(&run_installed(&command, &case.input(&test, "ls")));
         assert_ne!(decision.as_deref(), Some("deny"), "{}", agent.agent);
         let (code, out, _) = cli(&test, &["status", "--agent", agent.agent]);
         assert_eq!(code, 0, "{out}");

@@ -124,13 +124,7 @@ fn claude_run(test: &TestEnv, mock: &Mock, tools: &[&str], env: &[(&str, &str)])
 
 /// `hookhost ARGS --home HOME` with the test's home; panics unless it exits `code`.
 fn hookhost(test: &TestEnv, args: &[&str], code: i32) -> String {
-    let run = hookhost_tests::ran(
-        Command::new(CLI)
-            .args(args)
-            .arg("--home")
-            .arg(&test.home)
-            .current_dir(&test.project),
-    );
+    let run = test.run_at_home(CLI, args);
     assert_eq!(run.code, code, "hookhost {args:?}: {}", run.text());
     run.text()
 }

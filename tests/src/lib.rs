@@ -81,6 +81,29 @@ impl TestEnv {
         self.settings(name, hooks(event, None, handlers))
     }
 
+    /// Runs `binary ARGS --home HOME` in the test's project (its home as the owner's).
+    pub fn run_at_home(&self, binary: &str, args: &[&str]) -> CliRun {
+        ran(std::process::Command::new(binary)
+            .args(args)
+            .arg("--home")
+            .arg(&self.home)
+            .current_dir(&self.project))
+    }
+
+    /// A settings file `name` whose one guard, on `PreToolUse` of `Bash`, is `failClosed`
+    /// and allows every call: only a failure before or around it can deny.
+    pub fn allowing_guard(&self, name: &str) -> PathBuf {
+        let allow = self.script("allow.sh", "cat >/dev/null; exit 0");
+        self.settings(
+            name,
+            hooks(
+                "PreToolUse",
+                Some("Bash"),
+                vec![json!({"type": "command", "command": allow, "failClosed": true})],
+            ),
+        )
+    }
+
     /// An engine with one matcher group of `handlers` on `event` (every tool).
     pub fn engine_for(&self, event: &str, handlers: Vec<Value>) -> Engine {
         self.engine(hooks(event, None, handlers))

@@ -249,15 +249,7 @@ async fn a_projects_env_cannot_redirect_the_owners_prompt_guard_or_its_key() {
 fn fire_answers_an_oversize_input_file_as_it_answers_oversize_stdin() {
     let test = TestEnv::new();
     // A failClosed guard that allows: only a failure before it can block.
-    let allow = test.script("allow.sh", "cat >/dev/null; exit 0");
-    let settings = test.settings(
-        "owner.json",
-        hooks(
-            "PreToolUse",
-            Some("Bash"),
-            vec![json!({"type": "command", "command": allow, "failClosed": true})],
-        ),
-    );
+    let settings = test.allowing_guard("owner.json");
     let mut input = pre_bash(&test, "ls");
     input["tool_input"]["command"] = json!("x".repeat(17 << 20));
     let text = input.to_string();

@@ -405,15 +405,7 @@ async fn stdio_fails_closed_on_an_oversize_line() {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
     let test = TestEnv::new();
     // A failClosed guard that allows this input: only the failure can deny.
-    let allow = test.script("allow.sh", "cat >/dev/null; exit 0");
-    let settings = test.settings(
-        "owner.json",
-        hooks(
-            "PreToolUse",
-            Some("Bash"),
-            vec![json!({"type": "command", "command": allow, "failClosed": true})],
-        ),
-    );
+    let settings = test.allowing_guard("owner.json");
     let settings = settings.display().to_string();
     let managed = managed_flag(&test);
     let mut child = tokio::process::Command::new(CLI)
