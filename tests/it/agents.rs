@@ -471,10 +471,7 @@ fn codex_install_trusts_exactly_its_own_entries_and_never_shifts_the_users() {
             "{event}: {text}"
         );
     }
-    assert!(
-        text.contains(&format!("{}:pre_tool_use:1:0", hooks_file.display())),
-        "{text}"
-    );
+    hookhost_tests::assert_says(&text, &format!("{}:pre_tool_use:1:0", hooks_file.display()));
     let (code, out, _) = cli(&test, &["status", "--agent", "codex"]);
     assert_eq!(code, 0, "{out}");
     // The installed command denies Codex's recorded call.

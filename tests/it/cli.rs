@@ -139,10 +139,7 @@ fn check_reports_errors_and_warnings_and_list_shows_sources() {
     let (code, output, _) = hookhost(&env, &["check", "--settings", &path], "");
     let text = output.as_str().unwrap().to_string();
     assert_eq!(code, 1, "{text}");
-    assert!(
-        text.contains("bad.json: hooks.PreToolUse[0].hooks[0]"),
-        "{text}"
-    );
+    hookhost_tests::assert_says(&text, "bad.json: hooks.PreToolUse[0].hooks[0]");
     assert!(text.contains("unknown event `MyEvent`"), "{text}");
     let good = env.hook_file("good.json", "Stop", vec![command("true")]);
     let (code, _, _) = hookhost(

@@ -405,11 +405,7 @@ fn a_kernel_without_what_the_envelope_needs_refuses_and_never_runs_unconfined() 
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(126), "{}", text(&out));
-    assert!(
-        text(&out).contains("the command was not run"),
-        "{}",
-        text(&out)
-    );
+    hookhost_tests::assert_says(text(&out), "the command was not run");
     assert!(!marker.exists(), "the command ran without its envelope");
 }
 
@@ -441,11 +437,7 @@ fn the_model_cannot_unwrap_or_imitate_the_launcher() {
     std::fs::write(&file, envelope.to_string()).unwrap();
     let out = bash(&test, &wrapped);
     assert_eq!(out.status.code(), Some(126), "{}", text(&out));
-    assert!(
-        text(&out).contains("does not hold what its name says"),
-        "{}",
-        text(&out)
-    );
+    hookhost_tests::assert_says(text(&out), "does not hold what its name says");
 }
 
 #[test]
@@ -579,11 +571,7 @@ fn the_weaker_mode_is_said_at_session_start_and_in_status_and_still_bounds_write
         .current_dir(&test.project)
         .output()
         .unwrap();
-    assert!(
-        text(&status).contains("landlock-only — WEAKER"),
-        "{}",
-        text(&status)
-    );
+    hookhost_tests::assert_says(text(&status), "landlock-only — WEAKER");
     // Weaker, not nothing: a write outside the writable folders is still refused.
     let probe = format!("/usr/hookhost-weaker-probe-{}", std::process::id());
     let out = enclosed(&test, &format!("echo x > {probe}"));
@@ -692,11 +680,7 @@ fn a_hook_settings_file_created_where_none_was_is_removed() {
         let created = test.project.join(".claude/settings.local.json").exists();
         assert_eq!(created, !inside, "{}", text(&out));
         if inside {
-            assert!(
-                text(&out).contains("which no command may write; removed it"),
-                "{}",
-                text(&out)
-            );
+            hookhost_tests::assert_says(text(&out), "which no command may write; removed it");
         }
     }
 }
@@ -937,11 +921,7 @@ fn a_session_writes_the_folders_its_user_names_and_no_others() {
     assert_eq!(session.status.code(), Some(3), "{}", text(&session));
     assert!(named.join("ok").is_file(), "{}", text(&session));
     assert!(!other.join("no").exists(), "{}", text(&session));
-    assert!(
-        text(&session).contains("Permission denied"),
-        "{}",
-        text(&session)
-    );
+    hookhost_tests::assert_says(text(&session), "Permission denied");
     // A folder that is not there is refused before anything starts.
     let refused = Command::new(CLI)
         .args(["envelope", "session", "--home"])

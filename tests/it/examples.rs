@@ -532,10 +532,7 @@ async fn context_inject_reads_the_project_file() {
         json!({"session_id": "s", "cwd": env.project.display().to_string(), "source": "startup"});
     let outcome = engine.execute("SessionStart", input.clone()).await;
     let context = outcome.additional_context.unwrap();
-    assert!(
-        context.contains("Run `cargo test` before committing."),
-        "{context}"
-    );
+    hookhost_tests::assert_says(&context, "Run `cargo test` before committing.");
     // Without the grant, the file is invisible and nothing is added.
     let mut bare = handler;
     bare.as_object_mut().unwrap().remove("allowedPaths");

@@ -340,10 +340,7 @@ fn only_the_managed_settings_name_a_policy() {
         "--project-dir",
         &machine.project.display().to_string(),
     ]);
-    assert!(
-        out.contains("`policy` counts only in managed settings"),
-        "{out}"
-    );
+    hookhost_tests::assert_says(&out, "`policy` counts only in managed settings");
     // Nothing is refused: no policy is in force.
     assert_eq!(machine.decision("Bash"), "none");
     let (ok, out) = machine.run(&["policy", "pull"]);

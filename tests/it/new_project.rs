@@ -156,9 +156,9 @@ export_hook!(Policy);
         .expect("run cargo build");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
-    assert!(
-        stderr.contains("use of deprecated function `hookhost_guest::shell::pipelines`"),
-        "{stderr}"
+    hookhost_tests::assert_says(
+        &stderr,
+        "use of deprecated function `hookhost_guest::shell::pipelines`",
     );
     let folders = tempfile::tempdir().unwrap();
     let (ok, text) = hookhost_test(&project, folders.path());
@@ -329,10 +329,7 @@ fn bad_names_and_existing_folders_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let (ok, text) = new("../escape", "rust", dir.path());
     assert!(!ok);
-    assert!(
-        text.contains("invalid project name \"../escape\""),
-        "{text}"
-    );
+    hookhost_tests::assert_says(&text, "invalid project name \"../escape\"");
     let (ok, text) = new("taken", "python", dir.path());
     assert!(ok, "{text}");
     let (ok, text) = new("taken", "ts", dir.path());

@@ -477,11 +477,7 @@ fn check_prints_every_wasm_digest() {
     let run = run_cli(CLI, &args, b"", std::time::Duration::from_secs(120)).unwrap();
     assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
     let digest = hookhost_tests::sha256_of(guests::TEST_GUEST);
-    assert!(
-        run.stdout.contains(&format!("sha256:{digest}")),
-        "{}",
-        run.stdout
-    );
+    hookhost_tests::assert_says(&run.stdout, &format!("sha256:{digest}"));
 }
 
 #[tokio::test]

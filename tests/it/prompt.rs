@@ -91,10 +91,7 @@ async fn anthropic_request_shape_and_ok_true() {
     assert_eq!(body["model"], "haiku-test");
     let text = body["messages"][0]["content"].as_str().unwrap();
     assert!(text.starts_with("Did the agent finish? Input: {"), "{text}");
-    assert!(
-        text.contains("\"last_assistant_message\":\"All done\""),
-        "{text}"
-    );
+    hookhost_tests::assert_says(text, "\"last_assistant_message\":\"All done\"");
     assert!(text.ends_with("(costs $0)"), "{text}");
     assert!(body["system"].as_str().unwrap().contains("\"ok\""));
 }

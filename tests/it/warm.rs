@@ -196,10 +196,7 @@ fn install_wires_the_events_something_watches_and_status_names_a_hook_left_unwir
     // The guards and self-protection watch tool calls and permission requests: two
     // events, not 27.
     let said = install(&["--guards", "recommended"]);
-    assert!(
-        said.contains("for 2 events (PreToolUse, PermissionRequest)"),
-        "{said}"
-    );
+    hookhost_tests::assert_says(&said, "for 2 events (PreToolUse, PermissionRequest)");
     let mut events = wired();
     events.sort();
     assert_eq!(events, ["PermissionRequest", "PreToolUse"]);
@@ -210,14 +207,14 @@ fn install_wires_the_events_something_watches_and_status_names_a_hook_left_unwir
     owner["hooks"]["Stop"] = json!([{"hooks": [{"type": "command", "command": "true"}]}]);
     std::fs::write(&hooks, owner.to_string()).unwrap();
     let said = claude_status(&test);
-    assert!(
-        said.contains("Stop: hookhost has hooks for this event but no Claude Code settings file runs hookhost for it"),
-        "{said}"
+    hookhost_tests::assert_says(
+        &said,
+        "Stop: hookhost has hooks for this event but no Claude Code settings file runs hookhost for it",
     );
     let said = check(&test);
-    assert!(
-        said.contains("not wired: claude: hookhost has hooks for Stop but no Claude Code settings file runs hookhost for it"),
-        "{said}"
+    hookhost_tests::assert_says(
+        &said,
+        "not wired: claude: hookhost has hooks for Stop but no Claude Code settings file runs hookhost for it",
     );
     // ... and the next install wires it; the envelope adds the session's start.
     install(&["--envelope"]);
@@ -242,20 +239,11 @@ fn install_wires_the_events_something_watches_and_status_names_a_hook_left_unwir
 fn every_agents_install_wires_only_the_events_something_watches() {
     let test = TestEnv::new();
     let install = |agent: &str| {
-        let out = Command::new(CLI)
-            .args([
-                "install",
-                "--agent",
-                agent,
-                "--guards",
-                "recommended",
-                "--home",
-            ])
-            .arg(&test.home)
-            .current_dir(&test.project)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{agent}: {out:?}");
+        let run = test.run_at_home(
+            CLI,
+            &["install", "--agent", agent, "--guards", "recommended"],
+        );
+        assert!(run.ok(), "{agent}: {}", run.text());
     };
     let events = |file: &str| -> Vec<String> {
         let settings: Value =
@@ -300,20 +288,11 @@ fn every_agents_install_wires_only_the_events_something_watches() {
 #[test]
 fn agent_status_names_a_hook_on_an_event_install_did_not_wire() {
     let test = TestEnv::new();
-    let out = Command::new(CLI)
-        .args([
-            "install",
-            "--agent",
-            "gemini",
-            "--guards",
-            "recommended",
-            "--home",
-        ])
-        .arg(&test.home)
-        .current_dir(&test.project)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
+    let run = test.run_at_home(
+        CLI,
+        &["install", "--agent", "gemini", "--guards", "recommended"],
+    );
+    assert!(run.ok(), "{}", run.text());
     let status = || {
         Command::new(CLI)
             .args(["status", "--agent", "gemini", "--home"])

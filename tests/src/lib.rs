@@ -225,6 +225,13 @@ pub async fn blocks(engine: &Engine, event: &str, input: Value) -> bool {
     engine.execute(event, input).await.should_block
 }
 
+/// Asserts that `text` says `expected`, showing it when it does not.
+#[track_caller]
+pub fn assert_says(text: impl std::fmt::Display, expected: &str) {
+    let text = text.to_string();
+    assert!(text.contains(expected), "{text}");
+}
+
 /// Asserts that the error of the `index`th hook of `outcome` says `expected`.
 #[track_caller]
 pub fn assert_hook_error(outcome: &hookhost::EventOutcome, index: usize, expected: &str) {

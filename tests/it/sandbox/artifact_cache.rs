@@ -199,11 +199,7 @@ async fn grants_may_not_reach_the_cache_or_hookhosts_configuration() {
                 json!({"allowedPaths": [{"path": grant.display().to_string(), "write": true}]}),
             ),
         );
-        assert!(
-            errors(&engine).contains(&format!("overlaps {what}")),
-            "{}",
-            errors(&engine)
-        );
+        hookhost_tests::assert_says(errors(&engine), &format!("overlaps {what}"));
         let outcome = fire(&engine, &env).await;
         assert_eq!(outcome.hooks[0].status, HookStatus::NonBlockingError);
     }

@@ -113,11 +113,7 @@ fn an_owners_guard_the_dialect_cannot_run_is_a_load_error_that_fails_closed() {
     args.extend(flags.iter().map(String::as_str));
     let check = hookhost(&test, &test.project, &args, "", &[]);
     assert_eq!(check.code, 1, "{}", check.stdout);
-    assert!(
-        check.stdout.contains("`PreToolUse` is not a hygge event"),
-        "{}",
-        check.stdout
-    );
+    hookhost_tests::assert_says(&check.stdout, "`PreToolUse` is not a hygge event");
     let input = json!({"event": "pre_tool", "session_id": "s", "tool_name": "Bash",
                        "tool_input": {"command": "ls"}});
     let run = fire(&test, &[], &input);
@@ -272,11 +268,7 @@ fn the_trust_store_is_private_and_refuses_to_trust_everything() {
         &[],
     );
     assert_ne!(listed.code, 0);
-    assert!(
-        listed.stderr.contains("writable by others"),
-        "{}",
-        listed.stderr
-    );
+    hookhost_tests::assert_says(&listed.stderr, "writable by others");
 }
 
 // ---- 17. the audit log ----

@@ -13,10 +13,7 @@ async fn wit_0_1_0_and_0_2_0_components_run_side_by_side() {
     let outcome = run(&env, old.clone()).await;
     assert_eq!(outcome.counts.success, 1, "{:?}", outcome.hooks);
     let context = outcome.additional_context.unwrap();
-    assert!(
-        context.contains(r#"tool_input={"command":"ls"}"#),
-        "{context}"
-    );
+    hookhost_tests::assert_says(&context, r#"tool_input={"command":"ls"}"#);
     assert!(context.contains(r#""tool_use_id":"toolu_1""#), "{context}");
     assert!(context.contains(r#"config={"k":1}"#), "{context}");
     let engine = env.engine_for("PreToolUse", vec![old, guest("fields", json!({}))]);
