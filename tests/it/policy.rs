@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use hookhost::{Engine, HookStatus, Severity};
-use hookhost_tests::{TestEnv, command, guests, hooks, run_cli, wasm};
+use hookhost_tests::{TestEnv, command, guest, guests, hooks, run_cli, wasm};
 use serde_json::{Value, json};
 
 const CLI: &str = env!("CARGO_BIN_EXE_hookhost");
@@ -137,7 +137,7 @@ fn project_hooks(env: &TestEnv, marker: &std::path::Path) {
         None,
         vec![
             command(&format!("touch {}", marker.display())),
-            wasm(guests::TEST_GUEST, json!({"config": {"mode": "context"}})),
+            guest("context", json!({})),
         ],
     );
     env.write(
@@ -398,9 +398,9 @@ async fn pinned_components_load_only_with_their_digest() {
     let pinned = |sha: &str, fail_closed: bool| {
         env.engine_for(
             "PreToolUse",
-            vec![wasm(
-                guests::TEST_GUEST,
-                json!({"config": {"mode": "allow"}, "sha256": sha, "failClosed": fail_closed}),
+            vec![guest(
+                "allow",
+                json!({"sha256": sha, "failClosed": fail_closed}),
             )],
         )
     };
@@ -433,13 +433,7 @@ async fn managed_policy_can_require_pinned_components() {
         "managed/managed-settings.json",
         &json!({"requirePinnedWasm": true}).to_string(),
     );
-    let engine = env.engine_for(
-        "PreToolUse",
-        vec![wasm(
-            guests::TEST_GUEST,
-            json!({"config": {"mode": "allow"}}),
-        )],
-    );
+    let engine = env.engine_for("PreToolUse", vec![guest("allow", json!({}))]);
     assert!(
         engine
             .diagnostics()
@@ -544,7 +538,7 @@ async fn the_audit_log_records_each_event_without_secrets() {
     let mut options = env.engine_options();
     options.audit_log = Some(log.clone());
     let handlers = vec![
-        wasm(guests::TEST_GUEST, json!({"config": {"mode": "deny"}})),
+        guest("deny", json!({})),
         json!({"type": "http", "url": "http://127.0.0.1:9/x",
                "headers": {"Authorization": "Bearer $SECRET_TOKEN"},
                "allowedEnvVars": ["SECRET_TOKEN"]}),
@@ -585,10 +579,7 @@ async fn the_audit_log_records_each_event_without_secrets() {
     let settings = env.hook_file(
         "settings2.json",
         "PreToolUse",
-        vec![wasm(
-            guests::TEST_GUEST,
-            json!({"config": {"mode": "deny"}}),
-        )],
+        vec![guest("deny", json!({}))],
     );
     let engine = Engine::load(&env.load_options(&[settings], &[]), options).unwrap();
     assert!(hookhost_tests::blocks(&engine, "PreToolUse", env.bash("ls")).await);
@@ -654,9 +645,9 @@ async fn grant_bounds_see_through_symlinks_and_dot_dot() {
         env.project.join("link"),
         env.project.join("..").join("home"),
     ] {
-        let handler = wasm(
-            guests::TEST_GUEST,
-            json!({"config": {"mode": "allow"}, "allowedPaths": [{"path": path.display().to_string()}]}),
+        let handler = guest(
+            "allow",
+            json!({"allowedPaths": [{"path": path.display().to_string()}]}),
         );
         env.write(
             "project/.claude/settings.json",

@@ -16,6 +16,14 @@ fn cache_engine(env: &TestEnv, component: &str, cache: &Path) -> Engine {
     Engine::load(&env.load_options(&[settings], &[]), options).unwrap()
 }
 
+/// An engine for `component` caching in `cache`, fired once, and the artifact it stored.
+async fn compiled(env: &TestEnv, component: &str, cache: &Path) -> (Engine, std::path::PathBuf) {
+    let engine = cache_engine(env, component, cache);
+    fire(&engine, env).await;
+    let artifact = artifacts(cache).pop().unwrap();
+    (engine, artifact)
+}
+
 fn artifacts(cache: &Path) -> Vec<std::path::PathBuf> {
     let mut found: Vec<_> = std::fs::read_dir(cache)
         .map(|dir| {
@@ -94,9 +102,7 @@ async fn a_forged_artifact_is_never_run() {
     let env = TestEnv::new();
     let cache = env.root.join("cache");
     // Compile an allow-everything component and the bash guard into the cache.
-    let allow = cache_engine(&env, guests::CONTEXT_INJECT, &cache);
-    fire(&allow, &env).await;
-    let allow_artifact = artifacts(&cache).pop().unwrap();
+    let (_allow, allow_artifact) = compiled(&env, guests::CONTEXT_INJECT, &cache).await;
     let guard = cache_engine(&env, guests::BASH_GUARD, &cache);
     let outcome = guard.execute("PreToolUse", env.bash("rm -rf /")).await;
     assert_eq!(
@@ -152,9 +158,7 @@ async fn a_shared_cache_folder_is_refused_and_left_alone() {
 async fn a_planted_symlink_in_the_cache_is_not_followed() {
     let env = TestEnv::new();
     let cache = env.root.join("cache");
-    let engine = cache_engine(&env, guests::BASH_GUARD, &cache);
-    fire(&engine, &env).await;
-    let artifact = artifacts(&cache).pop().unwrap();
+    let (_engine, artifact) = compiled(&env, guests::BASH_GUARD, &cache).await;
     std::fs::remove_file(&artifact).unwrap();
     let victim = env.write("victim.txt", "precious");
     // At the artifact's name, and at the temporary name a pid-based scheme would use.
@@ -209,8 +213,7 @@ async fn grants_may_not_reach_the_cache_or_hookhosts_configuration() {
 async fn a_flipped_byte_anywhere_in_an_artifact_is_refused() {
     let env = TestEnv::new();
     let cache = env.root.join("cache");
-    fire(&cache_engine(&env, guests::BASH_GUARD, &cache), &env).await;
-    let artifact = artifacts(&cache).pop().unwrap();
+    let (_, artifact) = compiled(&env, guests::BASH_GUARD, &cache).await;
     let stored = std::fs::read(&artifact).unwrap();
     // The first byte (ELF header), one in the middle (code or data) and the last (the MAC
     // trailer): each is caught, the component recompiled and stored again.
