@@ -456,13 +456,13 @@ impl Engine {
     async fn fire(&self, input: &Arc<HookInput>) -> EventOutcome {
         let event = &input.event;
         if let Some(lost) = self.inner.lost_guards.first() {
-            return crate::merge::failed_closed(
+            return crate::outcome::EventOutcome::failed_closed(
                 event.name(),
                 &format!("hookhost cannot run a guard its owner configured ({lost}); blocking"),
             );
         }
         if let Some(why) = self.protect(input, Reach::Named) {
-            return crate::merge::refused(event, &why);
+            return crate::outcome::EventOutcome::refused(event, &why);
         }
         let guard = &self.inner.stop_guard;
         let session = &input.session;
@@ -492,7 +492,7 @@ impl Engine {
             Some(rewrite) => {
                 let rewritten = input.rewritten_call(rewrite);
                 if let Some(why) = self.protect(&rewritten, Reach::Named) {
-                    return crate::merge::refused(event, &why);
+                    return crate::outcome::EventOutcome::refused(event, &why);
                 }
                 self.backstop(&rewritten, outcome)
             }
@@ -511,7 +511,7 @@ impl Engine {
             return outcome;
         }
         match self.protect(input, Reach::Whole) {
-            Some(why) => crate::merge::refused(&input.event, &why),
+            Some(why) => crate::outcome::EventOutcome::refused(&input.event, &why),
             None => outcome,
         }
     }

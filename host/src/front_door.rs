@@ -256,7 +256,9 @@ pub(crate) fn refuse(
         "hookhost could not run the {event} hooks ({failure}); blocking because a failClosed hook guards this event"
     );
     tracing::warn!("{reason}");
-    Answer::Outcome(Box::new(crate::merge::failed_closed(&event, &reason)))
+    Answer::Outcome(Box::new(crate::outcome::EventOutcome::failed_closed(
+        &event, &reason,
+    )))
 }
 
 /// A failure when the input's `cwd` is not the project directory or below it.

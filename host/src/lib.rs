@@ -38,8 +38,9 @@
 //! plugins, raw → resolved hooks with every diagnostic), `event` (the catalog of
 //! per-event rules), `matcher` and `condition` (which hooks fire), `executor` (one trait,
 //! one module per hook type, a registry that builds them), `protocol` (the Claude Code
-//! wire format: one field table for parsing, scoping and rendering), `merge`
-//! (configuration-order merge), `outcome` (what comes back) and `engine` (selection,
+//! wire format: one field table for parsing, scoping and rendering), `outcome` (what
+//! comes back, the configuration-order merge that yields it, its Claude Code rendering)
+//! and `engine` (selection,
 //! scheduling, the stop guard). The `hookhost` binary (feature `cli`, on by default) is
 //! the command line on top; library users can turn it off with
 //! `default-features = false`.
@@ -63,7 +64,6 @@ mod hook_input;
 mod input;
 mod json_field;
 mod matcher;
-mod merge;
 mod oci;
 mod outcome;
 mod output;
@@ -134,7 +134,6 @@ pub mod internals {
     pub use crate::input::{parse as parse_input, sniff_event};
     pub use crate::matcher::Matcher;
     pub use crate::matcher::never_fires_in_claude_code;
-    pub use crate::merge::failed_closed;
     pub use crate::paths::{
         cache_dir, cache_dir_in, config_dir, config_dir_in, home, state_dir, state_dir_in,
     };
@@ -142,7 +141,7 @@ pub mod internals {
     pub mod platform {
         pub use crate::platform::*;
     }
-    pub use crate::protocol::ClaudeReply;
+    pub use crate::outcome::ClaudeReply;
     pub use crate::protocol::{MAX_LIST_ENTRIES, is_async_marker, looks_like_json, parse_answer};
     /// The shell view (`hookhost:hooks/shell`).
     pub mod shell {

@@ -1,5 +1,6 @@
 //! [`EventOutcome`]: the only thing the engine returns, and the per-hook [`HookRun`]
-//! every executor produces.
+//! every executor produces; the one merge that folds hooks' results into it (`merge`),
+//! and its rendering as a Claude Code answer (`render`).
 
 use std::time::Duration;
 
@@ -7,6 +8,11 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::output::{HookAnswer, PermissionDecision};
+
+pub(crate) mod merge;
+mod render;
+
+pub use render::ClaudeReply;
 
 /// How one hook ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -303,6 +309,53 @@ impl EventOutcome {
             None if self.should_block => "block",
             None => "none",
         }
+    }
+
+    /// The Claude Code answer equivalent to this outcome ([`render`]).
+    pub fn to_claude_reply(&self) -> ClaudeReply {
+        render::claude_reply(self)
+    }
+
+    /// The outcome of an event whose hooks could not run at all (its input could not be
+    /// read) while a `failClosed` hook guards it: one synthetic failed-closed result,
+    /// merged like any other so the block takes the event's usual form (deny on
+    /// PreToolUse, …).
+    pub fn failed_closed(event: &str, reason: &str) -> Self {
+        EventOutcome::of_hookhost(
+            &crate::dialect::Event::new(event),
+            "hookhost",
+            HookRun::failed_closed(reason, reason),
+        )
+    }
+
+    /// The outcome of a tool call hookhost itself refuses before any hook runs
+    /// (self-protection, the envelope): a deny with `reason`, reported as hookhost's own.
+    pub(crate) fn refused(event: &crate::dialect::Event, reason: &str) -> Self {
+        let answer = HookAnswer {
+            block: true,
+            reason: Some(reason.to_string()),
+            permission_decision: Some(PermissionDecision::Deny),
+            permission_decision_reason: Some(reason.to_string()),
+            ..Default::default()
+        };
+        EventOutcome::of_hookhost(event, "hookhost self-protection", HookRun::answer(answer))
+    }
+
+    /// `event`'s outcome when hookhost's own `result`, reported as `name`, is its one
+    /// result.
+    fn of_hookhost(event: &crate::dialect::Event, name: &str, result: HookRun) -> Self {
+        merge::merge(
+            event,
+            vec![merge::FinishedHook {
+                name: name.into(),
+                source: crate::config::Layer::Hookhost,
+                executor: crate::config::ExecutorKind::Hookhost,
+                result,
+                duration: Duration::ZERO,
+                sha256: None,
+                detached: false,
+            }],
+        )
     }
 
     /// The outcome of an event no hook matched.

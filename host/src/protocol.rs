@@ -6,9 +6,7 @@ pub mod action;
 pub mod fields;
 pub mod parse;
 pub mod read;
-pub mod render;
 
 pub use fields::scope;
 pub use parse::{async_timeout, is_async_marker, looks_like_json, parse_answer};
 pub use read::MAX_LIST_ENTRIES;
-pub use render::ClaudeReply;

@@ -82,7 +82,7 @@ impl Enclosure {
             return outcome;
         };
         if crate::envelope::imitates(command) {
-            return crate::merge::refused(
+            return crate::outcome::EventOutcome::refused(
                 event,
                 "hookhost envelope: the command imitates hookhost's envelope launcher; only hookhost rewrites a command into it",
             );
@@ -93,7 +93,7 @@ impl Enclosure {
         }
         let (Some(launcher), None) = (&self.launcher, &self.refusal) else {
             let why = self.refusal.as_deref().unwrap_or_default();
-            return crate::merge::refused(event, why);
+            return crate::outcome::EventOutcome::refused(event, why);
         };
         // Another agent's input names it; a Claude-shaped host's does not.
         let agent = crate::json_field::field(&input.value, crate::agent::AGENT_FIELD)

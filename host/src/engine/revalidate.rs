@@ -11,7 +11,7 @@ use std::sync::Arc;
 use super::loaded_hook::LoadedHook;
 use super::schedule::EventRun;
 use crate::hook_input::HookInput;
-use crate::merge::merge;
+use crate::outcome::merge::merge;
 use crate::outcome::{Counts, EventOutcome};
 
 /// Rounds of hooks (the first included) before a still-changing rewrite blocks.
@@ -69,7 +69,7 @@ async fn later_rounds(
         }
         history.push(std::mem::replace(&mut outcome, EventOutcome::empty("")));
         if round == MAX_ROUNDS {
-            outcome = crate::merge::failed_closed(
+            outcome = crate::outcome::EventOutcome::failed_closed(
                 run.event.name(),
                 &format!(
                     "hook rewrites did not converge: the input was still being rewritten after {MAX_ROUNDS} rounds of validation"

@@ -16,7 +16,7 @@ use crate::dialect::{Chain, FedForward, SEQUENTIAL_GROUP};
 use crate::executor::Background;
 use crate::executor::{AsyncNotice, HookCall};
 use crate::hook_input::HookInput;
-use crate::merge::FinishedHook;
+use crate::outcome::merge::FinishedHook;
 use crate::outcome::{HookRun, HookStatus};
 
 /// The hooks running now (what [`crate::Engine::active_hooks`] shows), keyed by call.

@@ -16,12 +16,10 @@
 
 use std::time::Duration;
 
+use super::{EventOutcome, HookDecision, HookReport, HookRun, HookStatus, IgnoredField, millis};
 use crate::dialect::Event;
 use crate::dialect::{DecisionRule, StopRule};
 use crate::event::{BlockForm, Fields};
-use crate::outcome::{
-    EventOutcome, HookDecision, HookReport, HookRun, HookStatus, IgnoredField, millis,
-};
 use crate::output::{HookAnswer, PermissionDecision};
 use crate::protocol;
 
@@ -305,48 +303,6 @@ fn apply_dialect(event: &Event, out: &mut HookAnswer) -> Vec<&'static str> {
             .or(out.system_message.clone());
     }
     ignored
-}
-
-/// The outcome of an event whose hooks could not run at all (its input could not be
-/// read) while a `failClosed` hook guards it: one synthetic failed-closed result, merged
-/// like any other so the block takes the event's usual form (deny on PreToolUse, …).
-pub fn failed_closed(event: &str, reason: &str) -> EventOutcome {
-    merge(
-        &Event::new(event),
-        vec![FinishedHook {
-            name: "hookhost".into(),
-            source: crate::config::Layer::Hookhost,
-            executor: crate::config::ExecutorKind::Hookhost,
-            result: HookRun::failed_closed(reason, reason),
-            duration: Duration::ZERO,
-            sha256: None,
-            detached: false,
-        }],
-    )
-}
-
-/// The outcome of a tool call hookhost itself refuses before any hook runs
-/// (self-protection): a deny with `reason`, reported as hookhost's own.
-pub(crate) fn refused(event: &Event, reason: &str) -> EventOutcome {
-    let answer = crate::output::HookAnswer {
-        block: true,
-        reason: Some(reason.to_string()),
-        permission_decision: Some(crate::output::PermissionDecision::Deny),
-        permission_decision_reason: Some(reason.to_string()),
-        ..Default::default()
-    };
-    merge(
-        event,
-        vec![FinishedHook {
-            name: "hookhost self-protection".into(),
-            source: crate::config::Layer::Hookhost,
-            executor: crate::config::ExecutorKind::Hookhost,
-            result: HookRun::answer(answer),
-            duration: Duration::ZERO,
-            sha256: None,
-            detached: false,
-        }],
-    )
 }
 
 #[cfg(test)]
