@@ -53,9 +53,14 @@ fn run(suite: &str, cases: usize) {
     let (report, success) = run_suite(suite, bless);
     assert!(success, "{suite}:\n{report}");
     let verb = if bless { "blessed" } else { "passed" };
-    let last = report.lines().last().unwrap_or_default();
+    // The summary line (a progress note on stderr — a slow first compile — may come
+    // after it in the combined report).
+    let summary = report
+        .lines()
+        .rfind(|line| line.ends_with(" failed"))
+        .unwrap_or_default();
     assert_eq!(
-        last,
+        summary,
         format!("{cases} {verb}, 0 failed"),
         "{suite}:\n{report}"
     );

@@ -152,6 +152,16 @@ fn hookhost(args: &[&str]) -> (bool, String) {
     (run.ok(), run.text())
 }
 
+/// The test guest pushed as `policies/guard:1.0` to a fresh registry: the registry, the
+/// component file, the tag and the manifest digest (`None`: no registry here).
+fn pushed_guard(env: &TestEnv) -> Option<(Registry, PathBuf, String, String)> {
+    let registry = registry(env)?;
+    let file = component(env, guests::TEST_GUEST, "guard.wasm", None);
+    let tag = format!("oci://{}/policies/guard:1.0", registry.addr);
+    let manifest = push(&file, &tag);
+    Some((registry, file, tag, manifest))
+}
+
 /// Pushes `file` as `reference`; returns the manifest digest.
 fn push(file: &Path, reference: &str) -> String {
     let (ok, out) = hookhost(&["push", &file.display().to_string(), reference]);
@@ -198,12 +208,9 @@ fn denied(outcome: &EventOutcome) -> bool {
 #[tokio::test]
 async fn components_are_pushed_and_pulled_by_tag_and_by_digest() {
     let env = TestEnv::new();
-    let Some(registry) = registry(&env) else {
+    let Some((registry, file, tag, manifest)) = pushed_guard(&env) else {
         return;
     };
-    let file = component(&env, guests::TEST_GUEST, "guard.wasm", None);
-    let tag = format!("oci://{}/policies/guard:1.0", registry.addr);
-    let manifest = push(&file, &tag);
     let expected = hookhost_tests::sha256_of(&file);
     // By tag.
     let by_tag = engine(&env, settings(&[], false, &tag));
@@ -264,12 +271,9 @@ async fn components_are_pushed_and_pulled_by_tag_and_by_digest() {
 #[tokio::test]
 async fn a_tampered_blob_in_the_registry_is_refused() {
     let env = TestEnv::new();
-    let Some(registry) = registry(&env) else {
+    let Some((registry, file, tag, _)) = pushed_guard(&env) else {
         return;
     };
-    let file = component(&env, guests::TEST_GUEST, "guard.wasm", None);
-    let tag = format!("oci://{}/policies/guard:1.0", registry.addr);
-    push(&file, &tag);
     let hex = hookhost_tests::sha256_of(&file);
     let blob = registry
         .storage
@@ -385,12 +389,9 @@ async fn only_components_signed_by_a_trusted_signer_load_when_signatures_are_req
 #[tokio::test]
 async fn a_stored_component_loads_with_the_registry_down() {
     let env = TestEnv::new();
-    let Some(registry) = registry(&env) else {
+    let Some((registry, _, tag, manifest)) = pushed_guard(&env) else {
         return;
     };
-    let file = component(&env, guests::TEST_GUEST, "guard.wasm", None);
-    let tag = format!("oci://{}/policies/guard:1.0", registry.addr);
-    let manifest = push(&file, &tag);
     let by_digest = format!("oci://{}/policies/guard@{manifest}", registry.addr);
     assert!(denied(
         &fire(&env, &engine(&env, settings(&[], false, &by_digest))).await

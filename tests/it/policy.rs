@@ -450,11 +450,7 @@ async fn managed_policy_can_require_pinned_components() {
 #[test]
 fn check_prints_every_wasm_digest() {
     let env = TestEnv::new();
-    let settings = env.hook_file(
-        "settings.json",
-        "PreToolUse",
-        vec![wasm(guests::TEST_GUEST, json!({}))],
-    );
+    let settings = env.one_hook("PreToolUse", wasm(guests::TEST_GUEST, json!({})));
     let args: Vec<String> = [
         "check",
         "--no-discover",
@@ -676,11 +672,7 @@ async fn credentials_in_an_http_hook_url_never_reach_the_audit_log_or_reports() 
     let mut options = env.engine_options();
     options.audit_log = Some(log.clone());
     let url = "http://hookuser:hunter2@127.0.0.1:9/check?api_key=SECRETKEY&x=1";
-    let settings = env.hook_file(
-        "settings.json",
-        "PreToolUse",
-        vec![json!({"type": "http", "url": url})],
-    );
+    let settings = env.one_hook("PreToolUse", json!({"type": "http", "url": url}));
     let engine = Engine::load(&env.load_options(&[settings], &[]), options).unwrap();
     let outcome = engine.execute("PreToolUse", env.bash("ls")).await;
     engine.close().await;

@@ -265,11 +265,7 @@ async fn fail_closed_stays_closed_on_a_prepared_instance() {
 #[tokio::test]
 async fn a_grant_swapped_after_an_instance_was_prepared_is_refused() {
     let env = TestEnv::new();
-    let outside = env.root.join("outside");
-    std::fs::create_dir_all(&outside).unwrap();
-    env.write("outside/secret.txt", "top secret");
-    let sub = env.project.join("sub");
-    std::fs::create_dir_all(&sub).unwrap();
+    let (outside, sub) = env.secret_outside();
     env.write("project/sub/secret.txt", "fine");
     let engine = engine_with(
         &env,

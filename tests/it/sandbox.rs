@@ -361,11 +361,7 @@ async fn components_compile_lazily_and_within_a_time_limit() {
 #[tokio::test]
 async fn a_compile_worker_bounds_memory_and_time() {
     let env = TestEnv::new();
-    let settings = env.hook_file(
-        "settings.json",
-        "PreToolUse",
-        vec![guest("deny", json!({}))],
-    );
+    let settings = env.one_hook("PreToolUse", guest("deny", json!({})));
     let engine_with = |memory: u64, timeout: Duration| {
         let mut options = env.engine_options();
         options.wasm.cache_dir = None;
@@ -450,11 +446,7 @@ async fn nested_grants_of_different_modes_are_refused() {
 #[tokio::test]
 async fn a_grant_redirected_through_a_planted_symlink_is_refused() {
     let env = TestEnv::new();
-    let outside = env.root.join("outside");
-    std::fs::create_dir_all(&outside).unwrap();
-    env.write("outside/secret.txt", "top secret");
-    let sub = env.project.join("sub");
-    std::fs::create_dir_all(&sub).unwrap();
+    let (outside, sub) = env.secret_outside();
     let reader = |env: &TestEnv| {
         one_hook(
             env,

@@ -104,6 +104,22 @@ impl TestEnv {
         )
     }
 
+    /// A secret outside the project (`outside/secret.txt`, "top secret") and an empty
+    /// folder `sub` inside it, for grant tests: (the outside folder, `sub`).
+    pub fn secret_outside(&self) -> (PathBuf, PathBuf) {
+        let outside = self.root.join("outside");
+        std::fs::create_dir_all(&outside).expect("mkdir outside");
+        self.write("outside/secret.txt", "top secret");
+        let sub = self.project.join("sub");
+        std::fs::create_dir_all(&sub).expect("mkdir sub");
+        (outside, sub)
+    }
+
+    /// Writes `settings.json` with the one `handler` on `event` (every tool).
+    pub fn one_hook(&self, event: &str, handler: Value) -> PathBuf {
+        self.hook_file("settings.json", event, vec![handler])
+    }
+
     /// An engine with one matcher group of `handlers` on `event` (every tool).
     pub fn engine_for(&self, event: &str, handlers: Vec<Value>) -> Engine {
         self.engine(hooks(event, None, handlers))

@@ -6,11 +6,7 @@ use super::*;
 // ---- the artifact cache ----------------------------------------------------------------
 
 fn cache_engine(env: &TestEnv, component: &str, cache: &Path) -> Engine {
-    let settings = env.hook_file(
-        "settings.json",
-        "PreToolUse",
-        vec![wasm(component, json!({}))],
-    );
+    let settings = env.one_hook("PreToolUse", wasm(component, json!({})));
     let mut options = env.engine_options();
     options.wasm.cache_dir = Some(cache.to_path_buf());
     Engine::load(&env.load_options(&[settings], &[]), options).unwrap()
@@ -41,11 +37,7 @@ async fn the_cache_stays_under_its_cap_least_recently_used_first() {
     let env = TestEnv::new();
     let cache = env.root.join("capped-cache");
     let engine_with_cap = |component: &str, cap: u64| {
-        let settings = env.hook_file(
-            "settings.json",
-            "PreToolUse",
-            vec![wasm(component, json!({}))],
-        );
+        let settings = env.one_hook("PreToolUse", wasm(component, json!({})));
         let mut options = env.engine_options();
         options.wasm.cache_dir = Some(cache.clone());
         options.wasm.cache_max_bytes = cap;
@@ -309,11 +301,7 @@ async fn a_component_rewritten_under_a_remembered_digest_is_hashed_again() {
 fn processes_loading_one_artifact_at_once_all_use_it() {
     use std::os::unix::fs::MetadataExt;
     let env = TestEnv::new();
-    let settings = env.hook_file(
-        "settings.json",
-        "PreToolUse",
-        vec![wasm(guests::BASH_GUARD, json!({}))],
-    );
+    let settings = env.one_hook("PreToolUse", wasm(guests::BASH_GUARD, json!({})));
     let args = cli_args(&env, &settings, &["fire", "PreToolUse"]);
     let input = env.bash("rm -rf /").to_string();
     let fire = move || run_cli(CLI, &args, input.as_bytes(), Duration::from_secs(60)).unwrap();

@@ -6,11 +6,7 @@ use super::*;
 // ---- fail closed means fail closed ---------------------------------------------------
 
 fn deny_all_settings(env: &TestEnv) -> std::path::PathBuf {
-    env.hook_file(
-        "settings.json",
-        "PreToolUse",
-        vec![guest("deny", json!({"failClosed": true}))],
-    )
+    env.one_hook("PreToolUse", guest("deny", json!({"failClosed": true})))
 }
 
 #[test]
@@ -18,10 +14,9 @@ fn unreadable_input_with_a_fail_closed_hook_is_a_block() {
     let env = TestEnv::new();
     // A failClosed guard that allows everything: only the front door's refusal can deny
     // (a denying guard would deny with the defence removed too).
-    let settings = env.hook_file(
-        "settings.json",
+    let settings = env.one_hook(
         "PreToolUse",
-        vec![json!({"type": "command", "command": "cat >/dev/null; exit 0", "failClosed": true})],
+        json!({"type": "command", "command": "cat >/dev/null; exit 0", "failClosed": true}),
     );
     let nested = format!(
         "{{\"hook_event_name\": \"PreToolUse\", \"x\": {}1{}}}",
