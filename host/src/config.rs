@@ -30,7 +30,7 @@ use serde_json::Value;
 use crate::condition::Rule;
 use crate::matcher::Matcher;
 
-pub use discover::{detect, trusted_folder};
+pub use discover::{candidate_files, detect, trusted_folder};
 pub use grant_policy::WasmGrantPolicy;
 pub use layer::load;
 pub use options::{DEFAULT_MANAGED_PATH, FileSet, LoadOptions, OWN_MANAGED_PATH};

@@ -88,7 +88,7 @@ pub use front_door::agent::{AgentCall, AgentError, AgentReply, Normalised};
 pub use builtin::{Builtin, Runs as BuiltinRuns};
 pub use config::{
     Diagnostic, DiagnosticKind, ExecutorKind, FileSet, Layer, LoadOptions, PolicyState, Severity,
-    Trust, TrustError, TrustStore, named_policy,
+    Trust, TrustError, TrustStore, candidate_files, named_policy,
 };
 pub use dialect::DialectId;
 pub use engine::{

@@ -201,6 +201,12 @@ fn is_tool_pattern(text: &str) -> bool {
 }
 
 impl Matcher {
+    /// Why this matcher can never match a value of `spec`'s matcher field, with a
+    /// suggestion; `None` when it can (or when that cannot be decided).
+    pub fn never_matches(&self, spec: &EventSpec) -> Option<String> {
+        reach::never_matches(self, spec)
+    }
+
     /// Compiles `text` for the event `spec` (`Tool(args)` is a tool pattern).
     pub fn compile(text: Option<&str>, spec: &EventSpec) -> Result<Matcher, MatcherError> {
         Matcher::compile_in(text, spec, true)

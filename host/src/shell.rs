@@ -21,7 +21,6 @@ mod memo;
 mod programs;
 mod script_files;
 mod walk;
-mod words;
 
 use serde::Serialize;
 

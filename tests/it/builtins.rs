@@ -119,6 +119,20 @@ fn denied(outcome: &hookhost::EventOutcome) -> bool {
     outcome.permission_decision == Some(PermissionDecision::Deny)
 }
 
+/// Asserts that `engine` denies each case's `PreToolUse` input exactly when the case says
+/// it is refused, listing every case it answers otherwise.
+async fn assert_cases(engine: &Engine, cases: &[(Value, bool)]) {
+    let mut wrong = Vec::new();
+    for (input, refused) in cases {
+        let outcome = engine.execute("PreToolUse", input.clone()).await;
+        if denied(&outcome) != *refused {
+            let reason = &outcome.block_reason;
+            wrong.push(format!("{}: {reason:?}", input["tool_input"]));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
 #[tokio::test]
 async fn a_builtin_guards_with_its_digest_and_its_pin() {
     let env = TestEnv::new();
@@ -263,17 +277,7 @@ async fn secrets_keeps_secret_files_from_file_tools_and_commands() {
         (env.bash("cat '.e*'"), false),
         (env.bash("ls .e*"), false),
     ];
-    let mut wrong = Vec::new();
-    for (input, refused) in cases {
-        let outcome = engine.execute("PreToolUse", input.clone()).await;
-        if denied(&outcome) != refused {
-            wrong.push(format!(
-                "{}: {:?}",
-                input["tool_input"], outcome.block_reason
-            ));
-        }
-    }
-    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert_cases(&engine, &cases).await;
 }
 
 #[tokio::test]
@@ -329,17 +333,7 @@ async fn protected_paths_and_system_dirs_refuse_every_kind_of_write_under_them()
         (env.bash("ls /etc"), false),
     ];
     for engine in &engines {
-        let mut wrong = Vec::new();
-        for (input, refused) in &cases {
-            let outcome = engine.execute("PreToolUse", input.clone()).await;
-            if denied(&outcome) != *refused {
-                wrong.push(format!(
-                    "{}: {:?}",
-                    input["tool_input"], outcome.block_reason
-                ));
-            }
-        }
-        assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+        assert_cases(engine, &cases).await;
     }
 }
 
@@ -369,14 +363,8 @@ async fn git_safety_keeps_the_repositorys_hooks_and_untracked_work() {
         ("cat .env", false),
         ("curl x | sh", false),
     ];
-    let mut wrong = Vec::new();
-    for (command, refused) in cases {
-        let outcome = engine.execute("PreToolUse", env.bash(command)).await;
-        if denied(&outcome) != refused {
-            wrong.push(format!("{command}: {:?}", outcome.block_reason));
-        }
-    }
-    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    let cases = cases.map(|(command, refused)| (env.bash(command), refused));
+    assert_cases(&engine, &cases).await;
 }
 
 /// Each builtin's cases (`host/builtin/tests/`: attacks and what must still pass) through

@@ -112,9 +112,7 @@ async fn exit_code_rows() {
             row.name, outcome.hooks[0]
         );
         assert_eq!(
-            outcome
-                .permission_decision
-                .map(hookhost::PermissionDecision::as_str),
+            hookhost_tests::decision(&outcome),
             row.decision,
             "row {}",
             row.name

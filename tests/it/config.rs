@@ -39,11 +39,7 @@ async fn plugin_bundles_load_with_root_expanded() {
         env.engine_options(),
     )
     .unwrap();
-    assert!(
-        engine.diagnostics().is_empty(),
-        "{:?}",
-        engine.diagnostics()
-    );
+    hookhost_tests::assert_no_diagnostics(&engine);
     let outcome = engine.execute("PreToolUse", env.bash("ls")).await;
     assert_eq!(
         outcome.additional_context.unwrap(),
@@ -128,22 +124,15 @@ async fn discovery_reads_home_project_and_local_settings() {
             r#"printf '{{"hookSpecificOutput":{{"hookEventName":"SessionStart","additionalContext":"{text}"}}}}'"#
         ))
     };
-    env.write(
-        "home/.claude/settings.json",
-        &json!({"hooks": hooks("SessionStart", None, vec![ctx("user")])}).to_string(),
-    );
-    env.write(
-        "project/.claude/settings.json",
-        &json!({"hooks": hooks("SessionStart", None, vec![ctx("project")])}).to_string(),
-    );
-    env.write(
-        "project/.claude/settings.local.json",
-        &json!({"hooks": hooks("SessionStart", None, vec![ctx("local")])}).to_string(),
-    );
-    env.write(
-        "managed/managed-settings.json",
-        &json!({"hooks": hooks("SessionStart", None, vec![ctx("managed")])}).to_string(),
-    );
+    for (file, layer) in [
+        ("home/.claude/settings.json", "user"),
+        ("project/.claude/settings.json", "project"),
+        ("project/.claude/settings.local.json", "local"),
+        ("managed/managed-settings.json", "managed"),
+    ] {
+        let layer_hooks = hooks("SessionStart", None, vec![ctx(layer)]);
+        env.write(file, &json!({ "hooks": layer_hooks }).to_string());
+    }
     let engine = Engine::load(&env.load_options(&[], &[]), env.engine_options()).unwrap();
     let outcome = engine
         .execute("SessionStart", json!({"source": "startup"}))

@@ -832,20 +832,18 @@ fn a_whole_session_runs_inside_the_envelope_and_its_hooks_reach_the_broker() {
     let allowed: Value = serde_json::from_str(answers.next().unwrap()).unwrap();
     assert!(allowed.get("hookSpecificOutput").is_none(), "{said}");
     // The control: without the envelope the same computed write gets its effect.
-    let control = Command::new("bash")
-        .args(["-c", computed])
-        .current_dir(&test.project)
-        .output()
-        .unwrap();
-    assert!(control.status.success(), "{}", text(&control));
-    assert!(test.project.join(".git/hooks/pre-commit").is_file());
-    let control = Command::new("bash")
-        .args(["-c", created])
-        .current_dir(&test.project)
-        .output()
-        .unwrap();
-    assert!(control.status.success(), "{}", text(&control));
-    assert!(test.project.join(".cursor/hooks.json").is_file());
+    for (command, written) in [
+        (computed, ".git/hooks/pre-commit"),
+        (created, ".cursor/hooks.json"),
+    ] {
+        let control = Command::new("bash")
+            .args(["-c", command])
+            .current_dir(&test.project)
+            .output()
+            .unwrap();
+        assert!(control.status.success(), "{}", text(&control));
+        assert!(test.project.join(written).is_file(), "{written}");
+    }
 }
 
 #[test]

@@ -45,9 +45,7 @@ async fn bash_guard_denies_destructive_commands_with_advice() {
         match advice {
             Some(advice) => {
                 assert_eq!(
-                    outcome
-                        .permission_decision
-                        .map(hookhost::PermissionDecision::as_str),
+                    hookhost_tests::decision(&outcome),
                     Some("deny"),
                     "{command}"
                 );
@@ -274,10 +272,7 @@ async fn bash_guard_holds_against_the_bypass_list() {
     let mut wrong = Vec::new();
     for (command, refused) in cases {
         let outcome = engine.execute("PreToolUse", env.bash(command)).await;
-        let denied = outcome
-            .permission_decision
-            .map(hookhost::PermissionDecision::as_str)
-            == Some("deny");
+        let denied = hookhost_tests::decision(&outcome) == Some("deny");
         if denied != refused {
             wrong.push(format!(
                 "{command:?}: denied={denied} {:?}",
@@ -340,12 +335,7 @@ async fn secret_scan_blocks_credentials_and_redacts_them() {
         json!({"file_path": "/p/.env", "content": format!("AWS_ACCESS_KEY_ID={key}\n")}),
     );
     let outcome = engine.execute("PreToolUse", write).await;
-    assert_eq!(
-        outcome
-            .permission_decision
-            .map(hookhost::PermissionDecision::as_str),
-        Some("deny")
-    );
+    hookhost_tests::assert_decision(&outcome, "deny");
     let reason = outcome.block_reason.unwrap();
     assert!(reason.contains("AWS access key id (AKIAIO…)"), "{reason}");
     assert!(
@@ -507,13 +497,7 @@ async fn path_guard_fails_closed_without_its_policy_grant() {
             env.file_tool("Write", json!({"file_path": "a.txt", "content": ""})),
         )
         .await;
-    assert!(outcome.should_block);
-    assert!(
-        outcome
-            .block_reason
-            .unwrap()
-            .contains("cannot read policy file")
-    );
+    hookhost_tests::assert_blocked(&outcome, "cannot read policy file");
 }
 
 #[tokio::test]
@@ -573,11 +557,7 @@ async fn bundled_demo_config_loads_cleanly() {
         env.engine_options(),
     )
     .unwrap();
-    assert!(
-        engine.diagnostics().is_empty(),
-        "{:?}",
-        engine.diagnostics()
-    );
+    hookhost_tests::assert_no_diagnostics(&engine);
     assert!(engine.prepare_all().await.is_empty());
     let hooks = engine.hooks();
     let wasm_hooks = hooks

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use hookhost_tests::serve::Served;
 use hookhost_tests::{TestEnv, guests, run_with_stdin};
 use serde_json::{Value, json};
 
@@ -106,11 +107,33 @@ impl Machine {
         }
     }
 
+    /// `serve --all-projects` on a free local port with this machine's flags.
+    pub(crate) fn serve(&self) -> Served {
+        let mut args = self.flags();
+        args.extend(["--all-projects", "--listen", "127.0.0.1:0"].map(String::from));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        Served::start(CLI, &self.project, &args, &[])
+            .unwrap_or_else(|why| panic!("serve did not start: {why}"))
+    }
+
     pub(crate) fn status(&self) -> Value {
         let (ok, out) = self.run(&["policy", "status", "--json"]);
         assert!(ok, "{out}");
         serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"))
     }
+}
+
+/// Edits the signed `document` after signing: `from` becomes `to` (a forgery).
+pub(crate) fn forge(document: &Path, from: &str, to: &str) {
+    let text = std::fs::read_to_string(document).unwrap();
+    std::fs::write(document, text.replace(from, to)).unwrap();
+}
+
+/// Asserts that a machine's `outcome` (JSON) blocks, saying `why`.
+#[track_caller]
+fn assert_refused(outcome: &Value, why: &str) {
+    assert_eq!(outcome["should_block"], true, "{outcome}");
+    assert!(outcome.to_string().contains(why), "{outcome}");
 }
 
 /// The owner's hook file denying `matcher`'s tools with a local Wasm guard.
@@ -149,19 +172,14 @@ pub(crate) fn signed_policy(hooks: &Path, secret: &Path, at: u64) -> PathBuf {
 
 /// `policy push`: the revision.
 pub(crate) fn push(dir: &Path, reference: &str) -> String {
-    let out = Command::new(CLI)
-        .args(["policy", "push"])
-        .arg(dir)
-        .arg(reference)
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).to_string();
-    assert!(
-        out.status.success(),
-        "{text}{}",
-        String::from_utf8_lossy(&out.stderr)
+    let run = hookhost_tests::ran(
+        Command::new(CLI)
+            .args(["policy", "push"])
+            .arg(dir)
+            .arg(reference),
     );
-    text.trim().rsplit(" -> ").next().unwrap().to_string()
+    let pushed = run.assert_ok().stdout.trim();
+    pushed.rsplit(" -> ").next().unwrap().to_string()
 }
 
 /// The managed settings of the fleet: the policy, its signer, and `extra`.
@@ -193,13 +211,7 @@ fn a_signed_revision_reaches_the_fleet_and_a_forgery_a_tamper_or_a_rollback_does
 
     // Before any revision is active the guard is lost: every call is refused.
     let outcome = fleet[0].call("Bash", json!({"command": "ls"}));
-    assert_eq!(outcome["should_block"], true, "{outcome}");
-    assert!(
-        outcome
-            .to_string()
-            .contains("no revision has been activated"),
-        "{outcome}"
-    );
+    assert_refused(&outcome, "no revision has been activated");
 
     // Revision 1 (Bash denied) reaches every machine.
     let v1 = signed_policy(&owner_hooks(&env, "v1", "Bash"), &secret, 1_000);
@@ -243,10 +255,7 @@ fn a_signed_revision_reaches_the_fleet_and_a_forgery_a_tamper_or_a_rollback_does
     // A forgery: the signed document edited after signing (its guard taken out).
     let v3 = signed_policy(&owner_hooks(&env, "v3", "Bash"), &secret, 3_000);
     let document = v3.join("policy.json");
-    let forged = std::fs::read_to_string(&document)
-        .unwrap()
-        .replace("\"Bash\"", "\"NoSuchTool\"");
-    std::fs::write(&document, forged).unwrap();
+    forge(&document, "\"Bash\"", "\"NoSuchTool\"");
     push(&v3, &reference);
     let (ok, out) = fleet[0].run(&["policy", "pull"]);
     assert!(
@@ -303,18 +312,9 @@ fn a_signed_revision_reaches_the_fleet_and_a_forgery_a_tamper_or_a_rollback_does
         .join("policy/revisions")
         .join(r2.replace(':', "-"));
     let document = dir.join("policy.json");
-    let edited = std::fs::read_to_string(&document)
-        .unwrap()
-        .replace("Bash|Write", "NoSuchTool");
-    std::fs::write(&document, edited).unwrap();
+    forge(&document, "Bash|Write", "NoSuchTool");
     let outcome = fleet[1].call("Read", json!({"file_path": "a.txt"}));
-    assert_eq!(outcome["should_block"], true, "{outcome}");
-    assert!(
-        outcome
-            .to_string()
-            .contains("not signed by a trusted signer"),
-        "{outcome}"
-    );
+    assert_refused(&outcome, "not signed by a trusted signer");
 }
 
 #[test]

@@ -121,9 +121,7 @@ async fn response_semantics() {
         assert_eq!(report.executor, "http");
         assert_eq!(report.status, case.status, "case {}: {report:?}", case.name);
         assert_eq!(
-            outcome
-                .permission_decision
-                .map(hookhost::PermissionDecision::as_str),
+            hookhost_tests::decision(&outcome),
             case.decision,
             "case {}",
             case.name

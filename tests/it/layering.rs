@@ -5,7 +5,8 @@
 //! no files outside one another's folders form one, no circle runs through a parent naming
 //! its child (a part may use its module's items; nothing may lead from the part back to
 //! the module through a stranger), and the stages of `engine/` import only their siblings
-//! — never `engine.rs`, which delegates to them.
+//! — never `engine.rs`, which delegates to them. And each type's own (inherent) `impl`
+//! is in one file.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -281,4 +282,92 @@ fn the_drawing_sees_a_circle_through_a_parent_and_its_child() {
         vec![BTreeSet::from([m("cli/serve"), m("cli/serve/routes")])]
     );
     assert_eq!(stray_circles(&drawn), Vec::<BTreeSet<Module>>::new());
+}
+
+/// The files holding each type's inherent `impl` blocks (`impl Name {` or
+/// `impl<T> Name<T> {`; a trait's `impl Trait for Name` is one per trait and not counted),
+/// keyed by the type: its name and the module declaring it — the impl's own module or its
+/// nearest ancestor that declares the name, else the one module that does (two types of
+/// one name in two places, like the platform modules' alternatives, are two types).
+fn inherent_impls(
+    modules: &BTreeMap<Module, String>,
+) -> BTreeMap<(String, Module), BTreeSet<Module>> {
+    let block = Regex::new(r"(?m)^\s*impl(?:<[^>{]*>)?\s+([A-Z]\w*)(?:<[^>{]*>)?\s*\{").unwrap();
+    let declared = |module: &Module, name: &str| {
+        let declaration =
+            format!(r"(?m)^\s*(?:pub(?:\([^)]*\))?\s+)?(?:struct|enum|union)\s+{name}\b");
+        Regex::new(&declaration).unwrap().is_match(&modules[module])
+    };
+    let mut out: BTreeMap<(String, Module), BTreeSet<Module>> = BTreeMap::new();
+    for (module, source) in modules {
+        for found in block.captures_iter(source) {
+            let name = found[1].to_string();
+            let owner = (0..=module.len())
+                .rev()
+                .map(|len| module[..len].to_vec())
+                .find(|ancestor| modules.contains_key(ancestor) && declared(ancestor, &name))
+                .or_else(|| {
+                    // Declared in no ancestor: the one module anywhere that declares it.
+                    let mut declaring = modules.keys().filter(|other| declared(other, &name));
+                    declaring
+                        .next()
+                        .filter(|_| declaring.next().is_none())
+                        .cloned()
+                })
+                .unwrap_or_else(|| module.clone());
+            out.entry((name, owner)).or_default().insert(module.clone());
+        }
+    }
+    out
+}
+
+/// The types whose inherent `impl` blocks stand in more than one file.
+fn split_types(modules: &BTreeMap<Module, String>) -> Vec<(String, BTreeSet<Module>)> {
+    inherent_impls(modules)
+        .into_iter()
+        .filter(|(_, files)| files.len() > 1)
+        .map(|((name, _), files)| (name, files))
+        .collect()
+}
+
+#[test]
+fn every_types_own_impl_is_in_one_file() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let split = split_types(&modules(&src));
+    assert!(
+        split.is_empty(),
+        "inherent impls in more than one file: {split:?}"
+    );
+}
+
+#[test]
+fn a_type_whose_impl_is_split_over_two_files_is_seen() {
+    let m = |s: &str| s.split('/').map(str::to_string).collect::<Module>();
+    let mut modules = BTreeMap::new();
+    let matcher = "pub enum Matcher {}\nimpl Matcher {\n    fn a() {}\n}\n";
+    modules.insert(m("matcher"), matcher.to_string());
+    let reach = "impl fmt::Display for Matcher {}\nstruct Reach<'a>;\nimpl<'a> Reach<'a> {}\n";
+    modules.insert(m("matcher/reach"), reach.to_string());
+    // Another module's own type of the same name is another type.
+    let own = "pub(crate) struct Matcher;\nimpl Matcher {}\n";
+    modules.insert(m("dialect"), own.to_string());
+    assert_eq!(split_types(&modules), vec![]);
+    modules.insert(m("matcher/reach"), "  impl Matcher {\n}\n".to_string());
+    assert_eq!(
+        split_types(&modules),
+        vec![(
+            "Matcher".to_string(),
+            BTreeSet::from([m("matcher"), m("matcher/reach")])
+        )]
+    );
+    // A sibling's impl of a type declared once is seen too.
+    modules.insert(m("matcher/reach"), reach.to_string());
+    modules.insert(m("matcher/words"), "impl Reach<'_> {}\n".to_string());
+    assert_eq!(
+        split_types(&modules),
+        vec![(
+            "Reach".to_string(),
+            BTreeSet::from([m("matcher/reach"), m("matcher/words")])
+        )]
+    );
 }

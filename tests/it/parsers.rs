@@ -35,28 +35,36 @@ fn json_value() -> impl Strategy<Value = Value> {
     leaf.prop_recursive(4, 48, 6, |inner| {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
-            prop::collection::vec(
-                (
-                    prop_oneof![
-                        Just("type".to_string()),
-                        Just("command".to_string()),
-                        Just("timeout".to_string()),
-                        Just("matcher".to_string()),
-                        Just("hooks".to_string()),
-                        Just("component".to_string()),
-                        Just("memoryMb".to_string()),
-                        Just("fuel".to_string()),
-                        Just("allowedPaths".to_string()),
-                        Just("if".to_string()),
-                        ".{0,8}".prop_map(|s| s),
-                    ],
-                    inner
-                ),
-                0..5
-            )
-            .prop_map(|pairs| Value::Object(pairs.into_iter().collect())),
+            prop::collection::vec((known_or_any(KEYS, ".{0,8}"), inner), 0..5)
+                .prop_map(|pairs| Value::Object(pairs.into_iter().collect())),
         ]
     })
+}
+
+/// The keys the settings reader knows, for objects that are near-misses of real ones.
+const KEYS: &[&str] = &[
+    "type",
+    "command",
+    "timeout",
+    "matcher",
+    "hooks",
+    "component",
+    "memoryMb",
+    "fuel",
+    "allowedPaths",
+    "if",
+];
+
+/// Matchers of each kind: a name, everything, alternatives, a regex, a permission rule.
+const MATCHERS: &[&str] = &["Bash", "*", "Edit|Write", "^(?!Read).*", "Bash(git *)"];
+
+/// One of `known`, each as likely as a string drawn from the regex `any`.
+fn known_or_any(known: &'static [&'static str], any: &'static str) -> BoxedStrategy<String> {
+    prop_oneof![
+        known.len() as u32 => prop::sample::select(known).prop_map(String::from),
+        1 => any,
+    ]
+    .boxed()
 }
 
 /// Settings-shaped documents: `hooks` → events → groups → handlers, with arbitrary
@@ -83,14 +91,7 @@ fn settings_doc() -> impl Strategy<Value = Value> {
             }),
     ];
     let group = (
-        prop::option::of(prop_oneof![
-            Just("Bash".to_string()),
-            Just("*".to_string()),
-            Just("Edit|Write".to_string()),
-            Just("^(?!Read).*".to_string()),
-            Just("Bash(git *)".to_string()),
-            ".{0,10}".prop_map(|s| s),
-        ]),
+        prop::option::of(known_or_any(MATCHERS, ".{0,10}")),
         prop::collection::vec(handler, 0..4),
     )
         .prop_map(|(matcher, hooks)| {

@@ -271,35 +271,14 @@ async fn worktree_matchers_compare_name_and_path() {
         "WorktreeRemove": [{"matcher": "/wt/keep$", "hooks": [hookhost_tests::command("exit 0")]}]
     }));
     let create = |name: &str| json!({"name": name});
-    assert_eq!(
-        engine
-            .execute("WorktreeCreate", create("bold-oak-a3f2"))
-            .await
-            .hooks
-            .len(),
-        1
-    );
-    assert!(
-        engine
-            .execute("WorktreeCreate", create("calm-elm-b1c2"))
-            .await
-            .hooks
-            .is_empty()
-    );
     let remove = |path: &str| json!({"worktree_path": path});
-    assert_eq!(
-        engine
-            .execute("WorktreeRemove", remove("/repo/wt/keep"))
-            .await
-            .hooks
-            .len(),
-        1
-    );
-    assert!(
-        engine
-            .execute("WorktreeRemove", remove("/repo/wt/other"))
-            .await
-            .hooks
-            .is_empty()
-    );
+    for (event, input, matched) in [
+        ("WorktreeCreate", create("bold-oak-a3f2"), 1),
+        ("WorktreeCreate", create("calm-elm-b1c2"), 0),
+        ("WorktreeRemove", remove("/repo/wt/keep"), 1),
+        ("WorktreeRemove", remove("/repo/wt/other"), 0),
+    ] {
+        let ran = engine.execute(event, input.clone()).await.hooks.len();
+        assert_eq!(ran, matched, "{event} {input}");
+    }
 }

@@ -111,12 +111,7 @@ async fn openai_shape_and_ok_false_effects() {
     });
     let engine = engine(&env, &server, Provider::OpenAi, hooks);
     let outcome = fire(&engine, "PreToolUse", env.bash("rm -rf build")).await;
-    assert_eq!(
-        outcome
-            .permission_decision
-            .map(hookhost::PermissionDecision::as_str),
-        Some("deny")
-    );
+    hookhost_tests::assert_decision(&outcome, "deny");
     assert_eq!(outcome.block_reason.as_deref(), Some("rm is destructive"));
     assert!(
         !outcome.continue_,

@@ -22,10 +22,22 @@ async fn fire(engine: &Engine, env: &TestEnv) -> EventOutcome {
     engine.execute("PreToolUse", env.bash("ls")).await
 }
 
-fn write_bytes(env: &TestEnv, name: &str, bytes: &[u8]) -> String {
-    let path = env.root.join(name);
-    std::fs::write(&path, bytes).unwrap();
+/// The test guest with `extra` more memories of `pages` pages each, written below the
+/// test's root; its path.
+fn with_memories(env: &TestEnv, extra: usize, pages: u32) -> String {
+    let path = env
+        .root
+        .join(format!("{extra}-extra-memories-{pages}.wasm"));
+    std::fs::write(&path, with_extra_memories(guests::TEST_GUEST, extra, pages)).unwrap();
     path.display().to_string()
+}
+
+/// An engine whose one hook runs `component` allowing every call, within `memory_mb`.
+fn allowing_within(env: &TestEnv, component: &str, memory_mb: u32) -> Engine {
+    one_hook(
+        env,
+        guest_at(component, "allow", json!({ "memoryMb": memory_mb })),
+    )
 }
 
 fn errors(engine: &Engine) -> String {
@@ -43,17 +55,13 @@ fn errors(engine: &Engine) -> String {
 async fn memory_budget_covers_the_sum_of_all_memories() {
     let env = TestEnv::new();
     // Three extra memories of 32 MiB: each under a 64 MiB limit, together over it.
-    let bytes = with_extra_memories(guests::TEST_GUEST, 3, 512);
-    let component = write_bytes(&env, "three-memories.wasm", &bytes);
-    let engine = one_hook(&env, guest_at(&component, "allow", json!({"memoryMb": 64})));
+    let component = with_memories(&env, 3, 512);
+    let engine = allowing_within(&env, &component, 64);
     let outcome = fire(&engine, &env).await;
     assert_eq!(outcome.hooks[0].status, HookStatus::NonBlockingError);
     hookhost_tests::assert_hook_error(&outcome, 0, "memory limit of 64 MiB exceeded");
     // The same component fits a budget that covers the sum.
-    let engine = one_hook(
-        &env,
-        guest_at(&component, "allow", json!({"memoryMb": 200})),
-    );
+    let engine = allowing_within(&env, &component, 200);
     let outcome = fire(&engine, &env).await;
     assert_eq!(outcome.hooks[0].status, HookStatus::Success, "{outcome:?}");
 }
@@ -61,9 +69,8 @@ async fn memory_budget_covers_the_sum_of_all_memories() {
 #[tokio::test]
 async fn too_many_memories_are_refused_at_load_naming_the_count() {
     let env = TestEnv::new();
-    let bytes = with_extra_memories(guests::TEST_GUEST, 8, 1);
-    let component = write_bytes(&env, "nine-memories.wasm", &bytes);
-    let engine = one_hook(&env, guest_at(&component, "allow", json!({"memoryMb": 64})));
+    let component = with_memories(&env, 8, 1);
+    let engine = allowing_within(&env, &component, 64);
     let problems = engine.prepare_all().await;
     assert_eq!(problems.len(), 1, "{problems:?}");
     hookhost_tests::assert_says(
@@ -175,14 +182,7 @@ async fn a_descriptor_flood_does_not_drop_another_hooks_deny() {
     );
     let policy = Engine::load(&env.load_options(&[settings], &[]), env.engine_options()).unwrap();
     let outcome = fire(&policy, &env).await;
-    assert_eq!(
-        outcome
-            .permission_decision
-            .map(hookhost::PermissionDecision::as_str),
-        Some("deny"),
-        "{:?}",
-        outcome.hooks[0]
-    );
+    hookhost_tests::assert_decision(&outcome, "deny");
     // Each flood was held to the per-call cap: stopped with the limit named, or it
     // saw the error itself after at most 128 handles (and near them: it did flood).
     let flooded = flooding.await.unwrap();
@@ -218,8 +218,7 @@ async fn a_descriptor_flood_does_not_drop_another_hooks_deny() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pool_exhaustion_makes_calls_wait_not_fail() {
     let env = TestEnv::new();
-    let bytes = with_extra_memories(guests::TEST_GUEST, 3, 1);
-    let component = write_bytes(&env, "four-memories.wasm", &bytes);
+    let component = with_memories(&env, 3, 1);
     // Six calls of a four-memory component, each holding its instance for a while.
     let mut handlers: Vec<Value> = (0..6)
         .map(|copy| {
@@ -236,12 +235,7 @@ async fn pool_exhaustion_makes_calls_wait_not_fail() {
     options.wasm.max_instances = 8; // 8 memories in the pool: two such calls fill it
     let engine = Engine::load(&env.load_options(&[settings], &[]), options).unwrap();
     let outcome = fire(&engine, &env).await;
-    assert_eq!(
-        outcome
-            .permission_decision
-            .map(hookhost::PermissionDecision::as_str),
-        Some("deny")
-    );
+    hookhost_tests::assert_decision(&outcome, "deny");
     for (index, hook) in outcome.hooks.iter().enumerate() {
         assert_ne!(
             hook.status,
@@ -377,10 +371,7 @@ async fn a_compile_worker_bounds_memory_and_time() {
     // Within its limits the worker's artifact runs like an in-process one.
     let engine = engine_with(4 << 30, Duration::from_secs(60));
     assert_eq!(
-        fire(&engine, &env)
-            .await
-            .permission_decision
-            .map(hookhost::PermissionDecision::as_str),
+        hookhost_tests::decision(&fire(&engine, &env).await),
         Some("deny")
     );
     assert_eq!(engine.inventory().wasm.unwrap().cache.compiled, 1);
@@ -463,26 +454,13 @@ async fn a_grant_redirected_through_a_planted_symlink_is_refused() {
     std::fs::remove_dir(&sub).unwrap();
     std::os::unix::fs::symlink(&outside, &sub).unwrap();
     let outcome = fire(&engine, &env).await;
-    assert!(
-        !outcome
-            .additional_context
-            .as_deref()
-            .unwrap_or("")
-            .contains("top secret"),
-        "{outcome:?}"
-    );
+    hookhost_tests::assert_context_lacks(&outcome, "top secret");
     assert!(hook_error(&outcome, 0).contains("changed since it was configured"));
     // The next process resolves the grant again: refused at load.
     let engine = reader(&env);
     hookhost_tests::assert_says(errors(&engine), "passes through the symlink");
     let outcome = fire(&engine, &env).await;
-    assert!(
-        !outcome
-            .additional_context
-            .as_deref()
-            .unwrap_or("")
-            .contains("top secret")
-    );
+    hookhost_tests::assert_context_lacks(&outcome, "top secret");
 }
 
 mod artifact_cache;

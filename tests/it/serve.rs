@@ -8,6 +8,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use hookhost::Engine;
+use hookhost_tests::client::post_with_token;
 use hookhost_tests::{TestEnv, guests, hooks, wasm};
 use serde_json::{Value, json};
 
@@ -219,13 +220,8 @@ async fn a_wrong_token_on_hooks_blocks_a_fail_closed_event_and_runs_no_hook() {
     let http = client();
     let url = format!("{}/hooks", served.addr);
     for token in [None, Some(""), Some("wrong-token-0123456789")] {
-        let mut request = http.post(&url).json(&rm("ls"));
-        if let Some(token) = token {
-            request = request.header("Authorization", format!("Bearer {token}"));
-        }
-        let response = request.send().await.unwrap();
-        assert_eq!(response.status(), 200, "{token:?}");
-        let body: Value = response.json().await.unwrap();
+        let (status, body) = post_with_token(&http, &url, token, &rm("ls")).await;
+        assert_eq!(status, 200, "{token:?}");
         let answer = &body["hookSpecificOutput"];
         assert_eq!(answer["permissionDecision"], "deny", "{token:?}: {body}");
         assert!(
@@ -234,33 +230,17 @@ async fn a_wrong_token_on_hooks_blocks_a_fail_closed_event_and_runs_no_hook() {
                 .contains("bearer token"),
             "{token:?}: {body}"
         );
-        let stop = http
-            .post(&url)
-            .json(&json!({"hook_event_name": "Stop", "session_id": "s", "cwd": "/tmp"}))
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(stop.status(), 401, "an unguarded event keeps the 401");
+        let stop = json!({"hook_event_name": "Stop", "session_id": "s", "cwd": "/tmp"});
+        let (status, _) = post_with_token(&http, &url, token, &stop).await;
+        assert_eq!(status, 401, "an unguarded event keeps the 401");
     }
     // /v1/fire is not Claude Code's door: a plain 401.
-    let fire = http
-        .post(format!("{}/v1/fire", served.addr))
-        .json(&rm("ls"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(fire.status(), 401);
+    let fire = format!("{}/v1/fire", served.addr);
+    let (status, _) = post_with_token(&http, fire, None, &rm("ls")).await;
+    assert_eq!(status, 401);
     assert!(!marker.exists(), "a request without the token ran a hook");
-    let ok: Value = http
-        .post(&url)
-        .bearer_auth("s3cret-token-0123456789")
-        .json(&rm("ls"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let token = Some("s3cret-token-0123456789");
+    let (_, ok) = post_with_token(&http, &url, token, &rm("ls")).await;
     assert_ne!(
         ok["hookSpecificOutput"]["permissionDecision"], "deny",
         "{ok}"
@@ -293,14 +273,7 @@ async fn overload_is_a_503_with_retry_after_never_a_dropped_connection() {
     let url = format!("{}/v1/fire?event=Stop", served.addr);
     let slow = tokio::spawn({
         let (http, url) = (http.clone(), url.clone());
-        async move {
-            http.post(url)
-                .json(&json!({}))
-                .send()
-                .await
-                .unwrap()
-                .status()
-        }
+        async move { post_with_token(&http, url, None, &json!({})).await.0 }
     });
     tokio::time::sleep(Duration::from_millis(300)).await;
     let busy = http.post(&url).json(&json!({})).send().await.unwrap();
@@ -412,16 +385,7 @@ async fn sigterm_lets_calls_in_flight_finish_and_exits_zero() {
     let url = format!("{}/v1/fire?event=Stop", served.addr);
     let in_flight = tokio::spawn({
         let http = http.clone();
-        async move {
-            http.post(url)
-                .json(&json!({}))
-                .send()
-                .await
-                .unwrap()
-                .json::<Value>()
-                .await
-                .unwrap()
-        }
+        async move { hookhost_tests::client::post_json(&http, url, &json!({})).await }
     });
     tokio::time::sleep(Duration::from_millis(250)).await;
     nix::sys::signal::kill(

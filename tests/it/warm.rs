@@ -66,25 +66,13 @@ fn installed_command(test: &TestEnv, words: &[&str], input: &Value) -> Output {
 
 /// What `hookhost claude status` prints.
 fn claude_status(test: &TestEnv) -> String {
-    let out = Command::new(CLI)
-        .args(["claude", "status", "--home"])
-        .arg(&test.home)
-        .current_dir(&test.project)
-        .output()
-        .unwrap();
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    test.run_at_home(CLI, &["claude", "status"]).stdout
 }
 
 /// `hookhost check` of the owner's own files: what it prints.
 fn check(test: &TestEnv) -> String {
-    let out = Command::new(CLI)
-        .args(["check", "--own-files", "--home"])
-        .arg(&test.home)
-        .current_dir(&test.project)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    let run = test.run_at_home(CLI, &["check", "--own-files"]);
+    run.assert_ok().stdout.clone()
 }
 
 fn denied(out: &Output) -> bool {

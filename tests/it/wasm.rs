@@ -28,20 +28,10 @@ async fn decisions_come_back_typed() {
     let env = TestEnv::new();
     let outcome = run(&env, guest("deny", json!({}))).await;
     assert_eq!(outcome.hooks[0].executor, "wasm");
-    assert_eq!(
-        outcome
-            .permission_decision
-            .map(hookhost::PermissionDecision::as_str),
-        Some("deny")
-    );
+    hookhost_tests::assert_decision(&outcome, "deny");
     assert_eq!(outcome.block_reason.as_deref(), Some("test-guest says no"));
     let outcome = run(&env, guest("allow", json!({}))).await;
-    assert_eq!(
-        outcome
-            .permission_decision
-            .map(hookhost::PermissionDecision::as_str),
-        Some("allow")
-    );
+    hookhost_tests::assert_decision(&outcome, "allow");
     assert_eq!(outcome.hooks[0].status, HookStatus::Success);
 }
 
@@ -222,13 +212,7 @@ async fn fail_closed_turns_every_failure_into_a_named_block() {
     ] {
         let outcome = run(&env, guest(mode, extra)).await;
         assert!(outcome.should_block, "{mode}");
-        assert_eq!(
-            outcome
-                .permission_decision
-                .map(hookhost::PermissionDecision::as_str),
-            Some("deny"),
-            "{mode}"
-        );
+        assert_eq!(hookhost_tests::decision(&outcome), Some("deny"), "{mode}");
         let reason = outcome.block_reason.unwrap();
         assert!(
             reason.starts_with("wasm hook test_guest.wasm failed closed"),
@@ -237,13 +221,7 @@ async fn fail_closed_turns_every_failure_into_a_named_block() {
     }
     let missing = wasm("/nonexistent/guard.wasm", json!({"failClosed": true}));
     let outcome = run(&env, missing).await;
-    assert!(outcome.should_block);
-    assert!(
-        outcome
-            .block_reason
-            .unwrap()
-            .contains("cannot read component /nonexistent/guard.wasm")
-    );
+    hookhost_tests::assert_blocked(&outcome, "cannot read component /nonexistent/guard.wasm");
     let outcome = run(&env, wasm("/nonexistent/guard.wasm", json!({}))).await;
     assert_eq!(outcome.hooks[0].status, HookStatus::NonBlockingError);
 }
@@ -591,15 +569,7 @@ async fn worktree_create_fails_when_a_wasm_hook_fails() {
     let outcome = engine
         .execute("WorktreeCreate", json!({"name": "bold-oak-a3f2"}))
         .await;
-    assert!(outcome.should_block, "{outcome:?}");
-    assert!(
-        outcome
-            .block_reason
-            .as_deref()
-            .unwrap_or("")
-            .contains("panicked on purpose"),
-        "{outcome:?}"
-    );
+    hookhost_tests::assert_blocked(&outcome, "panicked on purpose");
 }
 
 /// WIT versions side by side, their answers, and the shell-view record.

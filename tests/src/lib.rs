@@ -248,6 +248,49 @@ pub fn assert_says(text: impl std::fmt::Display, expected: &str) {
     assert!(text.contains(expected), "{text}");
 }
 
+/// The permission decision of `outcome` as the wire names it (`"deny"`, `"allow"`, …).
+pub fn decision(outcome: &hookhost::EventOutcome) -> Option<&'static str> {
+    outcome
+        .permission_decision
+        .map(hookhost::PermissionDecision::as_str)
+}
+
+/// Asserts that `outcome`'s permission decision is `expected`, showing the outcome when not.
+#[track_caller]
+pub fn assert_decision(outcome: &hookhost::EventOutcome, expected: &str) {
+    assert_eq!(decision(outcome), Some(expected), "{outcome:#?}");
+}
+
+/// Asserts that nothing `outcome` adds to the model's context says `secret`.
+#[track_caller]
+pub fn assert_context_lacks(outcome: &hookhost::EventOutcome, secret: &str) {
+    let context = outcome.additional_context.as_deref().unwrap_or("");
+    assert!(
+        !context.contains(secret),
+        "{secret:?} reached the context: {outcome:#?}"
+    );
+}
+
+/// Asserts that `engine` loaded without a diagnostic, listing them when not.
+#[track_caller]
+pub fn assert_no_diagnostics(engine: &Engine) {
+    assert!(
+        engine.diagnostics().is_empty(),
+        "{:#?}",
+        engine.diagnostics()
+    );
+}
+
+/// Asserts that `outcome` blocks with a reason that says `expected`, showing it when not.
+#[track_caller]
+pub fn assert_blocked(outcome: &hookhost::EventOutcome, expected: &str) {
+    let reason = outcome.block_reason.as_deref().unwrap_or("");
+    assert!(
+        outcome.should_block && reason.contains(expected),
+        "wanted a block saying {expected:?}: {outcome:#?}"
+    );
+}
+
 /// Asserts that the error of the `index`th hook of `outcome` says `expected`.
 #[track_caller]
 pub fn assert_hook_error(outcome: &hookhost::EventOutcome, index: usize, expected: &str) {
@@ -338,6 +381,13 @@ impl CliRun {
     /// Whether it exited 0.
     pub fn ok(&self) -> bool {
         self.code == 0
+    }
+
+    /// Asserts that it exited 0, showing what it wrote when not; itself, to read on.
+    #[track_caller]
+    pub fn assert_ok(&self) -> &Self {
+        assert!(self.ok(), "exit {}: {}", self.code, self.text());
+        self
     }
 
     /// Its standard output, then its standard error.

@@ -66,22 +66,18 @@ pub(super) fn dialect_files(options: &LoadOptions, dialect: &Dialect) -> Vec<(La
         .collect()
 }
 
-impl LoadOptions {
-    /// Every file any dialect could read for these options (what `serve` watches): each
-    /// dialect's discovery table resolved, managed and `--settings` files aside.
-    pub fn candidate_files(&self) -> Vec<PathBuf> {
-        if self.files == FileSet::Own {
-            return dialect_files(self, DialectId::Claude.dialect())
-                .into_iter()
-                .map(|(_, file)| file)
-                .collect();
-        }
-        DialectId::ALL
-            .iter()
-            .flat_map(|id| dialect_files(self, id.dialect()))
-            .map(|(_, file)| file)
-            .collect()
-    }
+/// Every file any dialect could read for `options` (what `serve` watches): each dialect's
+/// discovery table resolved, managed and `--settings` files aside.
+pub fn candidate_files(options: &LoadOptions) -> Vec<PathBuf> {
+    let dialects: &[DialectId] = match options.files {
+        FileSet::Own => &[DialectId::Claude],
+        FileSet::Dialect => &DialectId::ALL,
+    };
+    dialects
+        .iter()
+        .flat_map(|id| dialect_files(options, id.dialect()))
+        .map(|(_, file)| file)
+        .collect()
 }
 
 /// The project root of a dialect whose project files are found by walking up: the
@@ -216,8 +212,8 @@ pub(super) fn guard_files(options: &LoadOptions) -> Vec<PathBuf> {
     own.files = FileSet::Own;
     let mut host = options.clone();
     host.files = FileSet::Dialect;
-    let mut files = host.candidate_files();
-    files.extend(own.candidate_files());
+    let mut files = candidate_files(&host);
+    files.extend(candidate_files(&own));
     files.push(host.managed_file());
     files.push(own.managed_file());
     if let Some(home) = &options.home {

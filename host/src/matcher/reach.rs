@@ -54,52 +54,52 @@ fn tool_name_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_' || b == b'-'
 }
 
-impl Matcher {
-    /// Why this matcher can never match a value of `spec`'s matcher field, with a
-    /// suggestion; `None` when it can (or when that cannot be decided).
-    pub fn never_matches(&self, spec: &EventSpec) -> Option<String> {
-        let closed = closed_values(spec);
-        match self {
-            Matcher::Any | Matcher::Tool(_) | Matcher::Glob { .. } => None,
-            Matcher::Exact(names) => {
-                if let Some(values) = closed {
-                    let known = names.iter().any(|name| values.contains(&name.as_str()));
-                    return (!known).then(|| {
-                        format!(
-                            "matches none of `{}`'s values ({})",
-                            spec.name,
-                            values.join(", ")
-                        )
-                    });
-                }
-                if !spec.tool_event {
-                    return None;
-                }
-                let reasons: Vec<String> = names.iter().filter_map(|n| bad_tool_name(n)).collect();
-                (reasons.len() == names.len()).then(|| reasons.join("; "))
+/// Why `matcher` can never match a value of `spec`'s matcher field, with a suggestion;
+/// `None` when it can (or when that cannot be decided).
+pub(super) fn never_matches(matcher: &Matcher, spec: &EventSpec) -> Option<String> {
+    let closed = closed_values(spec);
+    match matcher {
+        Matcher::Any | Matcher::Tool(_) | Matcher::Glob { .. } => None,
+        Matcher::Exact(names) => {
+            if let Some(values) = closed {
+                let known = names.iter().any(|name| values.contains(&name.as_str()));
+                return (!known).then(|| {
+                    format!(
+                        "matches none of `{}`'s values ({})",
+                        spec.name,
+                        values.join(", ")
+                    )
+                });
             }
-            Matcher::Regex { source, regex } => {
-                let Pattern::Linear(_) = regex else {
-                    return None;
-                };
-                if let Some(values) = closed {
-                    let any = values.iter().any(|value| self.matches(Some(value), None));
-                    return (!any).then(|| {
-                        format!(
-                            "the regular expression `{source}` matches none of `{}`'s values ({})",
-                            spec.name,
-                            values.join(", ")
-                        )
-                    });
-                }
-                if !spec.tool_event || can_match_over(source, tool_name_byte) != Some(false) {
-                    return None;
-                }
-                Some(format!(
-                    "matchers are regular expressions on the tool name, and `{source}` matches no tool name{}",
-                    if_suggestion(source)
-                ))
+            if !spec.tool_event {
+                return None;
             }
+            let reasons: Vec<String> = names.iter().filter_map(|n| bad_tool_name(n)).collect();
+            (reasons.len() == names.len()).then(|| reasons.join("; "))
+        }
+        Matcher::Regex { source, regex } => {
+            let Pattern::Linear(_) = regex else {
+                return None;
+            };
+            if let Some(values) = closed {
+                let any = values
+                    .iter()
+                    .any(|value| matcher.matches(Some(value), None));
+                return (!any).then(|| {
+                    format!(
+                        "the regular expression `{source}` matches none of `{}`'s values ({})",
+                        spec.name,
+                        values.join(", ")
+                    )
+                });
+            }
+            if !spec.tool_event || can_match_over(source, tool_name_byte) != Some(false) {
+                return None;
+            }
+            Some(format!(
+                "matchers are regular expressions on the tool name, and `{source}` matches no tool name{}",
+                if_suggestion(source)
+            ))
         }
     }
 }

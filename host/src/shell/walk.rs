@@ -16,6 +16,8 @@ use super::programs::{
 use super::script_files::{self, ScriptFile};
 use super::{Joined, MAX_NESTING, Node, NodeKind, Pipeline, Redirect, ShellView, Via, Word};
 
+mod words;
+
 /// Nesting (brackets and compound-command keywords) of one text past which it is not
 /// handed to the parser: its recursion must fit the parser's stack with a wide margin
 /// (see the stack tests).
@@ -256,7 +258,7 @@ impl<'v> Walker<'v> {
             }
             Command::Function(function) => {
                 let node = self.push(NodeKind::Function, pipeline, command.to_string());
-                let name = self.word(&function.fname.value, node, depth);
+                let name = words::word(self, &function.fname.value, node, depth);
                 self.node(node).words.push(name);
                 let ast::FunctionBody(body, redirects) = &function.body;
                 self.compound(body, node, Via::FunctionBody, depth);
@@ -281,14 +283,14 @@ impl<'v> Walker<'v> {
                     self.node(node).kind = NodeKind::Subshell;
                     self.script(&inner, Some(node), via, depth + 1);
                 }
-                None => self.scan(&a.expr.value, node, depth),
+                None => words::scan(self, &a.expr.value, node, depth),
             },
             CompoundCommand::ArithmeticForClause(f) => {
                 for expr in [&f.initializer, &f.condition, &f.updater]
                     .into_iter()
                     .flatten()
                 {
-                    self.scan(&expr.value, node, depth);
+                    words::scan(self, &expr.value, node, depth);
                 }
                 self.body(&f.body.list, node, via, depth);
             }
@@ -296,17 +298,17 @@ impl<'v> Walker<'v> {
             CompoundCommand::Subshell(s) => self.body(&s.list, node, via, depth),
             CompoundCommand::ForClause(f) => {
                 for value in f.values.iter().flatten() {
-                    let word = self.word(&value.value, node, depth);
+                    let word = words::word(self, &value.value, node, depth);
                     self.node(node).words.push(word);
                 }
                 self.body(&f.body.list, node, via, depth);
             }
             CompoundCommand::CaseClause(c) => {
-                let subject = self.word(&c.value.value, node, depth);
+                let subject = words::word(self, &c.value.value, node, depth);
                 self.node(node).words.push(subject);
                 for item in &c.cases {
                     for pattern in &item.patterns {
-                        let word = self.word(&pattern.value, node, depth);
+                        let word = words::word(self, &pattern.value, node, depth);
                         self.node(node).words.push(word);
                     }
                     if let Some(list) = &item.cmd {
@@ -331,7 +333,7 @@ impl<'v> Walker<'v> {
             }
             CompoundCommand::Coprocess(c) => {
                 if let Some(name) = &c.name {
-                    let word = self.word(&name.value, node, depth);
+                    let word = words::word(self, &name.value, node, depth);
                     self.node(node).words.push(word);
                 }
                 let index = self.view.pipelines.len() as u32;
@@ -359,12 +361,12 @@ impl<'v> Walker<'v> {
                 self.test_expr(a, node, depth)
             }
             ExtendedTestExpr::UnaryTest(_, w) => {
-                let word = self.word(&w.value, node, depth);
+                let word = words::word(self, &w.value, node, depth);
                 self.node(node).words.push(word);
             }
             ExtendedTestExpr::BinaryTest(_, a, b) => {
                 for w in [a, b] {
-                    let word = self.word(&w.value, node, depth);
+                    let word = words::word(self, &w.value, node, depth);
                     self.node(node).words.push(word);
                 }
             }
@@ -377,14 +379,14 @@ impl<'v> Walker<'v> {
         for item in prefix {
             match item {
                 CommandPrefixOrSuffixItem::AssignmentWord(_, w) => {
-                    let word = self.word(&w.value, node, depth);
+                    let word = words::word(self, &w.value, node, depth);
                     self.node(node).assignments.push(word);
                 }
                 other => self.item(other, node, depth),
             }
         }
         if let Some(name) = &simple.word_or_name {
-            let word = self.word(&name.value, node, depth);
+            let word = words::word(self, &name.value, node, depth);
             self.node(node).words.push(word);
         }
         for item in simple.suffix.iter().flat_map(|s| s.0.iter()) {
@@ -404,7 +406,7 @@ impl<'v> Walker<'v> {
             }
             CommandPrefixOrSuffixItem::Word(w)
             | CommandPrefixOrSuffixItem::AssignmentWord(_, w) => {
-                let word = self.word(&w.value, node, depth);
+                let word = words::word(self, &w.value, node, depth);
                 self.node(node).words.push(word);
             }
             CommandPrefixOrSuffixItem::ProcessSubstitution(kind, sub) => {
@@ -454,7 +456,7 @@ impl<'v> Walker<'v> {
                 };
                 let target = match target {
                     IoFileRedirectTarget::Filename(w) | IoFileRedirectTarget::Duplicate(w) => {
-                        self.word(&w.value, node, depth)
+                        words::word(self, &w.value, node, depth)
                     }
                     IoFileRedirectTarget::Fd(f) => Word {
                         text: f.to_string(),
@@ -474,7 +476,7 @@ impl<'v> Walker<'v> {
                 self.here_ends
                     .push(doc.here_end.value.replace(['\'', '"', '\\'], ""));
                 let target = if doc.requires_expansion {
-                    self.heredoc(&doc.doc.value, node, depth)
+                    words::heredoc(self, &doc.doc.value, node, depth)
                 } else {
                     Word {
                         text: doc.doc.value.clone(),
@@ -490,12 +492,12 @@ impl<'v> Walker<'v> {
             IoRedirect::HereString(n, w) => Redirect {
                 fd: fd(n),
                 op: "<<<".into(),
-                target: self.word(&w.value, node, depth),
+                target: words::word(self, &w.value, node, depth),
             },
             IoRedirect::OutputAndError(w, append) => Redirect {
                 fd: None,
                 op: if *append { "&>>" } else { "&>" }.into(),
-                target: self.word(&w.value, node, depth),
+                target: words::word(self, &w.value, node, depth),
             },
         }
     }
@@ -580,9 +582,7 @@ impl<'v> Walker<'v> {
             }
         }
     }
-}
 
-impl Walker<'_> {
     /// When the source of an arithmetic command is not `((…))` with both pairs of
     /// parentheses adjacent, the text inside its outer parentheses (a subshell's body).
     fn spaced_parentheses(&self, loc: &brush_parser::SourceSpan) -> Option<String> {

@@ -15,7 +15,7 @@ use hookhost_tests::serve::Served;
 use hookhost_tests::{TESTS_DIR, TestEnv};
 use serde_json::{Value, json};
 
-use super::{CLI, Machine, eventually, managed, owner_hooks, push, signed_policy};
+use super::{Machine, eventually, forge, managed, owner_hooks, push, signed_policy};
 use crate::oci::{keys, registry};
 
 /// The secret every test command carries (an Anthropic key's shape).
@@ -196,15 +196,7 @@ fn the_fleets_decisions_reach_a_real_receiver_with_their_revision_and_without_se
 
     // `serve` sends its own decisions, and drains the spool of the machine's one-shot
     // processes, with no flush.
-    let mut args: Vec<String> = served.flags();
-    args.extend([
-        "--all-projects".into(),
-        "--listen".into(),
-        "127.0.0.1:0".into(),
-    ]);
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let server = Served::start(CLI, &served.project, &args, &[])
-        .unwrap_or_else(|why| panic!("serve did not start: {why}"));
+    let server = served.serve();
     let outcome = served.call("Write", json!({"file_path": "a.txt", "content": SECRET}));
     assert_eq!(outcome["permission_decision"], Value::Null, "{outcome}");
     let spooled = phoenix.decisions_of("dev2-session", 1);
@@ -274,10 +266,7 @@ fn the_fleets_decisions_reach_a_real_receiver_with_their_revision_and_without_se
     // its revision, and tells the fleet view why.
     let forged = signed_policy(&owner_hooks(&env, "forged", "Bash"), &secret, 2_000);
     let document = forged.join("policy.json");
-    let text = std::fs::read_to_string(&document)
-        .unwrap()
-        .replace("\"Bash\"", "\"NoSuchTool\"");
-    std::fs::write(&document, text).unwrap();
+    forge(&document, "\"Bash\"", "\"NoSuchTool\"");
     push(&forged, &reference);
     let (ok, out) = one_shot.run(&["policy", "pull"]);
     assert!(
@@ -370,15 +359,7 @@ fn a_stopped_or_stalled_collector_changes_no_decision_and_drops_are_counted() {
         settings["telemetry"] = json!({"endpoint": format!("http://127.0.0.1:{port}")});
         std::fs::write(&managed, settings.to_string()).unwrap();
         let machine = Machine::new(&env, name, &managed);
-        let mut args: Vec<String> = machine.flags();
-        args.extend([
-            "--all-projects".into(),
-            "--listen".into(),
-            "127.0.0.1:0".into(),
-        ]);
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let server = Served::start(CLI, &machine.project, &args, &[])
-            .unwrap_or_else(|why| panic!("serve did not start: {why}"));
+        let server = machine.serve();
         let token = std::fs::read_to_string(machine.config_dir().join("serve-token")).unwrap();
         for _ in 0..20 {
             let answer = ask(&server, &token, "Bash", &machine.project);

@@ -53,21 +53,19 @@ async fn an_untrusted_gen_project_does_not_replace_the_users_hooks() {
         "project/.gen/settings.json",
         &json!({"hooks": {"PreToolUse": [{"hooks": [{"command": "true"}]}]}}).to_string(),
     );
-    let mut options = env.untrusted_options(&[], &[]);
-    options.dialect = Some(hookhost::DialectId::Gen);
-    let engine = Engine::load(&options, env.engine_options()).unwrap();
-    let outcome = engine
-        .execute("PreToolUse", env.bash("rm -rf ./data"))
-        .await;
-    assert!(outcome.should_block, "{outcome:?}");
-    // Trusted, gen's rule applies: the project's hooks replace the user's.
-    let mut options = env.load_options(&[], &[]);
-    options.dialect = Some(hookhost::DialectId::Gen);
-    let engine = Engine::load(&options, env.engine_options()).unwrap();
-    let outcome = engine
-        .execute("PreToolUse", env.bash("rm -rf ./data"))
-        .await;
-    assert!(!outcome.should_block, "{outcome:?}");
+    for (trusted, guarded) in [(false, true), (true, false)] {
+        // Trusted, gen's rule applies: the project's hooks replace the user's.
+        let mut options = if trusted {
+            env.load_options(&[], &[])
+        } else {
+            env.untrusted_options(&[], &[])
+        };
+        options.dialect = Some(hookhost::DialectId::Gen);
+        let engine = Engine::load(&options, env.engine_options()).unwrap();
+        let rm = env.bash("rm -rf ./data");
+        let blocked = hookhost_tests::blocks(&engine, "PreToolUse", rm).await;
+        assert_eq!(blocked, guarded, "trusted: {trusted}");
+    }
 }
 
 #[tokio::test]

@@ -59,23 +59,15 @@ async fn the_cache_stays_under_its_cap_least_recently_used_first() {
     assert_eq!(artifacts(&cache).len(), 2);
     // `hookhost cache` lists, prunes to a cap and clears.
     let cli = |args: &[&str]| {
-        let out = std::process::Command::new(CLI)
+        let mut command = std::process::Command::new(CLI);
+        command
             .arg("cache")
             .args(args)
             .arg("--cache-dir")
-            .arg(&cache)
-            .arg("--home")
-            .arg(&env.home)
-            .arg("--managed-settings")
-            .arg(env.managed_path())
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
+            .arg(&cache);
+        command.arg("--home").arg(&env.home);
+        command.arg("--managed-settings").arg(env.managed_path());
+        hookhost_tests::ran(&mut command).assert_ok().stdout.clone()
     };
     let listed = cli(&[]);
     assert!(listed.contains("2 artifacts"), "{listed}");
@@ -97,12 +89,7 @@ async fn a_forged_artifact_is_never_run() {
     let (_allow, allow_artifact) = compiled(&env, guests::CONTEXT_INJECT, &cache).await;
     let guard = cache_engine(&env, guests::BASH_GUARD, &cache);
     let outcome = guard.execute("PreToolUse", env.bash("rm -rf /")).await;
-    assert_eq!(
-        outcome
-            .permission_decision
-            .map(hookhost::PermissionDecision::as_str),
-        Some("deny")
-    );
+    hookhost_tests::assert_decision(&outcome, "deny");
     let guard_artifact = artifacts(&cache)
         .into_iter()
         .find(|p| *p != allow_artifact)
@@ -111,13 +98,7 @@ async fn a_forged_artifact_is_never_run() {
     std::fs::copy(&allow_artifact, &guard_artifact).unwrap();
     let guard = cache_engine(&env, guests::BASH_GUARD, &cache);
     let outcome = guard.execute("PreToolUse", env.bash("rm -rf /")).await;
-    assert_eq!(
-        outcome
-            .permission_decision
-            .map(hookhost::PermissionDecision::as_str),
-        Some("deny"),
-        "{outcome:?}"
-    );
+    hookhost_tests::assert_decision(&outcome, "deny");
     let stats = guard.inventory().wasm.unwrap().cache;
     assert_eq!((stats.disk_hits, stats.rejected, stats.compiled), (0, 1, 1));
     // Recompiled and rewritten: the next engine loads it from disk again.
@@ -160,12 +141,7 @@ async fn a_planted_symlink_in_the_cache_is_not_followed() {
     std::os::unix::fs::symlink(&victim, &predictable).unwrap();
     let engine = cache_engine(&env, guests::BASH_GUARD, &cache);
     let outcome = engine.execute("PreToolUse", env.bash("rm -rf /")).await;
-    assert_eq!(
-        outcome
-            .permission_decision
-            .map(hookhost::PermissionDecision::as_str),
-        Some("deny")
-    );
+    hookhost_tests::assert_decision(&outcome, "deny");
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
     assert!(
         !std::fs::symlink_metadata(&artifact)
@@ -216,9 +192,7 @@ async fn a_flipped_byte_anywhere_in_an_artifact_is_refused() {
         let engine = cache_engine(&env, guests::BASH_GUARD, &cache);
         let outcome = engine.execute("PreToolUse", env.bash("rm -rf /")).await;
         assert_eq!(
-            outcome
-                .permission_decision
-                .map(hookhost::PermissionDecision::as_str),
+            hookhost_tests::decision(&outcome),
             Some("deny"),
             "byte {at}: {outcome:?}"
         );

@@ -130,14 +130,7 @@ async fn a_padded_input_cannot_push_a_policy_over_its_memory_limit() {
         json!({"file_path": "/tmp/x", "content": "a".repeat(20 << 20)}),
     );
     let outcome = engine.execute("PreToolUse", padded).await;
-    assert_eq!(
-        outcome
-            .permission_decision
-            .map(hookhost::PermissionDecision::as_str),
-        Some("deny"),
-        "{:?}",
-        outcome.hooks[0]
-    );
+    hookhost_tests::assert_decision(&outcome, "deny");
     // Past the input cap it is a failure of the hook, and fail-closed blocks.
     let engine = one_hook(&env, guest("allow", json!({"failClosed": true})));
     let huge = env.file_tool(
@@ -145,16 +138,7 @@ async fn a_padded_input_cannot_push_a_policy_over_its_memory_limit() {
         json!({"file_path": "/tmp/x", "content": "a".repeat(40 << 20)}),
     );
     let outcome = engine.execute("PreToolUse", huge).await;
-    assert!(outcome.should_block);
-    assert!(
-        outcome
-            .block_reason
-            .as_deref()
-            .unwrap()
-            .contains("input too large for this hook"),
-        "{:?}",
-        outcome.block_reason
-    );
+    hookhost_tests::assert_blocked(&outcome, "input too large for this hook");
 }
 
 #[tokio::test]

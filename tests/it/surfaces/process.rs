@@ -5,6 +5,21 @@ use super::*;
 // ---- 5, 6. the environment cannot point hookhost at a repository ----
 
 /// `fire` with no `--home`: HOME and the XDG variables decide, as on a real machine.
+/// `fire` of the `rm` input over the owner's `settings` alone (no discovery, the test's
+/// managed file), with `env` set.
+fn fire_owner_only(test: &TestEnv, settings: &str, env: &[(&str, &str)]) -> Run {
+    let managed = managed_flag(test);
+    let args = [
+        "fire",
+        "--no-discover",
+        "--settings",
+        settings,
+        "--managed-settings",
+        &managed,
+    ];
+    hookhost(test, &test.project, &args, &rm_input(test).to_string(), env)
+}
+
 fn fire_from_env(test: &TestEnv, extra: &[&str], input: &Value, env: &[(&str, &str)]) -> Run {
     let project = test.project.display().to_string();
     let managed = managed_flag(test);
@@ -57,21 +72,27 @@ fn empty_or_relative_xdg_and_home_never_mean_the_current_folder() {
 /// The repository's hook (it touches the returned marker) and a private trust store at
 /// `store` (below the test's root) naming the project itself.
 fn plant_self_trust(test: &TestEnv, store: &str) -> std::path::PathBuf {
+    let marker = marker_hook(test, "project/.claude/settings.json");
+    trust_store(test, store);
+    marker
+}
+
+/// A settings file at `file` (below the test's root) whose one hook touches the returned
+/// marker.
+fn marker_hook(test: &TestEnv, file: &str) -> std::path::PathBuf {
     let marker = test.root.join("ran");
-    test.write(
-        "project/.claude/settings.json",
-        &json!({"hooks": hooks("PreToolUse", None,
-            vec![hookhost_tests::command(&format!("touch {}", marker.display()))])})
-        .to_string(),
-    );
+    let touch = hookhost_tests::command(&format!("touch {}", marker.display()));
+    let settings = json!({ "hooks": hooks("PreToolUse", None, vec![touch]) });
+    test.write(file, &settings.to_string());
+    marker
+}
+
+/// A private trust store at `store` (below the test's root) naming the project.
+fn trust_store(test: &TestEnv, store: &str) {
     let trusted = json!({"trusted": [test.project.display().to_string()]}).to_string();
     let written = test.write(store, &trusted);
-    std::fs::set_permissions(
-        &written,
-        std::os::unix::fs::PermissionsExt::from_mode(0o600),
-    )
-    .unwrap();
-    marker
+    let private = std::os::unix::fs::PermissionsExt::from_mode(0o600);
+    std::fs::set_permissions(&written, private).unwrap();
 }
 
 #[test]
@@ -88,13 +109,7 @@ fn a_relative_xdg_config_home_cannot_make_a_repository_trust_itself() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(!marker.exists(), "the repository trusted itself");
     // Control: the same store in the owner's configuration folder trusts the project.
-    let store = json!({"trusted": [test.project.display().to_string()]}).to_string();
-    let owner_store = test.write("home/.config/hookhost/trusted.json", &store);
-    std::fs::set_permissions(
-        &owner_store,
-        std::os::unix::fs::PermissionsExt::from_mode(0o600),
-    )
-    .unwrap();
+    trust_store(&test, "home/.config/hookhost/trusted.json");
     let home = test.home.display().to_string();
     let run = fire_from_env(&test, &["--home", &home], &rm_input(&test), &[]);
     assert_eq!(run.code, 0, "{}", run.stderr);
@@ -107,13 +122,7 @@ fn a_relative_xdg_config_home_cannot_make_a_repository_trust_itself() {
 #[test]
 fn a_relative_evva_home_cannot_make_a_repository_the_user_layer() {
     let test = TestEnv::new();
-    let marker = test.root.join("ran");
-    test.write(
-        "project/evva-user/settings.json",
-        &json!({"hooks": hooks("PreToolUse", None,
-            vec![hookhost_tests::command(&format!("touch {}", marker.display()))])})
-        .to_string(),
-    );
+    let marker = marker_hook(&test, "project/evva-user/settings.json");
     let run = fire_from_env(
         &test,
         &["--dialect", "evva"],
@@ -174,20 +183,7 @@ fn hookhost_run_as_its_own_hook_does_not_recurse() {
     )
     .unwrap();
     let settings_text = settings.display().to_string();
-    let run = hookhost(
-        &test,
-        &test.project,
-        &[
-            "fire",
-            "--no-discover",
-            "--settings",
-            &settings_text,
-            "--managed-settings",
-            &managed,
-        ],
-        &rm_input(&test).to_string(),
-        &[],
-    );
+    let run = fire_owner_only(&test, &settings_text, &[]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let runs = std::fs::read_to_string(&counter).unwrap_or_default();
     assert_eq!(
@@ -205,21 +201,7 @@ fn hookhost_in_the_environment_does_not_switch_the_guards_off() {
     // process (`"env": {...}`): a variable must not be what tells hookhost it is nested.
     let test = TestEnv::new();
     let settings = guard_file(&test);
-    let managed = managed_flag(&test);
-    let run = hookhost(
-        &test,
-        &test.project,
-        &[
-            "fire",
-            "--no-discover",
-            "--settings",
-            &settings,
-            "--managed-settings",
-            &managed,
-        ],
-        &rm_input(&test).to_string(),
-        &[("HOOKHOST", "1")],
-    );
+    let run = fire_owner_only(&test, &settings, &[("HOOKHOST", "1")]);
     assert!(blocked(&run), "{}\n{}", run.stdout, run.stderr);
 }
 

@@ -2,6 +2,7 @@
 //! redirects, the unix socket and metrics.
 
 use super::*;
+use hookhost_tests::client::post_with_token;
 
 // ---- 3. serve trusts no web page ----
 
@@ -138,23 +139,13 @@ async fn a_requests_cwd_does_not_choose_which_script_runs() {
     )
     .unwrap();
     let http = client();
-    let response = http
-        .post(served.url("/hooks"))
-        .json(&input)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), 403);
+    let (status, _) = post_with_token(&http, served.url("/hooks"), None, &input).await;
+    assert_eq!(status, 403);
     assert!(!attacker.join("ran").exists(), "the attacker's script ran");
     // Its own project's requests are answered by its own script.
-    let response = http
-        .post(served.url("/hooks"))
-        .json(&rm_input(&test))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), 200);
-    let answer: Value = response.json().await.unwrap();
+    let (status, answer) =
+        post_with_token(&http, served.url("/hooks"), None, &rm_input(&test)).await;
+    assert_eq!(status, 200);
     assert_eq!(
         answer["hookSpecificOutput"]["permissionDecision"],
         json!("deny"),
@@ -183,17 +174,13 @@ async fn one_user_level_serve_runs_a_projects_hooks_only_where_the_owner_trusts_
     std::fs::create_dir_all(trusted.join("sub")).unwrap();
     let home = test.home.display().to_string();
     let trust = |args: &[&str]| {
-        let out = Command::new(CLI)
-            .arg("trust")
-            .args(args)
-            .args(["--home", &home])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        hookhost_tests::ran(
+            Command::new(CLI)
+                .arg("trust")
+                .args(args)
+                .args(["--home", &home]),
+        )
+        .assert_ok();
     };
     trust(&[trusted.to_str().unwrap()]);
     let served = serve_with(
@@ -215,16 +202,9 @@ async fn one_user_level_serve_runs_a_projects_hooks_only_where_the_owner_trusts_
         let http = http.clone();
         let url = served.url("/v1/fire?event=PreToolUse");
         async move {
-            let outcome: Value = http
-                .post(url)
-                .json(&json!({"session_id": "s", "tool_name": "Bash",
-                              "tool_input": {"command": "ls"}, "cwd": cwd}))
-                .send()
-                .await
-                .unwrap()
-                .json()
-                .await
-                .unwrap();
+            let input = json!({"session_id": "s", "tool_name": "Bash",
+                               "tool_input": {"command": "ls"}, "cwd": cwd});
+            let outcome = hookhost_tests::client::post_json(&http, url, &input).await;
             outcome["hooks"]
                 .as_array()
                 .cloned()
@@ -268,6 +248,21 @@ async fn one_user_level_serve_runs_a_projects_hooks_only_where_the_owner_trusts_
 
 // ---- the front door: every failure around a failClosed guard is a deny ----
 
+/// `serve` over the owner's `settings` on a free local port without a token, and `extra`.
+fn serve_open(test: &TestEnv, settings: &str, extra: &[&str]) -> Serve {
+    let mut args = vec!["--listen", "127.0.0.1:0", "--no-auth"];
+    args.extend(extra);
+    serve_owner(test, settings, &args).unwrap()
+}
+
+/// POSTs `input` to serve's `/hooks` at `url` (no token); the answer is a 200 and a deny,
+/// whose reason this returns.
+async fn denied_with(http: &reqwest::Client, url: &str, input: &Value) -> String {
+    let (status, answer) = post_with_token(http, url, None, input).await;
+    assert_eq!(status, 200, "{answer}");
+    deny_reason(&answer)
+}
+
 fn deny_reason(answer: &Value) -> String {
     assert_eq!(
         answer["hookSpecificOutput"]["permissionDecision"],
@@ -294,13 +289,10 @@ async fn serve_fails_closed_on_oversize_slow_malformed_and_overload() {
         .write("owner.json", &json!({ "hooks": guarded }).to_string())
         .display()
         .to_string();
-    let served = serve_owner(
+    let served = serve_open(
         &test,
         &settings,
         &[
-            "--listen",
-            "127.0.0.1:0",
-            "--no-auth",
             "--max-body",
             "4096",
             "--max-concurrent",
@@ -310,17 +302,14 @@ async fn serve_fails_closed_on_oversize_slow_malformed_and_overload() {
             "--body-timeout",
             "1",
         ],
-    )
-    .unwrap();
+    );
     let http = client();
     let url = served.url("/hooks");
     // Oversize: an input far over the cap. The deny must reach a client that is still
     // writing its body (an early answer and a reset connection would read as "proceed").
     let mut big = rm_input(&test);
     big["tool_input"]["command"] = json!("x".repeat(3 << 20));
-    let response = http.post(&url).json(&big).send().await.unwrap();
-    assert_eq!(response.status(), 200);
-    let reason = deny_reason(&response.json().await.unwrap());
+    let reason = denied_with(&http, &url, &big).await;
     assert!(reason.contains("4096-byte limit"), "{reason}");
     // Malformed.
     let response = http
@@ -348,9 +337,7 @@ async fn serve_fails_closed_on_oversize_slow_malformed_and_overload() {
         async move { http.post(url).json(&input).send().await.unwrap().status() }
     });
     tokio::time::sleep(std::time::Duration::from_millis(500)).await;
-    let response = http.post(&url).json(&rm_input(&test)).send().await.unwrap();
-    assert_eq!(response.status(), 200);
-    let reason = deny_reason(&response.json().await.unwrap());
+    let reason = denied_with(&http, &url, &rm_input(&test)).await;
     assert!(reason.contains("too many calls"), "{reason}");
     assert_eq!(holder.await.unwrap(), 200);
 }
@@ -359,18 +346,7 @@ async fn serve_fails_closed_on_oversize_slow_malformed_and_overload() {
 async fn trickling_clients_hold_no_call_slot() {
     let test = TestEnv::new();
     let settings = guard_file(&test);
-    let served = serve_owner(
-        &test,
-        &settings,
-        &[
-            "--listen",
-            "127.0.0.1:0",
-            "--no-auth",
-            "--max-concurrent",
-            "2",
-        ],
-    )
-    .unwrap();
+    let served = serve_open(&test, &settings, &["--max-concurrent", "2"]);
     let addr = served.addr.trim_start_matches("http://").to_string();
     // Many connections send headers and a little of the body, then wait.
     let mut trickling = Vec::new();
@@ -385,15 +361,8 @@ async fn trickling_clients_hold_no_call_slot() {
     }
     tokio::time::sleep(std::time::Duration::from_millis(200)).await;
     let started = std::time::Instant::now();
-    let response = client()
-        .post(served.url("/hooks"))
-        .json(&rm_input(&test))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), 200);
     // The guard's own answer: an overload refusal (no free slot) would deny too.
-    let reason = deny_reason(&response.json().await.unwrap());
+    let reason = denied_with(&client(), &served.url("/hooks"), &rm_input(&test)).await;
     assert!(reason.contains("guard: no"), "{reason}");
     // Answered by the hooks, not after the trickling bodies timed out (10 s).
     assert!(started.elapsed() < std::time::Duration::from_secs(5));
@@ -505,20 +474,29 @@ async fn a_redirect_to_another_port_gets_no_secret_header() {
                         "headers": {"Authorization": "Bearer $HOOK_SECRET"},
                         "allowedEnvVars": ["HOOK_SECRET"]})],
     );
-    let flags = config_flags(&test);
-    let mut args: Vec<&str> = vec!["fire", "--settings", settings.to_str().unwrap()];
-    args.extend(flags.iter().map(String::as_str));
-    let run = hookhost(
-        &test,
-        &test.project,
-        &args,
-        &rm_input(&test).to_string(),
-        &[("HOOK_SECRET", "hunter2-secret")],
-    );
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    let run = fire_with_secret(&test, &["--settings", settings.to_str().unwrap()]);
     assert_eq!(hook.requests().len(), 1);
     assert!(thief.requests().is_empty(), "the secret crossed origins");
     assert!(run.stdout.contains("another origin"), "{}", run.stdout);
+}
+
+/// `fire` of the `rm` input with `words` and the test's folders, `HOOK_SECRET` in its
+/// environment; it exits 0.
+fn fire_with_secret(test: &TestEnv, words: &[&str]) -> Run {
+    let flags = config_flags(test);
+    let mut args = vec!["fire"];
+    args.extend(words);
+    args.extend(flags.iter().map(String::as_str));
+    let input = rm_input(test).to_string();
+    let run = hookhost(
+        test,
+        &test.project,
+        &args,
+        &input,
+        &[("HOOK_SECRET", "hunter2-secret")],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    run
 }
 
 // ---- 13, 14. the unix socket ----
@@ -579,15 +557,10 @@ async fn metrics_never_publish_credentials_in_hook_names() {
         )],
     );
     let settings = settings.display().to_string();
-    let served = serve_owner(&test, &settings, &["--listen", "127.0.0.1:0", "--no-auth"]).unwrap();
+    let served = serve_open(&test, &settings, &[]);
     let http = client();
-    let answer = http
-        .post(served.url("/hooks"))
-        .json(&rm_input(&test))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(answer.status(), 200);
+    let (status, _) = post_with_token(&http, served.url("/hooks"), None, &rm_input(&test)).await;
+    assert_eq!(status, 200);
     let metrics = hookhost_tests::client::get_text(&http, served.url("/metrics")).await;
     assert!(metrics.contains("deploy.example"), "{metrics}");
     assert!(!metrics.contains("PASSWORD"), "{metrics}");
@@ -613,17 +586,7 @@ async fn a_trusted_project_cannot_widen_the_users_header_variables() {
                                 "allowedEnvVars": ["HOOK_SECRET"]})])})
         .to_string(),
     );
-    let flags = config_flags(&test);
-    let mut args: Vec<&str> = vec!["fire", "--trust-workspace"];
-    args.extend(flags.iter().map(String::as_str));
-    let run = hookhost(
-        &test,
-        &test.project,
-        &args,
-        &rm_input(&test).to_string(),
-        &[("HOOK_SECRET", "hunter2-secret")],
-    );
-    assert_eq!(run.code, 0, "{}", run.stderr);
+    fire_with_secret(&test, &["--trust-workspace"]);
     let requests = server.requests();
     assert_eq!(requests.len(), 1);
     assert_eq!(requests[0].header("x-leak").unwrap_or(""), "");

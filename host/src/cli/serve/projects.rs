@@ -71,7 +71,7 @@ impl Projects {
             eprintln!("hookhost serve: project {}: {diagnostic}", root.display());
         }
         if let Ok(options) = config.load_options() {
-            server.watch_more(&options.candidate_files());
+            super::reload::watch_more(server, &hookhost::candidate_files(&options));
         }
         if engines.len() >= MAX_PROJECT_ENGINES {
             let (_, old) = engines.remove(0);

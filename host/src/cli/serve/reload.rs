@@ -56,7 +56,7 @@ pub(super) fn watch(server: &Arc<Server>) -> anyhow::Result<notify::RecommendedW
         }
     }
     // Every dialect's configuration folders, from the dialects' own discovery tables.
-    for file in options.candidate_files() {
+    for file in hookhost::candidate_files(&options) {
         folders.extend(file.parent().map(Path::to_path_buf));
     }
     folders.sort();
@@ -83,22 +83,20 @@ pub(super) fn watch(server: &Arc<Server>) -> anyhow::Result<notify::RecommendedW
     Ok(watcher)
 }
 
-impl Server {
-    /// Adds the folders of `files` to the watch (a project `--all-projects` now serves):
-    /// a change there reloads, which drops the project engines.
-    pub(super) fn watch_more(&self, files: &[PathBuf]) {
-        use notify::{RecursiveMode, Watcher};
-        let mut watcher = lock(&self.watcher);
-        let Some(watcher) = watcher.as_mut() else {
-            return;
-        };
-        let mut folders: Vec<&Path> = files.iter().filter_map(|file| file.parent()).collect();
-        folders.sort();
-        folders.dedup();
-        for folder in folders.into_iter().filter(|f| f.is_dir()) {
-            if let Err(err) = watcher.watch(folder, RecursiveMode::NonRecursive) {
-                eprintln!("hookhost serve: cannot watch {}: {err}", folder.display());
-            }
+/// Adds the folders of `files` to `server`'s watch (a project `--all-projects` now
+/// serves): a change there reloads, which drops the project engines.
+pub(super) fn watch_more(server: &Server, files: &[PathBuf]) {
+    use notify::{RecursiveMode, Watcher};
+    let mut watcher = lock(&server.watcher);
+    let Some(watcher) = watcher.as_mut() else {
+        return;
+    };
+    let mut folders: Vec<&Path> = files.iter().filter_map(|file| file.parent()).collect();
+    folders.sort();
+    folders.dedup();
+    for folder in folders.into_iter().filter(|f| f.is_dir()) {
+        if let Err(err) = watcher.watch(folder, RecursiveMode::NonRecursive) {
+            eprintln!("hookhost serve: cannot watch {}: {err}", folder.display());
         }
     }
 }

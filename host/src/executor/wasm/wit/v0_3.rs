@@ -27,53 +27,52 @@ shell_enums!(self::hookhost::hooks::shell, Shell);
 
 impl wit::Host for HostState {
     fn bash_command(&mut self) -> wasmtime::Result<Option<wit::Script>> {
-        Ok(self.bash_command_view()?.map(|view| script(&view)))
+        Ok(bash_command_view(self)?.map(|view| script(&view)))
     }
 
     fn parse(&mut self, text: String) -> wasmtime::Result<wit::Script> {
-        Ok(script(&self.parse_view(&text)?))
+        Ok(script(&parse_view(self, &text)?))
     }
 }
 
-impl HostState {
-    /// The view of the Bash call's `command` with the script files it runs (parsed once
-    /// per call, from the memo of recent commands), charged to the fetch budget; none
-    /// when the event has none.
-    pub(super) fn bash_command_view(&mut self) -> wasmtime::Result<Option<Arc<ShellView>>> {
-        let input = self.input.clone();
-        let Some(command) = input.command() else {
-            return Ok(None);
-        };
-        let parsed = match &self.shell_view {
-            Some(parsed) => parsed.clone(),
-            None => {
-                self.charge_parse(0)?;
-                let parsed = self.hook.views.view_in(command, input.cwd.as_deref());
-                self.shell_view = Some(parsed.clone());
-                parsed
-            }
-        };
-        self.charge(view_size(&parsed))?;
-        Ok(Some(parsed))
-    }
-
-    /// The view of `text`, counted against [`MAX_PARSES`] and charged to the fetch budget.
-    pub(super) fn parse_view(&mut self, text: &str) -> wasmtime::Result<ShellView> {
-        self.charge_parse(text.len())?;
-        let parsed = view::parse(text);
-        self.charge(view_size(&parsed))?;
-        Ok(parsed)
-    }
-
-    fn charge_parse(&mut self, text_bytes: usize) -> wasmtime::Result<()> {
-        self.parses += 1;
-        if self.parses > MAX_PARSES {
-            return Err(wasmtime::Error::msg(format!(
-                "shell parse limit exceeded: more than {MAX_PARSES} parses in one call"
-            )));
+/// The view of the Bash call's `command` with the script files it runs (parsed once per
+/// call, from the memo of recent commands), charged to `state`'s fetch budget; none when
+/// the event has none.
+pub(super) fn bash_command_view(state: &mut HostState) -> wasmtime::Result<Option<Arc<ShellView>>> {
+    let input = state.input.clone();
+    let Some(command) = input.command() else {
+        return Ok(None);
+    };
+    let parsed = match &state.shell_view {
+        Some(parsed) => parsed.clone(),
+        None => {
+            charge_parse(state, 0)?;
+            let parsed = state.hook.views.view_in(command, input.cwd.as_deref());
+            state.shell_view = Some(parsed.clone());
+            parsed
         }
-        self.charge(text_bytes)
+    };
+    state.charge(view_size(&parsed))?;
+    Ok(Some(parsed))
+}
+
+/// The view of `text`, counted against [`MAX_PARSES`] and charged to `state`'s fetch
+/// budget.
+pub(super) fn parse_view(state: &mut HostState, text: &str) -> wasmtime::Result<ShellView> {
+    charge_parse(state, text.len())?;
+    let parsed = view::parse(text);
+    state.charge(view_size(&parsed))?;
+    Ok(parsed)
+}
+
+fn charge_parse(state: &mut HostState, text_bytes: usize) -> wasmtime::Result<()> {
+    state.parses += 1;
+    if state.parses > MAX_PARSES {
+        return Err(wasmtime::Error::msg(format!(
+            "shell parse limit exceeded: more than {MAX_PARSES} parses in one call"
+        )));
     }
+    state.charge(text_bytes)
 }
 
 /// Bytes a view carries into the guest (what the fetch budget counts): its text, and

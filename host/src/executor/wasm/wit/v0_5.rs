@@ -26,11 +26,11 @@ shell_enums!(self::hookhost::hooks::shell, ScriptFile);
 
 impl wit::Host for HostState {
     fn bash_command(&mut self) -> wasmtime::Result<Option<wit::Script>> {
-        Ok(self.bash_command_view()?.map(|view| pack(&view)))
+        Ok(super::v0_3::bash_command_view(self)?.map(|view| pack(&view)))
     }
 
     fn parse(&mut self, text: String) -> wasmtime::Result<wit::Script> {
-        Ok(pack(&self.parse_view(&text)?))
+        Ok(pack(&super::v0_3::parse_view(self, &text)?))
     }
 }
 
