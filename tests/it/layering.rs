@@ -352,22 +352,18 @@ fn a_type_whose_impl_is_split_over_two_files_is_seen() {
     let own = "pub(crate) struct Matcher;\nimpl Matcher {}\n";
     modules.insert(m("dialect"), own.to_string());
     assert_eq!(split_types(&modules), vec![]);
+    let split =
+        |name: &str, files: [&str; 2]| vec![(name.to_string(), BTreeSet::from(files.map(m)))];
     modules.insert(m("matcher/reach"), "  impl Matcher {\n}\n".to_string());
     assert_eq!(
         split_types(&modules),
-        vec![(
-            "Matcher".to_string(),
-            BTreeSet::from([m("matcher"), m("matcher/reach")])
-        )]
+        split("Matcher", ["matcher", "matcher/reach"])
     );
     // A sibling's impl of a type declared once is seen too.
     modules.insert(m("matcher/reach"), reach.to_string());
     modules.insert(m("matcher/words"), "impl Reach<'_> {}\n".to_string());
     assert_eq!(
         split_types(&modules),
-        vec![(
-            "Reach".to_string(),
-            BTreeSet::from([m("matcher/reach"), m("matcher/words")])
-        )]
+        split("Reach", ["matcher/reach", "matcher/words"])
     );
 }
