@@ -556,6 +556,10 @@ pub struct EnvelopeSettings {
     pub scope_signals: bool,
     /// Abstract unix sockets only when made inside (default on).
     pub scope_abstract_sockets: bool,
+    /// The repository's own skills and slash commands (by `command_name`) whose `!` lines
+    /// may run unenclosed: Claude Code cannot run those lines inside the envelope, so the
+    /// repository's are refused unless the owner names them here.
+    pub unenclosed_skills: Vec<String>,
 }
 
 /// Everything configuration produced.

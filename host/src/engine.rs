@@ -14,6 +14,7 @@ mod error;
 mod explain;
 mod inner;
 mod inventory;
+mod judged;
 mod loaded_hook;
 mod options;
 pub(crate) use crate::hook_input::{Fill, HookInput};
@@ -238,15 +239,16 @@ impl Engine {
         diagnostics
     }
 
-    /// Whether any `failClosed` hook is configured for `event`, whatever its matcher: the
-    /// CLI answers a block when such an event's input cannot be read.
+    /// Whether any `failClosed` hook is configured for `event` (or for the event that
+    /// judges it as well), whatever its matcher: the CLI answers a block when such an
+    /// event's input cannot be read.
     pub fn has_fail_closed(&self, event: &str) -> bool {
+        let judge = crate::event::EventSpec::lookup(event).and_then(|spec| spec.judged_as);
         !self.inner.lost_guards.is_empty()
-            || self
-                .inner
-                .hooks
-                .iter()
-                .any(|hook| hook.spec.event == event && hook.spec.fail_closed())
+            || self.inner.hooks.iter().any(|hook| {
+                (hook.spec.event == event || judge.is_some_and(|judge| hook.spec.event == judge))
+                    && hook.spec.fail_closed()
+            })
     }
 
     /// Whether any `failClosed` hook is configured for any event.
@@ -277,6 +279,13 @@ impl Engine {
                 .contains(crate::event::Fields::INITIAL_USER_MESSAGE);
             if (guards_tools && decides_tools) || (self.inner.enclosure.is_some() && opens_session)
             {
+                events.insert(spec.name.to_string());
+            }
+        }
+        // An event the watched hooks of another judge as well (a skill's `!` line is a
+        // Bash call the PreToolUse guards judge).
+        for spec in crate::event::CATALOG {
+            if spec.judged_as.is_some_and(|judge| events.contains(judge)) {
                 events.insert(spec.name.to_string());
             }
         }
@@ -411,6 +420,10 @@ impl Engine {
         // The one typed input every stage below reads.
         let input = self.input(event, input, fill);
         let mut outcome = self.fire(&input).await;
+        if input.event.judged_as.is_some() {
+            // Boxed: the event's future stays one `fire` large.
+            outcome = Box::pin(self.judged(&input, outcome)).await;
+        }
         if let Some(enclosure) = &self.inner.enclosure {
             outcome = enclosure.apply(&input, outcome);
         }
@@ -422,6 +435,16 @@ impl Engine {
             export.record(&input, &outcome, started);
         }
         outcome
+    }
+
+    /// `outcome` of `input` with the verdict of the hooks of the event it is judged as
+    /// too (a skill's `!` line is a Bash call the PreToolUse hooks judge).
+    async fn judged(&self, input: &Arc<HookInput>, outcome: EventOutcome) -> EventOutcome {
+        let Some(judge) = input.event.judged_as else {
+            return outcome;
+        };
+        let as_judge = self.input(judge, judged::as_judged(input, judge), None);
+        judged::fold(outcome, self.fire(&as_judge).await)
     }
 
     /// The typed input of `event` for the host's `input` (see [`HookInput::build`]).
@@ -521,6 +544,18 @@ impl Engine {
     pub fn envelope(&self) -> Option<(&crate::envelope::Envelope, Option<&str>)> {
         let enclosure = self.inner.enclosure.as_ref()?;
         Some((&enclosure.envelope, enclosure.refusal.as_deref()))
+    }
+
+    /// Why a `!` line of the skill or slash command `name`, loaded by Claude Code from
+    /// `source` (`command_source`: `userSettings`, `projectSettings`, `plugin`, …), is
+    /// refused under the owner's envelope (it runs outside it); `None` when it runs, or
+    /// when there is no envelope.
+    pub fn skill_command_refusal(&self, source: Option<&str>, name: &str) -> Option<String> {
+        let enclosure = self.inner.enclosure.as_ref()?;
+        if enclosure.session_enclosed {
+            return None;
+        }
+        enclosure.unenclosed_refusal(source, name)
     }
 
     /// Whether self-protection is on (it is unless an owner turned it off).

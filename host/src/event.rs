@@ -184,6 +184,14 @@ pub struct EventSpec {
     pub matcher_syntax: MatcherSyntax,
     /// Whether hooks of this event may, must or must not run in the background.
     pub mode: ModeRule,
+    /// The catalog event whose hooks also judge this event's input, presented to them as
+    /// that event (`PreSkillShellCommand`: a skill's `!` line is the Bash command it is,
+    /// so every `PreToolUse` guard of Bash judges it).
+    pub judged_as: Option<&'static str>,
+    /// Whether a refusal here keeps an action from happening (a tool call, a shell line,
+    /// a permission, a prompt, a model switch, …): the entries hookhost writes into an
+    /// agent's settings for it block when hookhost cannot answer.
+    pub guards_action: bool,
 }
 
 const DEFAULT_TIMEOUT: u64 = 600;
@@ -225,7 +233,14 @@ const fn spec(
         catalog_name: name,
         matcher_syntax: MatcherSyntax::Claude,
         mode: ModeRule::Free,
+        judged_as: None,
+        guards_action: false,
     }
+}
+
+const fn guards(mut s: EventSpec) -> EventSpec {
+    s.guards_action = true;
+    s
 }
 
 const fn on_file_name(mut s: EventSpec) -> EventSpec {
@@ -305,7 +320,18 @@ const fn command_only(mut s: EventSpec) -> EventSpec {
     s
 }
 
-/// The 33 Claude Code events (reference section 1.1).
+const fn no_llm(mut s: EventSpec) -> EventSpec {
+    s.handlers = Handlers::NoLlm;
+    s
+}
+
+const fn judged_as(mut s: EventSpec, event: &'static str) -> EventSpec {
+    s.judged_as = Some(event);
+    s
+}
+
+/// The 34 Claude Code events of 2.1.332 ([`CATALOG_VERSION`]), in Claude Code's order
+/// where it matters to no rule here.
 pub const CATALOG: &[EventSpec] = &[
     command_only(plain(spec(
         "SessionStart",
@@ -317,7 +343,7 @@ pub const CATALOG: &[EventSpec] = &[
     ))),
     command_only(spec("Setup", Some("trigger"), Fields::ADDITIONAL_CONTEXT)),
     spec("InstructionsLoaded", Some("load_reason"), Fields::NONE),
-    prompt(
+    guards(prompt(
         json_block(all(plain(timeout(
             spec(
                 "UserPromptSubmit",
@@ -326,31 +352,31 @@ pub const CATALOG: &[EventSpec] = &[
             ),
             30,
         )))),
-        PromptEffect::EndTurn,
+        PromptEffect::EndTurn),
     ),
-    prompt(
+    guards(prompt(
         json_block(all(plain(spec(
             "UserPromptExpansion",
             Some("command_name"),
             BLOCK_CONTEXT,
         )))),
-        PromptEffect::EndTurn,
+        PromptEffect::EndTurn),
     ),
     timeout(spec("MessageDisplay", None, Fields::NONE), 10),
-    pre_tool_use(tool(spec(
+    guards(pre_tool_use(tool(spec(
         "PreToolUse",
         Some("tool_name"),
         BLOCK_CONTEXT
             .with(Fields::PERMISSION_DECISION)
-            .with(Fields::UPDATED_INPUT),
+            .with(Fields::UPDATED_INPUT)),
     ))),
     // PermissionRequest blocks only through its JSON decision; exit 2 is ignored.
-    permission_request(tool(spec(
+    guards(permission_request(tool(spec(
         "PermissionRequest",
         Some("tool_name"),
         BASE.with(Fields::PERMISSION_DECISION)
             .with(Fields::UPDATED_INPUT)
-            .with(Fields::UPDATED_PERMISSIONS),
+            .with(Fields::UPDATED_PERMISSIONS)),
     ))),
     tool(spec("PermissionDenied", Some("tool_name"), Fields::RETRY)),
     // The tool already ran: a "block" here feeds the reason back to the model.
@@ -381,9 +407,9 @@ pub const CATALOG: &[EventSpec] = &[
         Fields::ADDITIONAL_CONTEXT,
     ),
     stop_event(all(spec("SubagentStop", Some("agent_type"), BLOCK_CONTEXT))),
-    prompt(
+    guards(prompt(
         json_block(all(spec("TaskCreated", None, Fields::BLOCK))),
-        PromptEffect::Block,
+        PromptEffect::Block),
     ),
     prompt(
         all(spec("TaskCompleted", None, Fields::BLOCK.with(BASE))),
@@ -395,7 +421,7 @@ pub const CATALOG: &[EventSpec] = &[
         all(spec("TeammateIdle", None, Fields::BLOCK.with(BASE))),
         PromptEffect::EndTurnUnlessContinue,
     ),
-    json_block(spec("ConfigChange", Some("source"), Fields::BLOCK)),
+    guards(json_block(spec("ConfigChange", Some("source"), Fields::BLOCK))),
     spec("CwdChanged", None, BASE.with(Fields::WATCH_PATHS)),
     spec("DirectoryAdded", Some("source"), Fields::SYSTEM_MESSAGE),
     narrow(on_file_name(spec(
@@ -409,28 +435,43 @@ pub const CATALOG: &[EventSpec] = &[
         Fields::BLOCK.with(Fields::WORKTREE_PATH),
     )),
     spec("WorktreeRemove", Some("worktree_path"), Fields::NONE),
-    json_block(spec(
+    guards(json_block(spec(
         "PreCompact",
         Some("trigger"),
-        Fields::BLOCK.with(Fields::CUSTOM_INSTRUCTIONS),
+        Fields::BLOCK.with(Fields::CUSTOM_INSTRUCTIONS)),
     )),
     spec("PostCompact", Some("trigger"), Fields::NONE),
-    timeout_blocks(json_block(timeout(
+    guards(timeout_blocks(json_block(timeout(
         spec(
             "PreModelSwitch",
             Some("to_model"),
             BASE.with(Fields::BLOCK).with(Fields::PERMISSION_DECISION),
         ),
-        30,
+        30),
     ))),
     plain(timeout(
         spec("PostModelSwitch", Some("to_model"), CONTEXT),
         30,
     )),
-    spec("Elicitation", Some("mcp_server_name"), Fields::BLOCK),
-    spec("ElicitationResult", Some("mcp_server_name"), Fields::BLOCK),
+    guards(spec("Elicitation", Some("mcp_server_name"), Fields::BLOCK)),
+    guards(spec("ElicitationResult", Some("mcp_server_name"), Fields::BLOCK)),
     spec("SessionEnd", Some("reason"), Fields::NONE),
+    // A skill's or slash command's `!` line, before it runs: deny-only (`updatedInput` is
+    // never applied, so it is not honoured here), no prompt or agent hooks, and judged by
+    // the PreToolUse hooks as the shell command it is.
+    guards(judged_as(
+        no_llm(pre_tool_use(tool(spec(
+            "PreSkillShellCommand",
+            Some("tool_name"),
+            BASE.with(Fields::BLOCK).with(Fields::PERMISSION_DECISION),
+        )))),
+        "PreToolUse"),
+    ),
 ];
+
+/// The newest Claude Code release whose events, input fields and answer fields
+/// [`CATALOG`] follows (`hookhost claude status` warns about a newer one).
+pub const CATALOG_VERSION: &str = "2.1.332";
 
 impl EventSpec {
     /// The catalog entry for a known event name (case-sensitive).
@@ -499,6 +540,8 @@ pub(crate) static CUSTOM: EventSpec = EventSpec {
     catalog_name: "",
     matcher_syntax: MatcherSyntax::Claude,
     mode: ModeRule::Free,
+    judged_as: None,
+    guards_action: true,
 };
 
 /// How a matcher is written.
@@ -529,21 +572,22 @@ mod tests {
     use super::*;
 
     #[test]
-    fn catalog_has_the_33_reference_events() {
-        assert_eq!(CATALOG.len(), 33);
+    fn catalog_has_the_34_events_of_claude_code_2_1_332() {
+        assert_eq!(CATALOG.len(), 34);
         for name in [
             "TeammateIdle",
             "Setup",
             "PreModelSwitch",
             "PostModelSwitch",
             "PostToolBatch",
+            "PreSkillShellCommand",
         ] {
             assert!(EventSpec::lookup(name).is_some(), "{name} missing");
         }
         let mut names: Vec<_> = CATALOG.iter().map(|s| s.name).collect();
         names.sort();
         names.dedup();
-        assert_eq!(names.len(), 33, "duplicate names");
+        assert_eq!(names.len(), 34, "duplicate names");
     }
 
     #[test]

@@ -119,7 +119,7 @@ pub mod internals {
         Shell, TrustedBy, WasmHandler, detect, load, trusted_folder,
     };
     pub use crate::dialect::{Dialect, Event, Layering, Listing};
-    pub use crate::event::{CATALOG, EventSpec};
+    pub use crate::event::{CATALOG, CATALOG_VERSION, EventSpec};
     pub use crate::executor::command::OUTPUT_CAP;
     pub use crate::executor::wasm::DEFAULT_MAX_COMPONENT_BYTES as MAX_COMPONENT_BYTES;
     pub use crate::executor::wasm::cache::{

@@ -187,7 +187,8 @@ impl SelfProtection {
     ) -> Option<String> {
         // The last word adds only whole-tree commands' broad targets: a file tool's
         // target was judged in full before the hooks.
-        if reach == Reach::Whole && tool != "Bash" {
+        let runs_bash = crate::tools::runs_bash(tool, tool_input);
+        if reach == Reach::Whole && !runs_bash {
             return None;
         }
         if let Some((name, access)) = file_target::tool_field(tool) {
@@ -201,7 +202,7 @@ impl SelfProtection {
                 Access::ReadsTree => self.read(&path, true),
             };
         }
-        if tool == "Bash" {
+        if runs_bash {
             return self.command(crate::tools::command(tool_input)?, cwd, reach);
         }
         None

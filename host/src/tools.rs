@@ -8,8 +8,19 @@ use serde_json::Value;
 /// The field holding a shell command (Bash, PowerShell, and the WIT `bash-command`).
 const COMMAND: &str = "command";
 
-/// The shell tools: their command is [`COMMAND`].
-const SHELL_TOOLS: &[&str] = &["Bash", "PowerShell"];
+/// The shell tools: their command is [`COMMAND`]. Claude Code's `Monitor` runs its
+/// `command` with the Bash tool's shell and streams the output back (a Monitor watching a
+/// WebSocket, `ws`, has no `command` and runs nothing).
+const SHELL_TOOLS: &[&str] = &["Bash", "PowerShell", "Monitor"];
+
+/// The shell tools that run their command with bash: the ones a hook watching [`BASH`]
+/// watches, and the ones the envelope encloses.
+const BASH_TOOLS: &[&str] = &["Bash", "Monitor"];
+
+/// The tool name that stands for every way the agent runs a bash command: a matcher or
+/// rule naming it (`Bash`, `Bash(git push*)`) also matches the other [`BASH_TOOLS`], and
+/// a guard judging a Bash call judges theirs.
+pub(crate) const BASH: &str = "Bash";
 
 /// The field holding a fetch's URL (WebFetch).
 const URL: &str = "url";
@@ -68,6 +79,19 @@ pub(crate) fn subject<'a>(tool: &str, tool_input: &'a Value) -> Subject<'a> {
     }
 }
 
+/// Whether `tool` runs a bash command: the one notion of "a shell command the agent
+/// runs" every guard, self-protection and the envelope read. `tool_input` must carry the
+/// command (Monitor's WebSocket form has none).
+pub(crate) fn runs_bash(tool: &str, tool_input: &Value) -> bool {
+    BASH_TOOLS.contains(&tool) && command(tool_input).is_some()
+}
+
+/// The name a call of `tool` is also matched as: [`BASH`] for the other bash tools
+/// (`None` for Bash itself and every other tool).
+pub(crate) fn matched_as(tool: &str) -> Option<&'static str> {
+    (tool != BASH && BASH_TOOLS.contains(&tool)).then_some(BASH)
+}
+
 /// A tool input's shell command, whatever the tool.
 pub(crate) fn command(tool_input: &Value) -> Option<&str> {
     text(tool_input, COMMAND)
@@ -99,5 +123,18 @@ mod tests {
             Subject::Other(Some("q"))
         );
         assert_eq!(subject("Bash", &json!({})), Subject::Command(None));
+        assert_eq!(subject("Monitor", &input), Subject::Command(Some("ls")));
+    }
+
+    #[test]
+    fn monitor_runs_bash_unless_it_watches_a_socket() {
+        let command = json!({"command": "tail -f log", "description": "d", "timeout_ms": 5000});
+        assert!(runs_bash("Bash", &command) && runs_bash("Monitor", &command));
+        assert!(!runs_bash("Monitor", &json!({"ws": "ws://127.0.0.1:1"})));
+        assert!(!runs_bash("SlashCommand", &json!({"command": "/commit"})));
+        assert!(!runs_bash("PowerShell", &command), "not bash");
+        assert_eq!(matched_as("Monitor"), Some(BASH));
+        assert_eq!(matched_as("Bash"), None);
+        assert_eq!(matched_as("Read"), None);
     }
 }

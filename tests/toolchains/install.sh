@@ -3,7 +3,8 @@
 # target/toolchains/ (idempotent: a second run only checks):
 #   target/toolchains/js/node_modules/.bin/{componentize-js,rolldown,tsc,jco}  (npm registry)
 #   target/toolchains/py/bin/componentize-py                                  (PyPI, in a venv)
-#   target/toolchains/claude/node_modules/.bin/claude                         (npm registry: the Claude Code CLI)
+#   target/toolchains/claude/node_modules/.bin/claude                         (npm registry: the Claude Code CLI, newest)
+#   target/toolchains/claude-2.1.197/node_modules/.bin/claude                 (npm registry: the release users still run)
 #   target/toolchains/agents/node_modules/.bin/{copilot,codex,gemini}         (npm registry: the other agents' CLIs)
 #   target/toolchains/phoenix/bin/phoenix                                     (PyPI, in a venv: the OTLP receiver of tests/it/fleet.rs)
 # and, from Debian's packages where apt-get can install them, the CNCF Distribution
@@ -36,6 +37,7 @@ npm_tree() {
 npm_tree . js componentize-js
 # The real Claude Code CLI for tests/it/claude_code.rs.
 npm_tree claude claude claude
+npm_tree claude-2.1.197 claude-2.1.197 claude
 # The other agents' real clients for tests/it/agent_clients.rs.
 npm_tree agents agents codex
 

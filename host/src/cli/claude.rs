@@ -6,6 +6,7 @@
 pub(super) mod entries;
 mod plugin;
 mod status;
+mod upstream;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

@@ -1,6 +1,6 @@
 //! The owners' `envelope` setting: `true` switches the envelope on with its defaults, an
-//! object may also set `mode`, `network`, `writable`, `readOnly`, `scopeSignals` and
-//! `scopeAbstractSockets`. Only managed, `--settings` and user layers count (the most
+//! object may also set `mode`, `network`, `writable`, `readOnly`, `scopeSignals`,
+//! `scopeAbstractSockets` and `unenclosedSkills`. Only managed, `--settings` and user layers count (the most
 //! authoritative one wins whole); a repository's is ignored, as is every other owner key.
 
 use std::path::PathBuf;
@@ -132,6 +132,25 @@ pub(super) fn envelope(sources: &[Source], diags: &mut Vec<Diagnostic>) -> Envel
             }
         }
     }
+    if let Some(names) = object.get("unenclosedSkills") {
+        match names.as_array() {
+            Some(names) => {
+                for (index, name) in names.iter().enumerate() {
+                    match name.as_str().filter(|name| !name.is_empty()) {
+                        Some(name) => settings.unenclosed_skills.push(name.to_string()),
+                        None => warn(
+                            &format!(".unenclosedSkills[{index}]"),
+                            "not a skill or command name; skipped".into(),
+                        ),
+                    }
+                }
+            }
+            None => warn(
+                ".unenclosedSkills",
+                "not an array of skill and command names; none exempted".into(),
+            ),
+        }
+    }
     for (key, flag) in [
         ("scopeSignals", &mut settings.scope_signals),
         ("scopeAbstractSockets", &mut settings.scope_abstract_sockets),
@@ -217,8 +236,10 @@ mod tests {
             "writable": ["/opt/cache"],
             "readOnly": ["deploy", "/srv/x"],
             "scopeSignals": true,
+            "unenclosedSkills": ["release-notes"],
         }));
         assert!(diags.is_empty(), "{diags:?}");
+        assert_eq!(settings.unenclosed_skills, ["release-notes"]);
         assert_eq!(settings.mode, Mode::LandlockOnly);
         assert_eq!(
             settings.network,
@@ -238,15 +259,22 @@ mod tests {
             "mode": "off",
             "network": {"connect": [70000]},
             "writable": ["relative/cache"],
+            "unenclosedSkills": ["ok", 7],
         }));
         assert!(settings.enabled);
         assert_eq!(settings.mode, Mode::Enforce);
         assert_eq!(settings.network, Network::None);
         assert!(settings.writable.is_empty());
+        assert_eq!(settings.unenclosed_skills, ["ok"]);
         let locations: Vec<&str> = diags.iter().map(|d| d.location.as_str()).collect();
         assert_eq!(
             locations,
-            ["envelope.mode", "envelope.network", "envelope.writable[0]"]
+            [
+                "envelope.mode",
+                "envelope.network",
+                "envelope.writable[0]",
+                "envelope.unenclosedSkills[1]"
+            ]
         );
     }
 
@@ -254,9 +282,10 @@ mod tests {
     fn a_repository_cannot_set_it() {
         let sources = vec![source(
             super::super::Layer::Project,
-            json!({ "envelope": {"enabled": true, "writable": ["/"]} }),
+            json!({ "envelope": {"enabled": true, "writable": ["/"], "unenclosedSkills": ["x"]} }),
         )];
         let mut diags = Vec::new();
-        assert!(!envelope(&sources, &mut diags).enabled);
+        let settings = envelope(&sources, &mut diags);
+        assert!(!settings.enabled && settings.unenclosed_skills.is_empty());
     }
 }

@@ -82,6 +82,7 @@ pub(super) fn inner(mut config: LoadedConfig, mut options: EngineOptions) -> Inn
         let mut enclosure =
             super::enclose::Enclosure::new(envelope, dir, options.envelope_launcher.clone());
         enclosure.session_enclosed = options.session_enclosed;
+        enclosure.unenclosed_skills = config.envelope.unenclosed_skills.clone();
         enclosure
     });
     options.wasm.signing = std::sync::Arc::new(config.signing.clone());

@@ -27,6 +27,8 @@ pub(crate) struct Enclosure {
     /// The whole session runs inside it (this engine is a session's broker): commands
     /// are judged, not rewritten.
     pub(crate) session_enclosed: bool,
+    /// The repository's skills and commands whose `!` lines the owner lets run unenclosed.
+    pub(crate) unenclosed_skills: Vec<String>,
 }
 
 impl Enclosure {
@@ -48,6 +50,7 @@ impl Enclosure {
             launcher,
             refusal,
             session_enclosed: false,
+            unenclosed_skills: Vec::new(),
         }
     }
 
@@ -68,7 +71,10 @@ impl Enclosure {
         }
         let shell_call = event.tool_event
             && event.honours(crate::event::Fields::PERMISSION_DECISION)
-            && input.tool_name.as_deref() == Some("Bash");
+            && input
+                .tool_name
+                .as_deref()
+                .is_some_and(|tool| crate::tools::runs_bash(tool, input.tool_input()));
         let denied =
             outcome.should_block || outcome.permission_decision == Some(PermissionDecision::Deny);
         if !shell_call || denied {
@@ -90,6 +96,18 @@ impl Enclosure {
         if self.session_enclosed {
             // Started by the session's launcher, inside the envelope already.
             return outcome;
+        }
+        if !event.honours(crate::event::Fields::UPDATED_INPUT) {
+            // The host runs this command as given (a skill's `!` line): it cannot be
+            // enclosed, so where it comes from decides.
+            let text = |name: &str| {
+                crate::json_field::field(&input.value, name).and_then(Value::as_str)
+            };
+            let (source, name) = (text(SKILL_SOURCE_FIELD), text(SKILL_NAME_FIELD));
+            return match self.unenclosed_refusal(source, name.unwrap_or("")) {
+                Some(why) => crate::outcome::EventOutcome::refused(event, &why),
+                None => outcome,
+            };
         }
         let (Some(launcher), None) = (&self.launcher, &self.refusal) else {
             let why = self.refusal.as_deref().unwrap_or_default();
@@ -115,6 +133,22 @@ impl Enclosure {
         outcome
     }
 
+    /// Why a `!` line of the skill or command `name` loaded from `source`, which cannot be
+    /// enclosed, may not run unenclosed: one from the repository (or from a source Claude
+    /// Code did not name) that the owner has not exempted by its name.
+    pub(crate) fn unenclosed_refusal(&self, source: Option<&str>, name: &str) -> Option<String> {
+        if source.is_some_and(|source| OWNER_SKILL_SOURCES.contains(&source)) {
+            return None;
+        }
+        if !name.is_empty() && self.unenclosed_skills.iter().any(|exempt| exempt == name) {
+            return None;
+        }
+        Some(format!(
+            "hookhost envelope: the `!` line of the {} skill or command `{name}` cannot run inside the envelope (Claude Code runs it itself), and the repository's skills and commands are not trusted to run outside it; not run. The owner can let it run unenclosed with `\"envelope\": {{\"unenclosedSkills\": [\"{name}\"]}}` in their own settings.",
+            source.unwrap_or("unnamed")
+        ))
+    }
+
     /// What a session start says of the envelope, when it is less than the full one.
     fn warning(&self) -> Option<String> {
         if let Some(why) = &self.refusal {
@@ -127,6 +161,25 @@ impl Enclosure {
         })
     }
 }
+
+/// The field of a skill command's input naming where its skill or command was loaded from.
+const SKILL_SOURCE_FIELD: &str = "command_source";
+
+/// The field naming the skill or command itself.
+const SKILL_NAME_FIELD: &str = "command_name";
+
+/// The sources of skills and commands the owner put there: their own folders, their
+/// organisation's managed ones, plugins they installed, and Claude Code's own. Anything
+/// else (`projectSettings`, `localSettings`: the repository's `.claude/`; an MCP server's;
+/// a source not named) is the repository's until the owner says otherwise.
+pub(crate) const OWNER_SKILL_SOURCES: &[&str] = &[
+    "userSettings",
+    "policySettings",
+    "managed",
+    "plugin",
+    "bundled",
+    "builtin",
+];
 
 /// Writes `envelope` to `file` in `dir` and the withheld notice beside it, each once:
 /// a private folder, new files created without following a link and renamed in.

@@ -92,6 +92,8 @@ pub(crate) struct MatchInput<'a> {
     spec: &'a EventSpec,
     value: Option<String>,
     tool_name: Option<&'a str>,
+    /// The name the tool call is also matched as (a Monitor call as `Bash`).
+    matched_as: Option<&'static str>,
     tool_input: &'a Value,
     cwd: &'a Path,
     home: Option<&'a Path>,
@@ -100,10 +102,19 @@ pub(crate) struct MatchInput<'a> {
 
 impl<'a> MatchInput<'a> {
     pub(crate) fn new(input: &'a HookInput, home: Option<&'a Path>) -> Self {
+        let tool_name = input.tool_name.as_deref();
+        let matched_as = tool_name
+            .filter(|tool| {
+                input.event.tool_event
+                    && input.event.matcher_field == Some("tool_name")
+                    && crate::tools::runs_bash(tool, input.tool_input())
+            })
+            .and_then(crate::tools::matched_as);
         Self {
             spec: &input.event,
             value: input.event.matcher_value(&input.value),
-            tool_name: input.tool_name.as_deref(),
+            tool_name,
+            matched_as,
             tool_input: input.tool_input(),
             cwd: input.cwd.as_deref().unwrap_or(Path::new("/")),
             home,
@@ -111,9 +122,9 @@ impl<'a> MatchInput<'a> {
         }
     }
 
-    fn rule_context(&self, hook: &'a HookSpec) -> Option<RuleContext<'_>> {
+    fn rule_context(&self, hook: &'a HookSpec, tool_name: Option<&'a str>) -> Option<RuleContext<'_>> {
         Some(RuleContext {
-            tool_name: self.tool_name?,
+            tool_name: tool_name?,
             tool_input: self.tool_input,
             cwd: self.cwd,
             home: self.home,
@@ -127,17 +138,31 @@ impl<'a> MatchInput<'a> {
         self.check(hook) == Check::Fires
     }
 
-    /// What matching decides for `hook` (event already checked).
+    /// What matching decides for `hook` (event already checked): a bash command the agent
+    /// runs through another tool (Monitor) is matched as its own tool and as `Bash`.
     pub(crate) fn check(&self, hook: &'a HookSpec) -> Check {
-        let rule_ctx = self.rule_context(hook);
+        let own = self.check_as(hook, self.tool_name, self.value.as_deref());
+        match self.matched_as {
+            Some(name) if matches!(own, Check::MatcherMiss | Check::IfMiss) => {
+                match self.check_as(hook, Some(name), Some(name)) {
+                    Check::Fires => Check::Fires,
+                    _ => own,
+                }
+            }
+            _ => own,
+        }
+    }
+
+    /// What matching decides for `hook` with the tool call named `tool_name` and the
+    /// matcher compared with `value`.
+    fn check_as(&self, hook: &'a HookSpec, tool_name: Option<&'a str>, value: Option<&str>) -> Check {
+        let rule_ctx = self.rule_context(hook, tool_name);
         // Events without matcher support ignore the matcher; custom events compare
         // `tool_name` only when the input has one.
         let matcher_ok = match (self.spec.known, self.spec.matcher_field) {
             (true, None) => true,
             (false, _) if self.value.is_none() => true,
-            _ => hook
-                .matcher
-                .matches(self.value.as_deref(), rule_ctx.as_ref()),
+            _ => hook.matcher.matches(value, rule_ctx.as_ref()),
         };
         if !matcher_ok {
             return Check::MatcherMiss;

@@ -4,39 +4,31 @@
 
 use serde_json::{Map, Value, json};
 
-/// The events Claude Code 2.1.197 knows, in its order, without `WorktreeCreate` and
+/// The events `install` covers when the owner's hooks cannot say which they watch: the
+/// catalog's (the Claude Code release it follows), without `WorktreeCreate` and
 /// `WorktreeRemove` (a hook there replaces Claude Code's own worktree handling) and
-/// `FileChanged` (its matcher is the watch list). An event name Claude Code does not know
-/// may make it drop the whole file, so newer events are added with `--event`.
-pub const DEFAULT_EVENTS: &[&str] = &[
-    "PreToolUse",
-    "PostToolUse",
-    "PostToolUseFailure",
-    "PostToolBatch",
-    "Notification",
-    "UserPromptSubmit",
-    "UserPromptExpansion",
-    "SessionStart",
-    "SessionEnd",
-    "Stop",
-    "StopFailure",
-    "SubagentStart",
-    "SubagentStop",
-    "PreCompact",
-    "PostCompact",
-    "PermissionRequest",
-    "PermissionDenied",
-    "Setup",
-    "TeammateIdle",
-    "TaskCreated",
-    "TaskCompleted",
-    "Elicitation",
-    "ElicitationResult",
-    "ConfigChange",
-    "InstructionsLoaded",
-    "CwdChanged",
-    "MessageDisplay",
-];
+/// `FileChanged` (its matcher is the watch list). An event a Claude Code release does not
+/// know is kept in the file and never fired (2.1.197 and 2.1.332 both, tested).
+pub static DEFAULT_EVENTS: std::sync::LazyLock<Vec<&'static str>> =
+    std::sync::LazyLock::new(|| {
+        hookhost::internals::CATALOG
+            .iter()
+            .map(|spec| spec.name)
+            .filter(|name| !matches!(*name, "WorktreeCreate" | "WorktreeRemove" | "FileChanged"))
+            .collect()
+    });
+
+/// What a fail-closed command entry runs after hookhost: any exit but 0 and 2 — the
+/// binary missing (127), crashed (a signal), or failing some other way — becomes exit 2,
+/// a block, with the reason on stderr. Claude Code releases without `onFailure`
+/// (2.1.197) would otherwise run the tool.
+const BLOCK_ON_FAILURE: &str = r#" || { s=$?; [ "$s" = 2 ] || echo "hookhost did not answer (exit $s): the guard is missing or broken (run \`hookhost claude status\`); blocking" >&2; exit 2; }"#;
+
+/// Whether hookhost's entry for `event` fails closed: a refusal there keeps an action from
+/// happening, so an entry whose hookhost cannot answer blocks it.
+pub fn fails_closed(event: &str) -> bool {
+    hookhost::internals::EventSpec::lookup(event).is_some_and(|spec| spec.guards_action)
+}
 
 /// Events Claude Code does not run `http` hooks for: they get the command entry even
 /// with `--serve`.
@@ -56,17 +48,29 @@ pub struct Wiring {
 }
 
 impl Wiring {
-    /// The handler hookhost's entry for `event` holds.
+    /// The handler hookhost's entry for `event` holds: on an event that guards an
+    /// action, one that blocks when hookhost cannot answer (`onFailure: "block"`, and a
+    /// command that turns a missing or crashed binary into a block where Claude Code
+    /// has no `onFailure`).
     pub fn handler(&self, event: &str) -> Value {
-        match &self.serve {
+        let closed = fails_closed(event);
+        let mut handler = match &self.serve {
             Some(url) if !COMMAND_ONLY_EVENTS.contains(&event) => json!({
                 "type": "http",
                 "url": format!("{}/hooks", url.trim_end_matches('/')),
                 "headers": {"Authorization": format!("Bearer ${TOKEN_VAR}")},
                 "allowedEnvVars": [TOKEN_VAR],
             }),
+            _ if closed && cfg!(unix) => json!({
+                "type": "command",
+                "command": format!("{}{BLOCK_ON_FAILURE}", self.command),
+            }),
             _ => json!({"type": "command", "command": self.command}),
+        };
+        if closed {
+            handler["onFailure"] = json!("block");
         }
+        handler
     }
 }
 
@@ -141,7 +145,16 @@ pub fn installed_command(handler: &Value) -> Option<(String, Option<Locations>)>
     if handler.get("type").and_then(Value::as_str) != Some("command") {
         return None;
     }
-    let words = words(handler.get("command")?.as_str()?)?;
+    let known = |key: &str| matches!(key, "type" | "command" | "onFailure");
+    if !handler.as_object()?.keys().all(|key| known(key))
+        || handler
+            .get("onFailure")
+            .is_some_and(|value| value != "block")
+    {
+        return None;
+    }
+    let command = handler.get("command")?.as_str()?;
+    let words = words(command.strip_suffix(BLOCK_ON_FAILURE).unwrap_or(command))?;
     let (program, rest) = words.split_first()?;
     let path = std::path::Path::new(program);
     let name = path.file_name()?.to_str()?;
@@ -198,7 +211,10 @@ pub fn is_ours(handler: &Value) -> bool {
             .is_some_and(|url| url.ends_with("/hooks"))
         && object.get("headers") == Some(&json!({"Authorization": format!("Bearer ${TOKEN_VAR}")}))
         && object.get("allowedEnvVars") == Some(&json!([TOKEN_VAR]))
-        && object.len() == 4
+        && match object.get("onFailure") {
+            None => object.len() == 4,
+            Some(value) => value == "block" && object.len() == 5,
+        }
 }
 
 /// Adds hookhost's entry for each of `events` to `settings` (a Claude Code settings

@@ -32,6 +32,9 @@ pub(super) fn run(args: &ScopeArgs) -> CliResult {
     let mut by_event: BTreeMap<String, Vec<Entry>> = BTreeMap::new();
     let mut wired: BTreeSet<String> = BTreeSet::new();
     let mut served = false;
+    let (version, newer) = super::upstream::version_report();
+    println!("{version}");
+    problems.extend(newer);
     println!("Claude Code reads:");
     for (scope, file) in &files {
         let shown = file.display().to_string();
@@ -103,6 +106,13 @@ pub(super) fn run(args: &ScopeArgs) -> CliResult {
                                 "           note: {shown} calls `hookhost serve` over HTTP: a call without the right token is answered as a block where a failClosed hook guards the event, but Claude Code proceeds when serve cannot be reached; for a guard that must hold without serve, install the command wiring (no --serve)"
                             );
                         }
+                        if entries::fails_closed(event)
+                            && handler.get("onFailure").and_then(Value::as_str) != Some("block")
+                        {
+                            problems.push(format!(
+                                "{location}: does not block when hookhost cannot answer (its binary missing, crashed or killed): Claude Code then runs the action unguarded; run `hookhost claude install`"
+                            ));
+                        }
                         if let Some((_, None)) = installed_command(handler) {
                             problems.push(format!(
                                 "{location}: written by an earlier hookhost: it finds the owner's folders through $HOME and $XDG_*, which a repository's `env` setting can move; run `hookhost claude install`"
@@ -151,6 +161,9 @@ pub(super) fn run(args: &ScopeArgs) -> CliResult {
                 println!("{line}");
             }
             problems.extend(problem);
+            for line in super::upstream::skill_lines(&engine, &home, &project) {
+                println!("{line}");
+            }
             if let Ok(locations) = super::locations(home.clone(), &Default::default()) {
                 println!(
                     "{}",
