@@ -352,32 +352,32 @@ pub const CATALOG: &[EventSpec] = &[
             ),
             30,
         )))),
-        PromptEffect::EndTurn),
-    ),
+        PromptEffect::EndTurn,
+    )),
     guards(prompt(
         json_block(all(plain(spec(
             "UserPromptExpansion",
             Some("command_name"),
             BLOCK_CONTEXT,
         )))),
-        PromptEffect::EndTurn),
-    ),
+        PromptEffect::EndTurn,
+    )),
     timeout(spec("MessageDisplay", None, Fields::NONE), 10),
     guards(pre_tool_use(tool(spec(
         "PreToolUse",
         Some("tool_name"),
         BLOCK_CONTEXT
             .with(Fields::PERMISSION_DECISION)
-            .with(Fields::UPDATED_INPUT)),
-    ))),
+            .with(Fields::UPDATED_INPUT),
+    )))),
     // PermissionRequest blocks only through its JSON decision; exit 2 is ignored.
     guards(permission_request(tool(spec(
         "PermissionRequest",
         Some("tool_name"),
         BASE.with(Fields::PERMISSION_DECISION)
             .with(Fields::UPDATED_INPUT)
-            .with(Fields::UPDATED_PERMISSIONS)),
-    ))),
+            .with(Fields::UPDATED_PERMISSIONS),
+    )))),
     tool(spec("PermissionDenied", Some("tool_name"), Fields::RETRY)),
     // The tool already ran: a "block" here feeds the reason back to the model.
     prompt(
@@ -409,8 +409,8 @@ pub const CATALOG: &[EventSpec] = &[
     stop_event(all(spec("SubagentStop", Some("agent_type"), BLOCK_CONTEXT))),
     guards(prompt(
         json_block(all(spec("TaskCreated", None, Fields::BLOCK))),
-        PromptEffect::Block),
-    ),
+        PromptEffect::Block,
+    )),
     prompt(
         all(spec("TaskCompleted", None, Fields::BLOCK.with(BASE))),
         PromptEffect::Block,
@@ -421,7 +421,11 @@ pub const CATALOG: &[EventSpec] = &[
         all(spec("TeammateIdle", None, Fields::BLOCK.with(BASE))),
         PromptEffect::EndTurnUnlessContinue,
     ),
-    guards(json_block(spec("ConfigChange", Some("source"), Fields::BLOCK))),
+    guards(json_block(spec(
+        "ConfigChange",
+        Some("source"),
+        Fields::BLOCK,
+    ))),
     spec("CwdChanged", None, BASE.with(Fields::WATCH_PATHS)),
     spec("DirectoryAdded", Some("source"), Fields::SYSTEM_MESSAGE),
     narrow(on_file_name(spec(
@@ -438,8 +442,8 @@ pub const CATALOG: &[EventSpec] = &[
     guards(json_block(spec(
         "PreCompact",
         Some("trigger"),
-        Fields::BLOCK.with(Fields::CUSTOM_INSTRUCTIONS)),
-    )),
+        Fields::BLOCK.with(Fields::CUSTOM_INSTRUCTIONS),
+    ))),
     spec("PostCompact", Some("trigger"), Fields::NONE),
     guards(timeout_blocks(json_block(timeout(
         spec(
@@ -447,14 +451,18 @@ pub const CATALOG: &[EventSpec] = &[
             Some("to_model"),
             BASE.with(Fields::BLOCK).with(Fields::PERMISSION_DECISION),
         ),
-        30),
-    ))),
+        30,
+    )))),
     plain(timeout(
         spec("PostModelSwitch", Some("to_model"), CONTEXT),
         30,
     )),
     guards(spec("Elicitation", Some("mcp_server_name"), Fields::BLOCK)),
-    guards(spec("ElicitationResult", Some("mcp_server_name"), Fields::BLOCK)),
+    guards(spec(
+        "ElicitationResult",
+        Some("mcp_server_name"),
+        Fields::BLOCK,
+    )),
     spec("SessionEnd", Some("reason"), Fields::NONE),
     // A skill's or slash command's `!` line, before it runs: deny-only (`updatedInput` is
     // never applied, so it is not honoured here), no prompt or agent hooks, and judged by
@@ -465,8 +473,8 @@ pub const CATALOG: &[EventSpec] = &[
             Some("tool_name"),
             BASE.with(Fields::BLOCK).with(Fields::PERMISSION_DECISION),
         )))),
-        "PreToolUse"),
-    ),
+        "PreToolUse",
+    )),
 ];
 
 /// The newest Claude Code release whose events, input fields and answer fields

@@ -15,9 +15,20 @@ use serde_json::{Value, json};
 
 const CLI: &str = env!("CARGO_BIN_EXE_hookhost");
 
+mod shell_paths;
+
+/// The pinned newest Claude Code CLI.
 fn claude_binary() -> PathBuf {
-    let path =
-        PathBuf::from(TESTS_DIR).join("../target/toolchains/claude/node_modules/.bin/claude");
+    claude_binary_in("claude")
+}
+
+/// The Claude Code CLI of the toolchain tree `tree` (`claude`, the newest, or
+/// `claude-2.1.197`, the release users still run).
+fn claude_binary_in(tree: &str) -> PathBuf {
+    let path = PathBuf::from(TESTS_DIR)
+        .join("../target/toolchains")
+        .join(tree)
+        .join("node_modules/.bin/claude");
     assert!(
         path.exists(),
         "{} missing: run `bash tests/toolchains/install.sh` (the README's test command does)",
@@ -93,7 +104,18 @@ fn run_claude_with(test: &TestEnv, mock: &Mock, tools: &[&str]) -> Output {
 }
 
 fn claude_run(test: &TestEnv, mock: &Mock, tools: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut command = Command::new(claude_binary());
+    claude_run_of(&claude_binary(), test, mock, tools, env)
+}
+
+/// [`claude_run`] with the CLI at `binary`.
+fn claude_run_of(
+    binary: &Path,
+    test: &TestEnv,
+    mock: &Mock,
+    tools: &[&str],
+    env: &[(&str, &str)],
+) -> Output {
+    let mut command = Command::new(binary);
     command
         .args(["-p", "do the task", "--output-format", "json"])
         .arg("--allowedTools")

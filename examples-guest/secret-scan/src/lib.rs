@@ -38,8 +38,8 @@ impl Hook for SecretScan {
                 answer(&findings, call.file_path().unwrap_or("the file"))
             }
             Some("Read" | "Grep" | "Glob" | "LS") => read_answer(&call, &allow),
-            Some("Bash") => command_answer(&call, &allow),
-            _ => Answer::none(),
+            // Every shell command the agent runs (Bash, Monitor, a skill's `!` line).
+            _ => command_answer(&call, &allow),
         })
     }
 }

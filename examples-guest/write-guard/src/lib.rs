@@ -35,14 +35,15 @@ impl Hook for WriteGuard {
                     .chain(given)
                     .find_map(|path| writes::protected_by(&path, &cwd, &protected))
             }
-            Some("Bash") => call.shell().and_then(|script| {
+            // Every shell command the agent runs (Bash, Monitor, a skill's `!` line): the
+            // host gives its view for those alone among the tools this guard is matched on.
+            _ => call.shell().and_then(|script| {
                 script.commands().find_map(|command| {
                     writes::targets(&command)
                         .into_iter()
                         .find_map(|path| writes::protected_by(&path, &cwd, &protected))
                 })
             }),
-            _ => None,
         };
         Ok(match hit {
             Some((path, place)) => Answer::deny(format!(

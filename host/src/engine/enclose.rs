@@ -100,9 +100,8 @@ impl Enclosure {
         if !event.honours(crate::event::Fields::UPDATED_INPUT) {
             // The host runs this command as given (a skill's `!` line): it cannot be
             // enclosed, so where it comes from decides.
-            let text = |name: &str| {
-                crate::json_field::field(&input.value, name).and_then(Value::as_str)
-            };
+            let text =
+                |name: &str| crate::json_field::field(&input.value, name).and_then(Value::as_str);
             let (source, name) = (text(SKILL_SOURCE_FIELD), text(SKILL_NAME_FIELD));
             return match self.unenclosed_refusal(source, name.unwrap_or("")) {
                 Some(why) => crate::outcome::EventOutcome::refused(event, &why),

@@ -122,7 +122,11 @@ impl<'a> MatchInput<'a> {
         }
     }
 
-    fn rule_context(&self, hook: &'a HookSpec, tool_name: Option<&'a str>) -> Option<RuleContext<'_>> {
+    fn rule_context(
+        &self,
+        hook: &'a HookSpec,
+        tool_name: Option<&'a str>,
+    ) -> Option<RuleContext<'_>> {
         Some(RuleContext {
             tool_name: tool_name?,
             tool_input: self.tool_input,
@@ -155,7 +159,12 @@ impl<'a> MatchInput<'a> {
 
     /// What matching decides for `hook` with the tool call named `tool_name` and the
     /// matcher compared with `value`.
-    fn check_as(&self, hook: &'a HookSpec, tool_name: Option<&'a str>, value: Option<&str>) -> Check {
+    fn check_as(
+        &self,
+        hook: &'a HookSpec,
+        tool_name: Option<&'a str>,
+        value: Option<&str>,
+    ) -> Check {
         let rule_ctx = self.rule_context(hook, tool_name);
         // Events without matcher support ignore the matcher; custom events compare
         // `tool_name` only when the input has one.

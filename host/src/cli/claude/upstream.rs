@@ -117,7 +117,10 @@ pub(super) fn skill_commands(home: &Path, project: &Path) -> Vec<SkillCommand> {
     let mut found = Vec::new();
     for (root, source) in [(home, "userSettings"), (project, "projectSettings")] {
         let claude = root.join(".claude");
-        for (dir, is_skill) in [(claude.join("skills"), true), (claude.join("commands"), false)] {
+        for (dir, is_skill) in [
+            (claude.join("skills"), true),
+            (claude.join("commands"), false),
+        ] {
             let Ok(entries) = std::fs::read_dir(&dir) else {
                 continue;
             };
@@ -158,7 +161,9 @@ pub(super) fn skill_lines(engine: &hookhost::Engine, home: &Path, project: &Path
     }
     let found = skill_commands(home, project);
     if found.is_empty() {
-        return vec!["Skill and command `!` lines: none found in ~/.claude or the project's .claude".into()];
+        return vec![
+            "Skill and command `!` lines: none found in ~/.claude or the project's .claude".into(),
+        ];
     }
     let mut lines = vec![
         "Skill and command `!` lines (Claude Code runs them itself, outside the envelope; the guards judge each):".to_string(),
@@ -166,7 +171,9 @@ pub(super) fn skill_lines(engine: &hookhost::Engine, home: &Path, project: &Path
     for skill in found {
         let verdict = match engine.skill_command_refusal(Some(skill.source), &skill.name) {
             None => "run unenclosed",
-            Some(_) => "refused (the repository's; the owner can exempt it with envelope.unenclosedSkills)",
+            Some(_) => {
+                "refused (the repository's; the owner can exempt it with envelope.unenclosedSkills)"
+            }
         };
         lines.push(format!(
             "  {} `{}` ({}): {verdict}",
