@@ -792,6 +792,8 @@ fn the_real_client_is_guarded_by_the_warm_engine_and_after_it_is_killed() {
     let installed = settings["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
         .as_str()
         .unwrap();
+    // The command, before the tail that turns a missing binary into a block.
+    let (installed, _) = installed.split_once(" || ").unwrap_or((installed, ""));
     let words: Vec<&str> = installed.split_whitespace().collect();
     assert!(words[0].ends_with("/hookhost-hook"), "{installed}");
     assert_eq!(words[1..3], ["claude", "hook"], "{installed}");

@@ -181,13 +181,19 @@ fn install_wires_the_events_something_watches_and_status_names_a_hook_left_unwir
             .map(|hooks| hooks.keys().cloned().collect())
             .unwrap_or_default()
     };
-    // The guards and self-protection watch tool calls and permission requests: two
-    // events, not 27.
+    // The guards and self-protection watch tool calls, permission requests and the
+    // skills' shell lines the PreToolUse guards judge: three events, not 34.
     let said = install(&["--guards", "recommended"]);
-    hookhost_tests::assert_says(&said, "for 2 events (PreToolUse, PermissionRequest)");
+    hookhost_tests::assert_says(
+        &said,
+        "for 3 events (PreToolUse, PermissionRequest, PreSkillShellCommand)",
+    );
     let mut events = wired();
     events.sort();
-    assert_eq!(events, ["PermissionRequest", "PreToolUse"]);
+    assert_eq!(
+        events,
+        ["PermissionRequest", "PreSkillShellCommand", "PreToolUse"]
+    );
     assert!(!check(&test).contains("not wired"), "{}", check(&test));
     // The owner adds a Stop hook by hand: status and check say it is not wired ...
     let hooks = test.home.join(".config/hookhost/hooks.json");
@@ -210,7 +216,13 @@ fn install_wires_the_events_something_watches_and_status_names_a_hook_left_unwir
     events.sort();
     assert_eq!(
         events,
-        ["PermissionRequest", "PreToolUse", "SessionStart", "Stop"]
+        [
+            "PermissionRequest",
+            "PreSkillShellCommand",
+            "PreToolUse",
+            "SessionStart",
+            "Stop"
+        ]
     );
     // Nothing watches Stop any more: the install takes its entry away.
     let mut owner_now: Value =
@@ -220,7 +232,15 @@ fn install_wires_the_events_something_watches_and_status_names_a_hook_left_unwir
     install(&[]);
     let mut events = wired();
     events.sort();
-    assert_eq!(events, ["PermissionRequest", "PreToolUse", "SessionStart"]);
+    assert_eq!(
+        events,
+        [
+            "PermissionRequest",
+            "PreSkillShellCommand",
+            "PreToolUse",
+            "SessionStart"
+        ]
+    );
 }
 
 #[test]

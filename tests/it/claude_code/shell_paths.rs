@@ -1,6 +1,6 @@
 //! Issue 64 in the real client: every way the newest Claude Code (2.1.332) runs a shell
-//! command — the Bash tool, the Monitor tool, a skill's `` !`…` `` line (the
-//! `PreSkillShellCommand` event) — is judged by the guards `claude install --guards
+//! command — the Bash tool in the background, the Monitor tool, a skill's `` !`…` `` line
+//! (the `PreSkillShellCommand` event) — is judged by the guards `claude install --guards
 //! recommended` switches on, destructive and allowed, each with a control run with no
 //! hooks showing the command really runs; under `--envelope`, Monitor's command runs
 //! enclosed and a repository's skill line is refused while the user's own runs; and an
@@ -72,22 +72,40 @@ fn hidden_read(out: &str) -> String {
 
 const SECRET: &str = "API_KEY=sk-live-only-the-kernel-keeps-it";
 
+/// A command that discards the uncommitted work, then leaves `marker` (the control's proof
+/// that this path ran it).
+fn discard(marker: &str) -> String {
+    format!("git reset --hard -q; echo ran > {marker}")
+}
+
+/// The paths' markers, in the order of [`calls`].
+const MARKERS: [&str; 3] = [
+    "monitor-reset.txt",
+    "background-reset.txt",
+    "skill-reset.txt",
+];
+
 /// The calls of the guarded and the control runs: a destructive and an allowed command
-/// through Monitor, then through a skill's line, then a read of `.env` by Monitor.
+/// through Monitor, a background Bash, then through a skill's line, then a read of `.env`
+/// by Monitor.
 fn calls(test: &TestEnv) -> Value {
     let project = test.project.display();
-    skill(&test.project, "wipe", "git reset --hard -q");
+    let marker = |name: &str| format!("{project}/{name}");
+    skill(&test.project, "wipe", &discard(&marker(MARKERS[2])));
     skill(
         &test.project,
         "note",
         &format!("echo ran > {project}/skill-ran.txt"),
     );
     json!([
-        monitor("git reset --hard -q"),
+        monitor(&discard(&marker(MARKERS[0]))),
         monitor(&format!("echo ran > {project}/monitor-ran.txt")),
+        {"name": "Bash", "input": {"command": discard(&marker(MARKERS[1])),
+            "description": "in the background", "run_in_background": true}},
         use_skill("wipe"),
         use_skill("note"),
         monitor(&hidden_read("monitor-env.txt")),
+        {"name": "Bash", "input": {"command": "sleep 1", "description": "wait"}},
     ])
 }
 
@@ -109,6 +127,13 @@ fn every_shell_path_of_the_newest_claude_code_is_guarded_and_the_control_runs() 
         "the control's `git reset --hard` did not run: {:?}",
         last(&mock)
     );
+    for marker in MARKERS {
+        assert!(
+            read(&control, marker).contains("ran"),
+            "the control's {marker} path did not run: {:?}",
+            last(&mock)
+        );
+    }
     assert!(read(&control, "monitor-ran.txt").contains("ran"));
     assert!(
         read(&control, "skill-ran.txt").contains("ran"),
@@ -138,6 +163,13 @@ fn every_shell_path_of_the_newest_claude_code_is_guarded_and_the_control_runs() 
         last(&mock)
     );
     mock.assert_denied("git reset --hard", &out);
+    for marker in MARKERS {
+        assert!(
+            !test.project.join(marker).exists(),
+            "the {marker} path ran: {:?}",
+            last(&mock)
+        );
+    }
     assert!(
         read(&test, "monitor-ran.txt").contains("ran"),
         "the allowed Monitor command did not run: {:?}",
