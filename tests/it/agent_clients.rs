@@ -1,7 +1,7 @@
-//! The other agents' real clients — Copilot CLI, Codex CLI and Gemini CLI, pinned in
-//! `tests/toolchains/agents` and installed by `tests/toolchains/install.sh` — each run
-//! non-interactively in a fresh home against a local mock of its model API (Copilot: the
-//! Anthropic Messages mock; Codex and Gemini: `tests/agents/mock_models.py`), with
+//! The other agents' real clients — Copilot CLI, Codex CLI, Gemini CLI and OpenCode, pinned
+//! in `tests/toolchains/agents` and installed by `tests/toolchains/install.sh` — each run
+//! non-interactively in a fresh home against a local mock of its model API (Copilot and
+//! OpenCode: the Anthropic Messages mock; Codex and Gemini: `tests/agents/mock_models.py`), with
 //! hookhost wired in by one `hookhost install --agent NAME` and bash-guard in the owner's
 //! `~/.config/hookhost/hooks.json`. The model asks for a download-and-run — a script from
 //! the mock that deletes the `victim` folder — then an ordinary command: the first is
@@ -61,7 +61,7 @@ struct Client {
     configure: fn(&TestEnv, &str),
     /// The files install edits, below the home.
     files: &'static [&'static str],
-    /// Whether the model is served by the Messages mock (Copilot) rather than
+    /// Whether the model is served by the Messages mock (Copilot, OpenCode) rather than
     /// `mock_models.py`.
     messages_api: bool,
 }
@@ -82,6 +82,12 @@ impl Client {
     /// Runs the client once in the project, its model asking for `commands` in turn;
     /// returns every request it sent the model.
     fn run(&self, test: &TestEnv, commands: &[String]) -> String {
+        self.run_within(test, commands, &[])
+    }
+
+    /// [`Client::run`], the client started by the program and arguments `within` (a
+    /// `hookhost envelope session … --`) when there are any.
+    fn run_within(&self, test: &TestEnv, commands: &[String], within: &[String]) -> String {
         let calls: Vec<serde_json::Value> = commands
             .iter()
             .map(|command| {
@@ -101,8 +107,11 @@ impl Client {
         let mut command = Command::new("timeout");
         command
             .arg(CLIENT_TIMEOUT_SECS)
+            .args(within)
             .arg(client_binary(self.binary))
             .current_dir(&test.project)
+            // OpenCode takes its folder from `$PWD` where it is set (the test's own).
+            .env("PWD", &test.project)
             .env("HOME", &test.home)
             .stdin(Stdio::null());
         for name in [
@@ -137,6 +146,10 @@ impl Client {
             "codex" => command
                 .args(["exec", "--json", "--skip-git-repo-check", "do the task"])
                 .env("MOCK_API_KEY", "x"),
+            "opencode" => command
+                .args(["run", "--auto", "--format", "json", "do the task"])
+                .env("OPENCODE_DISABLE_MODELS_FETCH", "true")
+                .env("OPENCODE_DISABLE_AUTOUPDATE", "true"),
             _ => command
                 .args([
                     "-p",
@@ -226,6 +239,29 @@ fn codex() -> Client {
         },
         files: &[".codex/hooks.json", ".codex/config.toml"],
         messages_api: false,
+    }
+}
+
+fn opencode() -> Client {
+    Client {
+        agent: "opencode",
+        binary: "opencode",
+        call: |command| ("bash", json!({"command": command, "description": "run it"})),
+        configure: |test, port| {
+            // The user's own configuration: the Anthropic provider at this run's mock.
+            let file = test.home.join(".config/opencode/opencode.json");
+            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+            let config = json!({
+                "provider": {"anthropic": {"options": {
+                    "baseURL": format!("http://127.0.0.1:{port}/v1"), "apiKey": "x"}}},
+                "model": "anthropic/claude-sonnet-4-5",
+                "autoupdate": false,
+                "share": "disabled",
+            });
+            std::fs::write(file, config.to_string()).unwrap();
+        },
+        files: &[".config/opencode/plugin/hookhost.js"],
+        messages_api: true,
     }
 }
 
@@ -333,7 +369,12 @@ fn guards_the_real_client(client: Client) {
         "{}: bash-guard's reason never reached the model",
         client.agent
     );
-    assert_ordinary_ran(&test, client.agent);
+    assert!(
+        test.project.join("ran.txt").exists(),
+        "{}: the ordinary command did not run: {:#?}",
+        client.agent,
+        tool_results(&requests)
+    );
 
     // Uninstall gives the agent's files back as they were.
     hookhost(&test, &["uninstall", "--agent", client.agent]);
@@ -409,6 +450,92 @@ fn codex_cli_refuses_the_download_and_run_with_bash_guards_reason() {
 #[test]
 fn gemini_cli_refuses_the_download_and_run_with_bash_guards_reason() {
     guards_the_real_client(gemini());
+}
+
+#[test]
+fn opencode_refuses_the_download_and_run_with_bash_guards_reason() {
+    guards_the_real_client(opencode());
+}
+
+/// OpenCode cannot take a rewritten command, so with the envelope on its commands are
+/// refused by the hook — and run inside `hookhost envelope session`: the computed read of
+/// `.env` reads the withheld notice, the ordinary command runs, bash-guard still refuses
+/// the download-and-run through the session's broker. The control: the same read outside
+/// any hookhost leaks.
+#[test]
+fn opencode_runs_inside_an_envelope_session() {
+    const SECRET: &str = "API_KEY=sk-live-opencode-never-reads-it";
+    let client = opencode();
+    let test = TestEnv::new();
+    let victim = guarded_tree(&test, client.agent);
+    std::fs::write(test.project.join(".env"), format!("{SECRET}\n")).unwrap();
+    let installed = hookhost(&test, &["install", "--agent", "opencode", "--envelope"]);
+    assert!(installed.contains("the envelope"), "{installed}");
+    let attack = "python3 -c \"print(open('.e'+'nv').read())\" > leak.txt".to_string();
+    // Outside a session the hook refuses every command (it cannot be rewritten).
+    client.run(&test, &["echo ran > outside.txt".into()]);
+    assert!(
+        !test.project.join("outside.txt").exists(),
+        "a command ran unenclosed"
+    );
+    let (_scripts, download) = script_server(&test);
+    let home = test.home.display().to_string();
+    let session: Vec<String> = [
+        CLI,
+        "envelope",
+        "session",
+        "--home",
+        &home,
+        "--writable",
+        &format!("{home}/.local/share/opencode"),
+        "--writable",
+        &format!("{home}/.local/state/opencode"),
+        "--writable",
+        &format!("{home}/.cache/opencode"),
+        "--",
+    ]
+    .map(str::to_string)
+    .to_vec();
+    for dir in [
+        ".local/share/opencode",
+        ".local/state/opencode",
+        ".cache/opencode",
+    ] {
+        std::fs::create_dir_all(test.home.join(dir)).unwrap();
+    }
+    // OpenCode writes a `.gitignore` into every config folder it finds, the project's
+    // `.opencode/` too; with no `.opencode/plugin` the session holds all of `.opencode/`
+    // (a missing place held by its parent: issue 66) and OpenCode exits on the refused
+    // write. The project's plugin folders, as a project with OpenCode plugins has them.
+    for dir in [".opencode/plugin", ".opencode/plugins"] {
+        std::fs::create_dir_all(test.project.join(dir)).unwrap();
+    }
+    let requests = client.run_within(
+        &test,
+        &[attack.clone(), download, "echo ran > ran.txt".into()],
+        &session,
+    );
+    let leak = std::fs::read_to_string(test.project.join("leak.txt")).unwrap_or_default();
+    assert!(
+        leak.contains("withheld") && !leak.contains(SECRET) && !requests.contains(SECRET),
+        "the read did not run inside the envelope: {leak:?}\n{:#?}",
+        tool_results(&requests)
+    );
+    assert!(
+        victim.join("keep").exists(),
+        "the download-and-run deleted the victim"
+    );
+    assert!(
+        requests.contains(GUARD_REASON),
+        "bash-guard's reason never reached the model"
+    );
+    assert_ordinary_ran(&test, client.agent);
+    // The control.
+    hookhost(&test, &["uninstall", "--agent", "opencode"]);
+    std::fs::remove_file(test.project.join("leak.txt")).unwrap();
+    client.run(&test, &[attack]);
+    let leak = std::fs::read_to_string(test.project.join("leak.txt")).unwrap_or_default();
+    assert!(leak.contains(SECRET), "the control did not leak: {leak:?}");
 }
 
 /// Issue 53 in each real client: with `install --agent NAME --envelope`, the model's
