@@ -146,6 +146,16 @@ impl Client {
             "codex" => command
                 .args(["exec", "--json", "--skip-git-repo-check", "do the task"])
                 .env("MOCK_API_KEY", "x"),
+            "factory" => command.args([
+                "exec",
+                "--auto",
+                "high",
+                "-m",
+                "custom:claude-sonnet-4-5",
+                "-o",
+                "json",
+                "do the task",
+            ]),
             "opencode" => command
                 .args(["run", "--auto", "--format", "json", "do the task"])
                 .env("OPENCODE_DISABLE_MODELS_FETCH", "true")
@@ -261,6 +271,32 @@ fn opencode() -> Client {
             std::fs::write(file, config.to_string()).unwrap();
         },
         files: &[".config/opencode/plugin/hookhost.js"],
+        messages_api: true,
+    }
+}
+
+fn factory() -> Client {
+    Client {
+        agent: "factory",
+        binary: "droid",
+        call: |command| {
+            (
+                "Execute",
+                json!({"command": command, "riskLevelReason": "the task's command", "riskLevel": "low"}),
+            )
+        },
+        configure: |test, port| {
+            // The user's own model: a custom (bring-your-own-key) one at this run's mock,
+            // which droid uses without a Factory login.
+            let file = test.home.join(".factory/config.json");
+            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+            let config = json!({"custom_models": [{
+                "model_display_name": "Mock", "model": "claude-sonnet-4-5",
+                "base_url": format!("http://127.0.0.1:{port}"), "api_key": "x",
+                "provider": "anthropic", "max_tokens": 1000}]});
+            std::fs::write(file, config.to_string()).unwrap();
+        },
+        files: &[".factory/settings.json"],
         messages_api: true,
     }
 }
@@ -457,57 +493,38 @@ fn opencode_refuses_the_download_and_run_with_bash_guards_reason() {
     guards_the_real_client(opencode());
 }
 
-/// OpenCode cannot take a rewritten command, so with the envelope on its commands are
-/// refused by the hook — and run inside `hookhost envelope session`: the computed read of
+/// OpenCode and Factory's droid cannot take a rewritten command, so with the envelope on
+/// their commands are refused by the hook — and run inside `hookhost envelope session`
+/// (the agent's own state folders below the home made `writable`): the computed read of
 /// `.env` reads the withheld notice, the ordinary command runs, bash-guard still refuses
 /// the download-and-run through the session's broker. The control: the same read outside
 /// any hookhost leaks.
-#[test]
-fn opencode_runs_inside_an_envelope_session() {
-    const SECRET: &str = "API_KEY=sk-live-opencode-never-reads-it";
-    let client = opencode();
+fn runs_inside_an_envelope_session(client: Client, writable: &[&str], project_dirs: &[&str]) {
+    const SECRET: &str = "API_KEY=sk-live-the-session-keeps-it";
     let test = TestEnv::new();
     let victim = guarded_tree(&test, client.agent);
     std::fs::write(test.project.join(".env"), format!("{SECRET}\n")).unwrap();
-    let installed = hookhost(&test, &["install", "--agent", "opencode", "--envelope"]);
+    let installed = hookhost(&test, &["install", "--agent", client.agent, "--envelope"]);
     assert!(installed.contains("the envelope"), "{installed}");
     let attack = "python3 -c \"print(open('.e'+'nv').read())\" > leak.txt".to_string();
     // Outside a session the hook refuses every command (it cannot be rewritten).
     client.run(&test, &["echo ran > outside.txt".into()]);
     assert!(
         !test.project.join("outside.txt").exists(),
-        "a command ran unenclosed"
+        "{}: a command ran unenclosed",
+        client.agent
     );
     let (_scripts, download) = script_server(&test);
     let home = test.home.display().to_string();
-    let session: Vec<String> = [
-        CLI,
-        "envelope",
-        "session",
-        "--home",
-        &home,
-        "--writable",
-        &format!("{home}/.local/share/opencode"),
-        "--writable",
-        &format!("{home}/.local/state/opencode"),
-        "--writable",
-        &format!("{home}/.cache/opencode"),
-        "--",
-    ]
-    .map(str::to_string)
-    .to_vec();
-    for dir in [
-        ".local/share/opencode",
-        ".local/state/opencode",
-        ".cache/opencode",
-    ] {
+    let mut session: Vec<String> = [CLI, "envelope", "session", "--home", &home]
+        .map(str::to_string)
+        .to_vec();
+    for dir in writable {
         std::fs::create_dir_all(test.home.join(dir)).unwrap();
+        session.extend(["--writable".to_string(), format!("{home}/{dir}")]);
     }
-    // OpenCode writes a `.gitignore` into every config folder it finds, the project's
-    // `.opencode/` too; with no `.opencode/plugin` the session holds all of `.opencode/`
-    // (a missing place held by its parent: issue 66) and OpenCode exits on the refused
-    // write. The project's plugin folders, as a project with OpenCode plugins has them.
-    for dir in [".opencode/plugin", ".opencode/plugins"] {
+    session.push("--".into());
+    for dir in project_dirs {
         std::fs::create_dir_all(test.project.join(dir)).unwrap();
     }
     let requests = client.run_within(
@@ -518,24 +535,58 @@ fn opencode_runs_inside_an_envelope_session() {
     let leak = std::fs::read_to_string(test.project.join("leak.txt")).unwrap_or_default();
     assert!(
         leak.contains("withheld") && !leak.contains(SECRET) && !requests.contains(SECRET),
-        "the read did not run inside the envelope: {leak:?}\n{:#?}",
+        "{}: the read did not run inside the envelope: {leak:?}\n{:#?}",
+        client.agent,
         tool_results(&requests)
     );
     assert!(
         victim.join("keep").exists(),
-        "the download-and-run deleted the victim"
+        "{}: the download-and-run deleted the victim",
+        client.agent
     );
     assert!(
         requests.contains(GUARD_REASON),
-        "bash-guard's reason never reached the model"
+        "{}: bash-guard's reason never reached the model",
+        client.agent
     );
     assert_ordinary_ran(&test, client.agent);
     // The control.
-    hookhost(&test, &["uninstall", "--agent", "opencode"]);
+    hookhost(&test, &["uninstall", "--agent", client.agent]);
     std::fs::remove_file(test.project.join("leak.txt")).unwrap();
     client.run(&test, &[attack]);
     let leak = std::fs::read_to_string(test.project.join("leak.txt")).unwrap_or_default();
-    assert!(leak.contains(SECRET), "the control did not leak: {leak:?}");
+    assert!(
+        leak.contains(SECRET),
+        "{}: the control did not leak: {leak:?}",
+        client.agent
+    );
+}
+
+#[test]
+fn opencode_runs_inside_an_envelope_session() {
+    // OpenCode writes a `.gitignore` into every config folder it finds, the project's
+    // `.opencode/` too; with no `.opencode/plugin` the session holds all of `.opencode/`
+    // (a missing place held by its parent: issue 66) and OpenCode exits on the refused
+    // write. The project's plugin folders, as a project with OpenCode plugins has them.
+    runs_inside_an_envelope_session(
+        opencode(),
+        &[
+            ".local/share/opencode",
+            ".local/state/opencode",
+            ".cache/opencode",
+        ],
+        &[".opencode/plugin", ".opencode/plugins"],
+    );
+}
+
+#[test]
+fn factory_droid_runs_inside_an_envelope_session() {
+    runs_inside_an_envelope_session(factory(), &[".factory"], &[]);
+}
+
+#[test]
+fn factory_droid_refuses_the_download_and_run_with_bash_guards_reason() {
+    guards_the_real_client(factory());
 }
 
 /// Issue 53 in each real client: with `install --agent NAME --envelope`, the model's

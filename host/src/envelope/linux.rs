@@ -31,6 +31,10 @@ pub(crate) struct MountPlan {
     pub anchors: Vec<PathBuf>,
     /// Places bound read-only onto themselves.
     pub islands: Vec<PathBuf>,
+    /// Writable roots inside a read-only place (a home below `/tmp` held for a missing
+    /// startup file, the agent's state folder the session makes writable): bound
+    /// read-write onto themselves after the places around them, before those inside.
+    pub reopened: Vec<PathBuf>,
     /// Files covered by the withheld notice.
     pub masks: Vec<PathBuf>,
     /// Read-only places that neither exist nor have a folder of their own inside the
@@ -86,7 +90,32 @@ pub(crate) fn plan(envelope: &Envelope, secrets: &[PathBuf]) -> MountPlan {
         list.sort_by_key(|path| (path.components().count(), path.clone()));
         list.dedup();
     }
+    plan.reopened = roots
+        .iter()
+        .filter(|root| {
+            plan.islands
+                .iter()
+                .any(|island| root.starts_with(island) && *root != island)
+        })
+        .cloned()
+        .collect();
+    plan.reopened
+        .sort_by_key(|path| (path.components().count(), path.clone()));
+    plan.reopened.dedup();
     plan
+}
+
+/// The binds of `plan`'s read-only places and reopened roots, shallowest first (a deeper
+/// one wins), a place before a root at the same depth: (path, read-only).
+fn layers(plan: &MountPlan) -> Vec<(&Path, bool)> {
+    let mut layers: Vec<(&Path, bool)> = plan
+        .islands
+        .iter()
+        .map(|island| (island.as_path(), true))
+        .chain(plan.reopened.iter().map(|root| (root.as_path(), false)))
+        .collect();
+    layers.sort_by_key(|(path, read_only)| (path.components().count(), *read_only));
+    layers
 }
 
 /// Applies `envelope` to this process, with the `secrets` found; what the mount namespace
@@ -172,7 +201,10 @@ fn isolate(
     let none: Option<&str> = None;
     mount(none, "/", none, MsFlags::MS_REC | MsFlags::MS_PRIVATE, none)
         .map_err(|err| format!("cannot make the mounts private ({err})"))?;
-    let bind = |from: &Path, to: &Path, read_only: bool| -> Result<(), String> {
+    // `Some(read_only)`: the new mount made read-only or writable whatever the mount it
+    // was bound from (a root reopened inside a read-only place starts out read-only);
+    // `None`: as bound.
+    let bind = |from: &Path, to: &Path, make: Option<bool>| -> Result<(), String> {
         mount(
             Some(from),
             to,
@@ -181,24 +213,24 @@ fn isolate(
             none,
         )
         .map_err(|err| format!("cannot bind {} ({err})", to.display()))?;
-        if read_only {
+        if let Some(read_only) = make {
             let kept = locked_flags(to);
-            mount(
-                none,
-                to,
-                none,
-                MsFlags::MS_BIND | MsFlags::MS_REMOUNT | MsFlags::MS_RDONLY | kept,
-                none,
-            )
-            .map_err(|err| format!("cannot make {} read-only ({err})", to.display()))?;
+            let flags = MsFlags::MS_BIND | MsFlags::MS_REMOUNT | kept;
+            let (flags, what) = if read_only {
+                (flags | MsFlags::MS_RDONLY, "read-only")
+            } else {
+                (flags, "writable")
+            };
+            mount(none, to, none, flags, none)
+                .map_err(|err| format!("cannot make {} {what} ({err})", to.display()))?;
         }
         Ok(())
     };
     for anchor in &plan.anchors {
-        bind(anchor, anchor, false)?;
+        bind(anchor, anchor, None)?;
     }
-    for island in &plan.islands {
-        bind(island, island, true)?;
+    for (path, read_only) in layers(plan) {
+        bind(path, path, Some(read_only))?;
     }
     if !plan.masks.is_empty() {
         let withheld = std::fs::canonicalize(&envelope.withheld).map_err(|err| {
@@ -208,11 +240,11 @@ fn isolate(
             )
         })?;
         for mask in &plan.masks {
-            bind(&withheld, mask, true)?;
+            bind(&withheld, mask, Some(true))?;
         }
     }
     if let Some((folder, seen_at)) = broker {
-        bind(folder, seen_at, true)?;
+        bind(folder, seen_at, Some(true))?;
     }
     // The working folder was entered before the mounts: entered again by its path, its
     // lookups cross them (else `cat .env` from the project would read below the cover).
@@ -366,5 +398,49 @@ mod tests {
         assert_eq!(plan.masks, [project.join(".env")]);
         let unenforced: Vec<&Path> = plan.unenforced.iter().map(|p| p.path.as_path()).collect();
         assert_eq!(unenforced, [project.join("deploy/prod.yml")]);
+    }
+
+    #[test]
+    fn a_writable_root_inside_a_held_place_is_opened_again_and_its_own_places_held() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let home = root.join("h");
+        std::fs::create_dir_all(home.join(".factory")).unwrap();
+        std::fs::write(home.join(".factory/settings.json"), "{}").unwrap();
+        let mut envelope = super::super::tests::sample(&root.join("p"), &home);
+        // The home lies in a writable root (a test home below /tmp), a startup file it
+        // lacks holds all of it; the session makes the agent's state folder writable.
+        envelope.writable = vec![
+            Place {
+                path: root.clone(),
+                why: "a temporary folder".into(),
+            },
+            Place {
+                path: home.join(".factory"),
+                why: "given with --writable".into(),
+            },
+        ];
+        envelope.read_only = vec![
+            Place {
+                path: home.join(".bash_profile"),
+                why: "a shell startup file".into(),
+            },
+            Place {
+                path: home.join(".factory/settings.json"),
+                why: "a hook settings file".into(),
+            },
+        ];
+        let plan = plan(&envelope, &[]);
+        assert_eq!(plan.reopened, [home.join(".factory")]);
+        let layers = layers(&plan);
+        assert_eq!(
+            layers,
+            [
+                (home.as_path(), true),
+                (home.join(".factory").as_path(), false),
+                (home.join(".factory/settings.json").as_path(), true),
+            ],
+            "the home held, the state folder open in it, its hook file held in that"
+        );
     }
 }
