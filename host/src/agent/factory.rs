@@ -1,5 +1,6 @@
-//! Factory's Droid, from its documentation: Claude Code's event names and answers, camelCase
-//! input fields, its tools `Execute` and `Create`. It cannot take a rewritten input.
+//! Factory's Droid: Claude Code's event names, answers and snake_case input fields (seen
+//! from the real `droid` 0.225.2; the camelCase names its documentation gives are read
+//! too), its tools `Execute` and `Create`. It cannot take a rewritten input.
 
 use super::contract::{AnswerForm, Contract, EventMap, Install, Shape, ToolMap, Wired};
 
