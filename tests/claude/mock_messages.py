@@ -1,7 +1,9 @@
 # A local mock of the Anthropic Messages API for tests/it/claude_code.rs: the first turn
 # asks for one Bash tool call (argv[2], default `rm -rf victim`), any turn that carries a
 # tool_result ends with "done". An argv[2] that is a JSON list of {"name", "input"} asks
-# for those tool calls one per turn, in order, then ends with "done". Streams SSE like the real API; every request is appended
+# for those tool calls one per turn, in order, then ends with "done". A call may carry
+# "subagent": a list of calls the subagent it starts asks for (a request whose first
+# message holds the marker @@subagent@@ is that subagent's). Streams SSE like the real API; every request is appended
 # to the log file (argv[1]); the bound port is printed on stdout.
 import json, sys, http.server, threading
 LOG = open(sys.argv[1], "a")
@@ -23,17 +25,22 @@ class H(http.server.BaseHTTPRequestHandler):
             self.send_header("content-length", str(len(body))); self.end_headers(); self.wfile.write(body); return
         req = json.loads(raw)
         msgs = req.get("messages", [])
+        first = json.dumps(msgs[0].get("content", "")) if msgs else ""
+        subagent = [c["subagent"] for c in CALLS if "subagent" in c]
+        calls = subagent[0] if subagent and "@@subagent@@" in first else CALLS
         last = msgs[-1] if msgs else {}
         # The turn: one past the newest tool call answered (its id is toolu_N).
         answered = [b.get("tool_use_id", "") for m in msgs if isinstance(m.get("content"), list) for b in m["content"] if b.get("type") == "tool_result"]
         turn = max([int(i.split("_")[-1]) for i in answered if i.split("_")[-1].isdigit()] or [0])
         mid = "msg_1"
-        call = CALLS[turn] if turn < len(CALLS) else None
+        call = calls[turn] if turn < len(calls) else None
         tool_id = "toolu_%d" % (turn + 1)
         if call is None or not req.get("tools"):
             blocks = [("text", {"type": "text", "text": ""}, {"type": "text_delta", "text": "done"})]
             stop = "end_turn"
         else:
+            if calls is not CALLS:
+                tool_id = "toolu_sub_%d" % (turn + 1)
             blocks = [("tool_use", {"type": "tool_use", "id": tool_id, "name": call["name"], "input": {}},
                        {"type": "input_json_delta", "partial_json": json.dumps(call["input"])})]
             stop = "tool_use"

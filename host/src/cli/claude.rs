@@ -309,7 +309,7 @@ fn install_entries(args: &InstallArgs) -> CliResult {
     let original = read_settings(&file)?;
     let mut settings = original.clone().unwrap_or_default();
     let wiring = Wiring {
-        command: entries::hook_command(&super::command_line::hook_program()?, &args.locations()?),
+        argv: entries::hook_argv(&super::command_line::hook_program()?, &args.locations()?),
         serve: args.serve.clone(),
     };
     if let Some(url) = &args.serve

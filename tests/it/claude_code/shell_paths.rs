@@ -181,6 +181,51 @@ fn every_shell_path_of_the_newest_claude_code_is_guarded_and_the_control_runs() 
     );
 }
 
+/// A subagent (the Agent tool) whose Bash discards the work, then runs an ordinary
+/// command.
+fn subagent_calls(test: &TestEnv) -> Value {
+    let project = test.project.display();
+    json!([{
+        "name": "Agent",
+        "input": {"description": "reset", "prompt": "@@subagent@@ reset the tree",
+                  "subagent_type": "general-purpose"},
+        "subagent": [
+            {"name": "Bash", "input": {"command": discard(&format!("{project}/subagent-reset.txt")),
+                                       "description": "reset"}},
+            {"name": "Bash", "input": {"command": format!("echo ran > {project}/subagent-ran.txt"),
+                                       "description": "note"}},
+        ],
+    }])
+}
+
+#[test]
+fn a_subagents_bash_is_guarded_and_the_control_runs() {
+    let tools = &["Bash", "Agent"];
+    let control = TestEnv::new();
+    repository_with_work(&control);
+    let mock = Mock::start(&control, &subagent_calls(&control).to_string());
+    claude_run_of(&claude_binary(), &control, &mock, tools, &[]);
+    assert!(
+        read(&control, "subagent-reset.txt").contains("ran"),
+        "the control's subagent did not run its command: {:?}",
+        last(&mock)
+    );
+    assert_eq!(read(&control, "work.txt"), "committed\n");
+
+    let test = TestEnv::new();
+    repository_with_work(&test);
+    hookhost(&test, &["claude", "install", "--guards", "recommended"], 0);
+    let mock = Mock::start(&test, &subagent_calls(&test).to_string());
+    claude_run_of(&claude_binary(), &test, &mock, tools, &[]);
+    assert_eq!(read(&test, "work.txt"), WORK, "the subagent discarded the work");
+    assert!(!test.project.join("subagent-reset.txt").exists());
+    assert!(
+        read(&test, "subagent-ran.txt").contains("ran"),
+        "the subagent's ordinary command did not run: {:?}",
+        last(&mock)
+    );
+}
+
 #[test]
 fn under_the_envelope_monitor_is_enclosed_and_only_the_owners_skill_lines_run() {
     let test = TestEnv::new();

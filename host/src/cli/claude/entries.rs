@@ -40,18 +40,24 @@ pub const TOKEN_VAR: &str = "HOOKHOST_TOKEN";
 /// What runs behind hookhost's entries.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Wiring {
-    /// The `command` of the command entries: the binary's absolute path, `claude hook`
-    /// and the owner's folders ([`hook_command`]).
-    pub command: String,
+    /// What the command entries run: the binary's absolute path, `claude hook` and the
+    /// owner's folders ([`hook_argv`]).
+    pub argv: Vec<String>,
     /// `serve`'s base URL, when the entries call it over HTTP.
     pub serve: Option<String>,
 }
 
 impl Wiring {
+    /// [`Wiring::argv`] as one `sh` command line.
+    pub fn command(&self) -> String {
+        line(&self.argv)
+    }
+
     /// The handler hookhost's entry for `event` holds: on an event that guards an
-    /// action, one that blocks when hookhost cannot answer (`onFailure: "block"`, and a
-    /// command that turns a missing or crashed binary into a block where Claude Code
-    /// has no `onFailure`).
+    /// action, one that blocks when hookhost cannot answer (`onFailure: "block"`, and on
+    /// Unix a shell command that turns a missing or crashed binary into a block where
+    /// Claude Code has no `onFailure`); elsewhere the exec form (`args`: no shell, so no
+    /// quoting of the installed path — and Windows' PowerShell reads no `sh` line).
     pub fn handler(&self, event: &str) -> Value {
         let closed = fails_closed(event);
         let mut handler = match &self.serve {
@@ -63,9 +69,9 @@ impl Wiring {
             }),
             _ if closed && cfg!(unix) => json!({
                 "type": "command",
-                "command": format!("{}{BLOCK_ON_FAILURE}", self.command),
+                "command": format!("{}{BLOCK_ON_FAILURE}", self.command()),
             }),
-            _ => json!({"type": "command", "command": self.command}),
+            _ => json!({"type": "command", "command": self.argv[0], "args": self.argv[1..]}),
         };
         if closed {
             handler["onFailure"] = json!("block");
@@ -107,19 +113,13 @@ impl Locations {
     }
 }
 
-/// The command line of a command entry for the binary at `exe` with the folders
-/// `locations`: every word quoted for `sh` where it needs quoting.
-pub fn hook_command(exe: &str, locations: &Locations) -> String {
-    command_line(exe, &["claude", "hook"], locations)
+/// The argument vector of a command entry for the binary at `exe` with the folders
+/// `locations`.
+pub fn hook_argv(exe: &str, locations: &Locations) -> Vec<String> {
+    argv(exe, &["claude", "hook"], locations)
 }
 
-/// The command line running the binary at `exe` with `words`, then the location flags:
-/// every word quoted for `sh` where it needs quoting.
-pub fn command_line(exe: &str, words: &[&str], locations: &Locations) -> String {
-    line(&argv(exe, words, locations))
-}
-
-/// The argument vector [`command_line`] quotes: `exe`, `words`, then each location flag
+/// The argument vector running the binary at `exe` with `words`, then each location flag
 /// and its folder.
 pub fn argv(exe: &str, words: &[&str], locations: &Locations) -> Vec<String> {
     let mut argv: Vec<String> = std::iter::once(exe)
@@ -145,7 +145,7 @@ pub fn installed_command(handler: &Value) -> Option<(String, Option<Locations>)>
     if handler.get("type").and_then(Value::as_str) != Some("command") {
         return None;
     }
-    let known = |key: &str| matches!(key, "type" | "command" | "onFailure");
+    let known = |key: &str| matches!(key, "type" | "command" | "args" | "onFailure");
     if !handler.as_object()?.keys().all(|key| known(key))
         || handler
             .get("onFailure")
@@ -154,7 +154,17 @@ pub fn installed_command(handler: &Value) -> Option<(String, Option<Locations>)>
         return None;
     }
     let command = handler.get("command")?.as_str()?;
-    let words = words(command.strip_suffix(BLOCK_ON_FAILURE).unwrap_or(command))?;
+    let words = match handler.get("args") {
+        // The exec form: the program, then its arguments as given.
+        Some(args) => std::iter::once(Some(command.to_string()))
+            .chain(
+                args.as_array()?
+                    .iter()
+                    .map(|arg| arg.as_str().map(str::to_string)),
+            )
+            .collect::<Option<Vec<String>>>()?,
+        None => words(command.strip_suffix(BLOCK_ON_FAILURE).unwrap_or(command))?,
+    };
     let (program, rest) = words.split_first()?;
     let path = std::path::Path::new(program);
     let name = path.file_name()?.to_str()?;
@@ -349,7 +359,7 @@ mod tests {
 
     fn wiring(serve: Option<&str>) -> Wiring {
         Wiring {
-            command: hook_command("/opt/hook host/hookhost", &locations()),
+            argv: hook_argv("/opt/hook host/hookhost", &locations()),
             serve: serve.map(str::to_string),
         }
     }
@@ -374,7 +384,7 @@ mod tests {
 
     #[test]
     fn commands_are_quoted_and_recognised() {
-        let command = hook_command("/opt/it's/hookhost", &locations());
+        let command = line(&hook_argv("/opt/it's/hookhost", &locations()));
         assert_eq!(
             command,
             r"'/opt/it'\''s/hookhost' claude hook --home /home/u --config-dir /home/u/.config/hookhost --state-dir /home/u/.local/state/hookhost --cache-dir '/home/u/my cache'"
@@ -387,6 +397,47 @@ mod tests {
         // An entry of an earlier install, without folders, is still install's own.
         let old = json!({"type": "command", "command": "/usr/bin/hookhost claude hook"});
         assert_eq!(hookhost_program(&old).as_deref(), Some("/usr/bin/hookhost"));
+    }
+
+    #[test]
+    fn guarding_entries_block_on_failure_and_the_others_run_without_a_shell() {
+        let wiring = wiring(None);
+        let guard = wiring.handler("PreToolUse");
+        assert_eq!(guard["onFailure"], "block");
+        if cfg!(unix) {
+            let command = guard["command"].as_str().unwrap();
+            assert!(command.ends_with(BLOCK_ON_FAILURE), "{command}");
+            assert!(guard.get("args").is_none());
+        }
+        let other = wiring.handler("Stop");
+        assert!(
+            other.get("onFailure").is_none(),
+            "a Stop that blocked on failure never ends"
+        );
+        assert_eq!(other["command"], "/opt/hook host/hookhost");
+        assert_eq!(other["args"][0], "claude");
+        for handler in [guard, other] {
+            assert_eq!(
+                installed_command(&handler),
+                Some(("/opt/hook host/hookhost".to_string(), Some(locations()))),
+                "{handler}"
+            );
+        }
+        let served = super::Wiring {
+            serve: Some("http://127.0.0.1:8787".into()),
+            ..wiring
+        };
+        assert!(is_ours(&served.handler("PreToolUse")));
+        assert_eq!(served.handler("PreToolUse")["onFailure"], "block");
+        assert!(is_ours(&served.handler("Stop")));
+        // A look-alike: another onFailure, an extra key, a non-string argument.
+        for handler in [
+            json!({"type": "command", "command": "/usr/bin/hookhost claude hook", "onFailure": "continue"}),
+            json!({"type": "command", "command": "/usr/bin/hookhost", "args": ["claude", "hook"], "timeout": 5}),
+            json!({"type": "command", "command": "/usr/bin/hookhost", "args": ["claude", 1]}),
+        ] {
+            assert!(!is_ours(&handler), "{handler}");
+        }
     }
 
     #[test]
@@ -434,7 +485,7 @@ mod tests {
     fn a_stale_entry_is_replaced_and_the_serve_wiring_swaps_in() {
         let mut settings = original();
         let old = Wiring {
-            command: hook_command("/old/place/hookhost", &locations()),
+            argv: hook_argv("/old/place/hookhost", &locations()),
             serve: None,
         };
         install(&mut settings, &old, &events()).unwrap();

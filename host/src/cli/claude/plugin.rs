@@ -42,7 +42,7 @@ pub(super) fn write(args: &PluginArgs) -> CliResult {
             .context("no usable home: the account has no home folder; give --home")?,
     };
     let wiring = Wiring {
-        command: entries::hook_command(&super::own_exe()?, &super::locations(home, &args.folders)?),
+        argv: entries::hook_argv(&super::own_exe()?, &super::locations(home, &args.folders)?),
         serve: None,
     };
     let out = std::path::absolute(&args.out).context("--out")?;
@@ -68,7 +68,7 @@ pub(super) fn write(args: &PluginArgs) -> CliResult {
         "keywords": ["hooks", "wasm", "policy", "security"],
     });
     let hooks = json!({
-        "description": format!("Runs hookhost ({}) on every Claude Code event: the hooks of hookhost's own hook files, Wasm ones included.", wiring.command),
+        "description": format!("Runs hookhost ({}) on every Claude Code event: the hooks of hookhost's own hook files, Wasm ones included.", wiring.command()),
         "hooks": hook_entries(&wiring),
     });
     let plugin = out.join(NAME);
@@ -82,7 +82,7 @@ pub(super) fn write(args: &PluginArgs) -> CliResult {
     println!(
         "wrote the hookhost plugin in {} (it runs `{}`)\nthen: claude plugin marketplace add {} && claude plugin install {NAME}@{NAME}",
         out.display(),
-        wiring.command,
+        wiring.command(),
         out.display()
     );
     Ok(ExitCode::SUCCESS)
