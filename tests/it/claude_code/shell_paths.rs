@@ -217,7 +217,11 @@ fn a_subagents_bash_is_guarded_and_the_control_runs() {
     hookhost(&test, &["claude", "install", "--guards", "recommended"], 0);
     let mock = Mock::start(&test, &subagent_calls(&test).to_string());
     claude_run_of(&claude_binary(), &test, &mock, tools, &[]);
-    assert_eq!(read(&test, "work.txt"), WORK, "the subagent discarded the work");
+    assert_eq!(
+        read(&test, "work.txt"),
+        WORK,
+        "the subagent discarded the work"
+    );
     assert!(!test.project.join("subagent-reset.txt").exists());
     assert!(
         read(&test, "subagent-ran.txt").contains("ran"),
