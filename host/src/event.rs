@@ -48,6 +48,11 @@ impl Fields {
     pub const WORKTREE_PATH: Fields = Fields(1 << 14);
     /// New compaction instructions (PreCompact stdout).
     pub const CUSTOM_INSTRUCTIONS: Fields = Fields(1 << 15);
+    /// `hookSpecificOutput.classifierContext` (PostToolUse: what the auto-mode
+    /// permission classifier is shown).
+    pub const CLASSIFIER_CONTEXT: Fields = Fields(1 << 16);
+    /// `hookSpecificOutput.suppressOriginalPrompt` (UserPromptExpansion).
+    pub const SUPPRESS_ORIGINAL_PROMPT: Fields = Fields(1 << 17);
     /// Every field: the scope of events hookhost does not know.
     pub const ALL: Fields = Fields(u32::MAX);
 
@@ -358,7 +363,7 @@ pub const CATALOG: &[EventSpec] = &[
         json_block(all(plain(spec(
             "UserPromptExpansion",
             Some("command_name"),
-            BLOCK_CONTEXT,
+            BLOCK_CONTEXT.with(Fields::SUPPRESS_ORIGINAL_PROMPT),
         )))),
         PromptEffect::EndTurn,
     )),
@@ -384,7 +389,9 @@ pub const CATALOG: &[EventSpec] = &[
         json_block(tool(spec(
             "PostToolUse",
             Some("tool_name"),
-            BLOCK_CONTEXT.with(Fields::UPDATED_TOOL_OUTPUT),
+            BLOCK_CONTEXT
+                .with(Fields::UPDATED_TOOL_OUTPUT)
+                .with(Fields::CLASSIFIER_CONTEXT),
         ))),
         PromptEffect::EndTurnUnlessContinue,
     ),

@@ -9,6 +9,10 @@ use serde_json::Value;
 
 use crate::output::{HookAnswer, PermissionDecision};
 
+/// How much classifier context Claude Code takes from all of an event's hooks together,
+/// in UTF-16 code units (2.1.332's `classifierContext`).
+pub const CLASSIFIER_CONTEXT_UNITS: usize = 2000;
+
 pub(crate) mod merge;
 mod render;
 
@@ -270,6 +274,14 @@ pub struct EventOutcome {
     pub system_message: Option<String>,
     /// Rewritten tool output (last writer in configuration order).
     pub updated_tool_output: Option<Value>,
+    /// What the auto-mode permission classifier is shown (PostToolUse), newline-joined
+    /// in configuration order and cut to [`CLASSIFIER_CONTEXT_UNITS`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub classifier_context: Option<String>,
+    /// The expanded prompt replaces the typed one (UserPromptExpansion): any hook's
+    /// `true` wins.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suppress_original_prompt: Option<bool>,
     /// Any hook asked to keep its output out of the transcript (`suppressOutput`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub suppress_output: bool,
@@ -378,6 +390,8 @@ impl EventOutcome {
             stop_reason: None,
             system_message: None,
             updated_tool_output: None,
+            classifier_context: None,
+            suppress_original_prompt: None,
             suppress_output: false,
             updated_message: None,
             system_prompt_append: None,

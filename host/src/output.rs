@@ -95,6 +95,12 @@ pub struct HookAnswer {
     /// Replacement tool output (PostToolUse; hygge `modified_tool_result`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub updated_tool_output: Option<Value>,
+    /// What the auto-mode permission classifier is shown (PostToolUse).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub classifier_context: Option<String>,
+    /// Whether the expanded prompt replaces the typed one (UserPromptExpansion).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suppress_original_prompt: Option<bool>,
     /// `suppressOutput`: keep the hook's output out of the transcript.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub suppress_output: bool,

@@ -6,6 +6,8 @@
 //! | should_block / block_reason | any block wins; first blocking hook gives the reason |
 //! | additional_context, system_message | newline-joined in configuration order |
 //! | updated_input, updated_tool_output | last writer in configuration order |
+//! | classifier_context | newline-joined in configuration order, cut to 2,000 UTF-16 units |
+//! | suppress_original_prompt | any `true` wins |
 //! | permission_decision | deny > defer > ask > allow; reason of the first hook with the winner |
 //! | updated_permissions, watch_paths | accumulated (watch paths de-duplicated) |
 //! | continue / stop_reason | any false stops; first reason kept |
@@ -49,6 +51,21 @@ fn join(target: &mut Option<String>, text: &str) {
             existing.push_str(text);
         }
         None => *target = Some(text.to_string()),
+    }
+}
+
+/// Cuts `text` to at most `units` UTF-16 code units, on a character boundary.
+fn cut_utf16(text: &mut String, units: usize) {
+    let mut used = 0;
+    let end = text
+        .char_indices()
+        .find(|(_, c)| {
+            used += c.len_utf16();
+            used > units
+        })
+        .map(|(at, _)| at);
+    if let Some(end) = end {
+        text.truncate(end);
     }
 }
 
@@ -157,6 +174,13 @@ impl<'e> Fold<'e> {
         if let Some(output) = &out.updated_tool_output {
             outcome.updated_tool_output = Some(output.clone());
         }
+        if let Some(context) = &out.classifier_context {
+            join(&mut outcome.classifier_context, context);
+        }
+        if let Some(suppress) = out.suppress_original_prompt {
+            outcome.suppress_original_prompt =
+                Some(suppress || outcome.suppress_original_prompt == Some(true));
+        }
         outcome.suppress_output |= out.suppress_output;
         if let Some(message) = &out.updated_message {
             outcome.updated_message = Some(message.clone());
@@ -259,6 +283,9 @@ impl<'e> Fold<'e> {
         if let Some((decision, reason)) = self.decision {
             outcome.permission_decision = Some(decision);
             outcome.permission_decision_reason = reason;
+        }
+        if let Some(context) = &mut outcome.classifier_context {
+            cut_utf16(context, crate::outcome::CLASSIFIER_CONTEXT_UNITS);
         }
         self.outcome
     }
@@ -437,6 +464,71 @@ mod tests {
                     ),
                 ],
                 check: |o| assert_eq!(o.additional_context.as_deref(), Some("one\ntwo")),
+            },
+            Case {
+                name: "classifier_context_joined_and_cut_to_claude_codes_budget",
+                event: "PostToolUse",
+                hooks: vec![
+                    ran(
+                        "a",
+                        HookAnswer {
+                            classifier_context: Some("ran the tests".into()),
+                            ..HookAnswer::default()
+                        },
+                    ),
+                    ran(
+                        "b",
+                        HookAnswer {
+                            // Two UTF-16 units a character.
+                            classifier_context: Some("𝄞".repeat(1500)),
+                            ..HookAnswer::default()
+                        },
+                    ),
+                ],
+                check: |o| {
+                    let context = o.classifier_context.as_deref().unwrap();
+                    assert!(context.starts_with("ran the tests\n𝄞"));
+                    assert!(context.encode_utf16().count() <= 2000);
+                    assert!(context.encode_utf16().count() >= 1999);
+                },
+            },
+            Case {
+                name: "classifier_context_only_after_a_tool_ran",
+                event: "PreToolUse",
+                hooks: vec![ran(
+                    "a",
+                    HookAnswer {
+                        classifier_context: Some("x".into()),
+                        suppress_original_prompt: Some(true),
+                        ..HookAnswer::default()
+                    },
+                )],
+                check: |o| {
+                    assert!(o.classifier_context.is_none());
+                    assert!(o.suppress_original_prompt.is_none());
+                    assert_eq!(o.ignored_fields.len(), 2, "{:?}", o.ignored_fields);
+                },
+            },
+            Case {
+                name: "any_hook_suppresses_the_original_prompt",
+                event: "UserPromptExpansion",
+                hooks: vec![
+                    ran(
+                        "a",
+                        HookAnswer {
+                            suppress_original_prompt: Some(true),
+                            ..HookAnswer::default()
+                        },
+                    ),
+                    ran(
+                        "b",
+                        HookAnswer {
+                            suppress_original_prompt: Some(false),
+                            ..HookAnswer::default()
+                        },
+                    ),
+                ],
+                check: |o| assert_eq!(o.suppress_original_prompt, Some(true)),
             },
             Case {
                 name: "updated_input_last_writer_in_config_order",

@@ -9,9 +9,9 @@ use crate::dialect::Event;
 use crate::event::{BlockForm, Fields};
 use crate::output::PermissionDecision;
 use crate::protocol::fields::{
-    ADDITIONAL_CONTEXT, CONTINUE, DECISION, INITIAL_USER_MESSAGE, PERMISSION_DECISION, Place,
-    RETRY, SESSION_TITLE, SYSTEM_MESSAGE, UPDATED_INPUT, UPDATED_PERMISSIONS, UPDATED_TOOL_OUTPUT,
-    WATCH_PATHS, key,
+    ADDITIONAL_CONTEXT, CLASSIFIER_CONTEXT, CONTINUE, DECISION, INITIAL_USER_MESSAGE,
+    PERMISSION_DECISION, Place, RETRY, SESSION_TITLE, SUPPRESS_ORIGINAL_PROMPT, SYSTEM_MESSAGE,
+    UPDATED_INPUT, UPDATED_PERMISSIONS, UPDATED_TOOL_OUTPUT, WATCH_PATHS, key,
 };
 
 /// A Claude Code hook answer: JSON on stdout, an exit code, optional stderr.
@@ -78,6 +78,11 @@ pub(super) fn claude_reply(outcome: &EventOutcome) -> ClaudeReply {
         (SESSION_TITLE, text(&outcome.session_title)),
         (RETRY, outcome.retry.map(|r| json!(r))),
         (UPDATED_TOOL_OUTPUT, outcome.updated_tool_output.clone()),
+        (CLASSIFIER_CONTEXT, text(&outcome.classifier_context)),
+        (
+            SUPPRESS_ORIGINAL_PROMPT,
+            outcome.suppress_original_prompt.map(|s| json!(s)),
+        ),
     ] {
         answer.put(field.place, field.key, value);
     }
@@ -204,6 +209,24 @@ mod tests {
             answer.stdout,
             json!({"hookSpecificOutput": {"permissionDecision": "deny",
                 "permissionDecisionReason": "no", "hookEventName": "PreToolUse"}})
+        );
+    }
+
+    #[test]
+    fn the_fields_claude_code_2_1_332_added() {
+        let mut outcome = EventOutcome::empty("PostToolUse");
+        outcome.classifier_context = Some("the tests ran".into());
+        assert_eq!(
+            outcome.to_claude_reply().stdout,
+            json!({"hookSpecificOutput": {"hookEventName": "PostToolUse",
+                "classifierContext": "the tests ran"}})
+        );
+        let mut outcome = EventOutcome::empty("UserPromptExpansion");
+        outcome.suppress_original_prompt = Some(true);
+        assert_eq!(
+            outcome.to_claude_reply().stdout,
+            json!({"hookSpecificOutput": {"hookEventName": "UserPromptExpansion",
+                "suppressOriginalPrompt": true}})
         );
     }
 

@@ -137,6 +137,22 @@ pub const UPDATED_TOOL_OUTPUT: Field = Field {
     present: |o| o.updated_tool_output.is_some(),
     clear: |o| o.updated_tool_output = None,
 };
+/// `hookSpecificOutput.classifierContext` (PostToolUse).
+pub const CLASSIFIER_CONTEXT: Field = Field {
+    key: "classifierContext",
+    place: Place::Specific,
+    flag: Fields::CLASSIFIER_CONTEXT,
+    present: |o| o.classifier_context.is_some(),
+    clear: |o| o.classifier_context = None,
+};
+/// `hookSpecificOutput.suppressOriginalPrompt` (UserPromptExpansion).
+pub const SUPPRESS_ORIGINAL_PROMPT: Field = Field {
+    key: "suppressOriginalPrompt",
+    place: Place::Specific,
+    flag: Fields::SUPPRESS_ORIGINAL_PROMPT,
+    present: |o| o.suppress_original_prompt.is_some(),
+    clear: |o| o.suppress_original_prompt = None,
+};
 /// hygge `modified_message`.
 pub const UPDATED_MESSAGE: Field = Field {
     key: "modified_message",
@@ -184,6 +200,8 @@ pub const ALL: &[Field] = &[
     SESSION_TITLE,
     RETRY,
     UPDATED_TOOL_OUTPUT,
+    CLASSIFIER_CONTEXT,
+    SUPPRESS_ORIGINAL_PROMPT,
     UPDATED_MESSAGE,
     SYSTEM_PROMPT_APPEND,
     WORKTREE_PATH,
@@ -255,6 +273,8 @@ mod tests {
             session_title: Some("t".into()),
             retry: Some(true),
             updated_tool_output: Some(serde_json::json!(1)),
+            classifier_context: Some("k".into()),
+            suppress_original_prompt: Some(true),
             updated_message: Some("m".into()),
             system_prompt_append: Some("s".into()),
             worktree_path: Some("/w".into()),

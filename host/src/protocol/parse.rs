@@ -4,9 +4,9 @@
 use serde_json::{Map, Value};
 
 use super::fields::{
-    ADDITIONAL_CONTEXT, CONTINUE, DECISION, INITIAL_USER_MESSAGE, PERMISSION_DECISION, RETRY,
-    SESSION_TITLE, SYSTEM_MESSAGE, UPDATED_INPUT, UPDATED_PERMISSIONS, UPDATED_TOOL_OUTPUT,
-    WATCH_PATHS, WORKTREE_PATH, key,
+    ADDITIONAL_CONTEXT, CLASSIFIER_CONTEXT, CONTINUE, DECISION, INITIAL_USER_MESSAGE,
+    PERMISSION_DECISION, RETRY, SESSION_TITLE, SUPPRESS_ORIGINAL_PROMPT, SYSTEM_MESSAGE,
+    UPDATED_INPUT, UPDATED_PERMISSIONS, UPDATED_TOOL_OUTPUT, WATCH_PATHS, WORKTREE_PATH, key,
 };
 use crate::dialect::AnswerForm;
 use crate::dialect::Event;
@@ -119,6 +119,8 @@ fn parse_specific(hso: &Value, event: &Event, out: &mut HookAnswer) -> Result<()
     out.initial_user_message = opt_string(map, INITIAL_USER_MESSAGE.key)?;
     out.session_title = opt_string(map, SESSION_TITLE.key)?;
     out.retry = opt_bool(map, RETRY.key)?;
+    out.classifier_context = opt_string(map, CLASSIFIER_CONTEXT.key)?;
+    out.suppress_original_prompt = opt_bool(map, SUPPRESS_ORIGINAL_PROMPT.key)?;
     if let Some(output) = map
         .get(UPDATED_TOOL_OUTPUT.key)
         .or(map.get(key::UPDATED_MCP_TOOL_OUTPUT))
@@ -208,6 +210,32 @@ mod tests {
         assert!(out.blocks());
         assert_eq!(out.permission_decision, Some(PermissionDecision::Deny));
         assert_eq!(out.permission_decision_reason.as_deref(), Some("no"));
+    }
+
+    #[test]
+    fn the_fields_claude_code_2_1_332_added() {
+        let out = parse_answer(
+            &json!({"hookSpecificOutput": {"hookEventName": "PostToolUse",
+                "classifierContext": "ran the suite"}}),
+            &Event::new("PostToolUse"),
+        )
+        .unwrap();
+        assert_eq!(out.classifier_context.as_deref(), Some("ran the suite"));
+        let out = parse_answer(
+            &json!({"hookSpecificOutput": {"suppressOriginalPrompt": true}}),
+            &Event::new("UserPromptExpansion"),
+        )
+        .unwrap();
+        assert_eq!(out.suppress_original_prompt, Some(true));
+        let bad = parse_answer(
+            &json!({"hookSpecificOutput": {"suppressOriginalPrompt": "yes"}}),
+            &Event::new("UserPromptExpansion"),
+        );
+        assert!(
+            bad.unwrap_err()
+                .to_string()
+                .contains("suppressOriginalPrompt")
+        );
     }
 
     #[test]
