@@ -809,6 +809,18 @@ pub(crate) fn places(
     for path in &settings.paths {
         add(Some(path), "a place the owner protects");
     }
+    // Under the envelope the user's own skills and commands are what runs outside it
+    // (Claude Code runs their `!` lines itself): no tool call plants one there.
+    if config.envelope.enabled
+        && let Some(home) = &config.home
+    {
+        for folder in ["skills", "commands"] {
+            add(
+                Some(&home.join(".claude").join(folder)),
+                "the user's Claude Code skills and commands (their `!` lines run outside the envelope)",
+            );
+        }
+    }
     let secrets = wasm
         .config_dir
         .iter()
