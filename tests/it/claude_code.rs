@@ -115,6 +115,29 @@ fn claude_run_of(
     tools: &[&str],
     env: &[(&str, &str)],
 ) -> Output {
+    finish_claude(claude_command(binary, test, mock, tools, env))
+}
+
+/// [`claude_run`] as a user who skips Claude Code's own permission prompts
+/// (`--dangerously-skip-permissions`): only the hooks stand between the model and a write
+/// Claude Code would otherwise ask about.
+fn claude_run_skipping_permissions(test: &TestEnv, mock: &Mock, tools: &[&str]) -> Output {
+    let mut command = claude_command(&claude_binary(), test, mock, tools, &[]);
+    // Claude Code refuses the flag as root outside a sandbox it is told of.
+    command
+        .arg("--dangerously-skip-permissions")
+        .env("IS_SANDBOX", "1");
+    finish_claude(command)
+}
+
+/// The `claude -p` command of [`claude_run_of`], not started.
+fn claude_command(
+    binary: &Path,
+    test: &TestEnv,
+    mock: &Mock,
+    tools: &[&str],
+    env: &[(&str, &str)],
+) -> Command {
     let mut command = Command::new(binary);
     command
         .args(["-p", "do the task", "--output-format", "json"])
@@ -134,6 +157,11 @@ fn claude_run_of(
     for (name, value) in env {
         command.env(name, value);
     }
+    command
+}
+
+/// Runs `command` (a [`claude_command`]); panics unless it succeeds.
+fn finish_claude(mut command: Command) -> Output {
     let out = command.output().expect("run claude");
     assert!(
         out.status.success(),

@@ -12,7 +12,10 @@ use std::process::Command;
 use hookhost_tests::TestEnv;
 use serde_json::{Value, json};
 
-use super::{CLI, Mock, claude_binary, claude_binary_in, claude_run_of, hookhost, last};
+use super::{
+    CLI, Mock, claude_binary, claude_binary_in, claude_run_of, claude_run_skipping_permissions,
+    hookhost, last,
+};
 
 /// What the uncommitted file holds before anything runs.
 const WORK: &str = "an afternoon of uncommitted work\n";
@@ -62,7 +65,7 @@ fn use_skill(name: &str) -> Value {
 }
 
 /// The tools the model may use in these runs.
-const TOOLS: &[&str] = &["Bash", "Monitor", "Skill", "Write"];
+const TOOLS: &[&str] = &["Bash", "Monitor", "Skill"];
 
 /// A read of the project's `.env` the text guards do not see (so only the envelope keeps
 /// it), written to `out`.
@@ -252,16 +255,11 @@ fn under_the_envelope_monitor_is_enclosed_and_only_the_owners_skill_lines_run() 
         "mine",
         &format!("echo ran > {project}/user-skill-ran.txt"),
     );
-    // The agent plants a skill of the user's (whose lines run unenclosed) with its file
-    // tool, then uses it.
     let planted = test.home.join(".claude/skills/planted/SKILL.md");
     let calls = json!([
         monitor(&hidden_read("monitor-env.txt")),
         use_skill("note"),
         use_skill("mine"),
-        {"name": "Write", "input": {"file_path": planted,
-            "content": format!("---\nname: planted\ndescription: d\n---\n!`{}`\n", hidden_read("planted-leak.txt"))}},
-        use_skill("planted"),
     ]);
     let mock = Mock::start(&test, &calls.to_string());
     claude_run_of(&claude_binary(), &test, &mock, TOOLS, &[]);
@@ -280,9 +278,18 @@ fn under_the_envelope_monitor_is_enclosed_and_only_the_owners_skill_lines_run() 
         "the user's own skill line did not run: {:?}",
         last(&mock)
     );
+    // The agent plants a skill of the user's (whose lines run unenclosed) with its file
+    // tool, as a user who skips Claude Code's prompts lets it; the next session uses it.
+    let plant = json!([{"name": "Write", "input": {"file_path": planted,
+        "content": format!("---\nname: planted\ndescription: d\n---\n!`{}`\n", hidden_read("planted-leak.txt"))}}]);
+    let mock = Mock::start(&test, &plant.to_string());
+    claude_run_skipping_permissions(&test, &mock, &["Write"]);
+    let mock = Mock::start(&test, &json!([use_skill("planted")]).to_string());
+    claude_run_of(&claude_binary(), &test, &mock, TOOLS, &[]);
     assert!(
         !planted.exists() && !read(&test, "planted-leak.txt").contains(SECRET),
-        "the agent planted a skill of the user's that ran outside the envelope"
+        "the agent planted a skill of the user's that ran outside the envelope: {:?}",
+        last(&mock)
     );
     let status = test.run_at_home(CLI, &["claude", "status"]).text();
     assert!(
@@ -334,6 +341,8 @@ fn a_missing_hookhost_blocks_on_the_newest_claude_code_and_on_2_1_197() {
 
         let test = TestEnv::new();
         install_then_remove_the_binary(&test);
+        let status = test.run_at_home(CLI, &["claude", "status"]).text();
+        assert!(status.contains("which does not exist"), "{status}");
         let mock = Mock::start(&test, "echo ran > ran.txt");
         let out = claude_run_of(&binary, &test, &mock, &["Bash"], &[]);
         assert!(
@@ -433,4 +442,62 @@ fn the_catalog_knows_every_event_of_the_pinned_claude_code() {
             "{tree}: Claude Code fires events hookhost's catalog does not know: {missing:?}"
         );
     }
+}
+
+/// `hookhost claude status` with `dir` first on `PATH`: its output and exit code.
+fn status_with_path(test: &TestEnv, dir: &Path) -> (String, Option<i32>) {
+    let path = format!(
+        "{}:{}",
+        dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = Command::new(CLI)
+        .args(["claude", "status", "--home"])
+        .arg(&test.home)
+        .current_dir(&test.project)
+        .env("PATH", path)
+        .output()
+        .unwrap();
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        out.status.code(),
+    )
+}
+
+#[test]
+fn status_names_the_claude_code_release_and_warns_when_it_is_newer_than_the_catalog() {
+    let test = TestEnv::new();
+    hookhost(&test, &["claude", "install", "--guards", "recommended"], 0);
+    let real = claude_binary().parent().unwrap().to_path_buf();
+    let (said, code) = status_with_path(&test, &real);
+    assert!(
+        said.contains("Claude Code: 2.1.332 at") && !said.contains("is newer than"),
+        "{said}"
+    );
+    assert_eq!(code, Some(0), "{said}");
+    // A release the catalog does not follow yet.
+    let newer = test.root.join("newer");
+    std::fs::create_dir_all(&newer).unwrap();
+    let fake = newer.join("claude");
+    std::fs::write(&fake, "#!/bin/sh\necho '2.1.400 (Claude Code)'\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let (said, code) = status_with_path(&test, &newer);
+    assert!(
+        said.contains("Claude Code 2.1.400 is newer than the 2.1.332"),
+        "{said}"
+    );
+    assert_eq!(code, Some(1));
+    // An entry of a guarding event that would not block when hookhost cannot answer.
+    let file = test.home.join(".claude/settings.json");
+    let mut settings: Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let entry = &mut settings["hooks"]["PreToolUse"][0]["hooks"][0];
+    entry.as_object_mut().unwrap().remove("onFailure");
+    std::fs::write(&file, settings.to_string()).unwrap();
+    let (said, _) = status_with_path(&test, &real);
+    assert!(
+        said.contains("hooks.PreToolUse[0]: does not block when hookhost cannot answer"),
+        "{said}"
+    );
 }
