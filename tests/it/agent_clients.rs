@@ -252,6 +252,13 @@ fn codex() -> Client {
     }
 }
 
+/// Writes `value` to `relative` below the test's home (the user's own agent settings).
+fn write_home_json(test: &TestEnv, relative: &str, value: &serde_json::Value) {
+    let file = test.home.join(relative);
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(file, value.to_string()).unwrap();
+}
+
 fn opencode() -> Client {
     Client {
         agent: "opencode",
@@ -259,8 +266,6 @@ fn opencode() -> Client {
         call: |command| ("bash", json!({"command": command, "description": "run it"})),
         configure: |test, port| {
             // The user's own configuration: the Anthropic provider at this run's mock.
-            let file = test.home.join(".config/opencode/opencode.json");
-            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
             let config = json!({
                 "provider": {"anthropic": {"options": {
                     "baseURL": format!("http://127.0.0.1:{port}/v1"), "apiKey": "x"}}},
@@ -268,7 +273,7 @@ fn opencode() -> Client {
                 "autoupdate": false,
                 "share": "disabled",
             });
-            std::fs::write(file, config.to_string()).unwrap();
+            write_home_json(test, ".config/opencode/opencode.json", &config);
         },
         files: &[".config/opencode/plugin/hookhost.js"],
         messages_api: true,
@@ -288,13 +293,11 @@ fn factory() -> Client {
         configure: |test, port| {
             // The user's own model: a custom (bring-your-own-key) one at this run's mock,
             // which droid uses without a Factory login.
-            let file = test.home.join(".factory/config.json");
-            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
             let config = json!({"custom_models": [{
                 "model_display_name": "Mock", "model": "claude-sonnet-4-5",
                 "base_url": format!("http://127.0.0.1:{port}"), "api_key": "x",
                 "provider": "anthropic", "max_tokens": 1000}]});
-            std::fs::write(file, config.to_string()).unwrap();
+            write_home_json(test, ".factory/config.json", &config);
         },
         files: &[".factory/settings.json"],
         messages_api: true,
