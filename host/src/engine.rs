@@ -440,7 +440,7 @@ impl Engine {
     /// `outcome` of `input` with the verdict of the hooks of the event it is judged as
     /// too (a skill's `!` line is a Bash call the PreToolUse hooks judge).
     async fn judged(&self, input: &Arc<HookInput>, outcome: EventOutcome) -> EventOutcome {
-        let Some(judge) = input.event.judged_as else {
+        let Some(judge) = input.event.judged_as.filter(|_| !judged::denies(&outcome)) else {
             return outcome;
         };
         let as_judge = self.input(judge, judged::as_judged(input, judge), None);

@@ -32,7 +32,13 @@ pub(super) fn fold(own: EventOutcome, mut judged: EventOutcome) -> EventOutcome 
     let event = own.event.clone();
     let mut out = own;
     out.hooks.append(&mut judged.hooks);
-    if judged.updated_input.is_some() && !denies(&judged) {
+    // A rewrite by the event's own hooks is scoped away (the event never applies one),
+    // but Claude Code reads any `updatedInput` there as "do not run": so does hookhost.
+    let own_rewrote = out
+        .ignored_fields
+        .iter()
+        .any(|ignored| ignored.field == crate::protocol::fields::UPDATED_INPUT.key);
+    if own_rewrote || (judged.updated_input.is_some() && !denies(&judged)) {
         let why = format!(
             "a hook rewrote this command, and {event} runs a command only as written; not run"
         );
@@ -64,7 +70,7 @@ pub(super) fn fold(own: EventOutcome, mut judged: EventOutcome) -> EventOutcome 
 }
 
 /// Whether `outcome` keeps the action from happening.
-fn denies(outcome: &EventOutcome) -> bool {
+pub(super) fn denies(outcome: &EventOutcome) -> bool {
     outcome.should_block || outcome.permission_decision == Some(PermissionDecision::Deny)
 }
 
@@ -120,6 +126,16 @@ mod tests {
                 .unwrap()
                 .contains("runs a command only as written")
         );
+    }
+
+    #[test]
+    fn the_events_own_hook_rewriting_is_a_refusal_too() {
+        let mut mine = own();
+        mine.ignored_fields.push(crate::outcome::IgnoredField {
+            hook: "h".into(),
+            field: "updatedInput".into(),
+        });
+        assert!(fold(mine, outcome(None, false)).should_block);
     }
 
     #[test]
