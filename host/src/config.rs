@@ -560,6 +560,14 @@ pub struct EnvelopeSettings {
     /// may run unenclosed: Claude Code cannot run those lines inside the envelope, so the
     /// repository's are refused unless the owner names them here.
     pub unenclosed_skills: Vec<String>,
+    /// Unix sockets of processes outside that commands may still connect to (every other
+    /// listening one is covered).
+    pub sockets: Vec<PathBuf>,
+    /// Whether commands may use the ssh-agent (`SSH_AUTH_SOCK`): signatures with the
+    /// user's keys, which git over ssh needs when the key is in the agent only.
+    pub ssh_agent: bool,
+    /// Environment variables the enclosed command does not inherit.
+    pub withhold_env: Vec<String>,
 }
 
 /// Everything configuration produced.

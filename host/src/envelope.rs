@@ -12,8 +12,13 @@
 //! ([`launch`]); on Linux with Landlock and a private mount namespace ([`linux`]), on
 //! macOS as a Seatbelt profile ([`seatbelt`]).
 
+#[cfg(target_os = "linux")]
+mod confine;
 mod derive;
+#[cfg(unix)]
+pub(crate) mod git_config;
 pub(crate) mod kernel;
+pub(crate) mod later;
 pub mod launch;
 #[cfg(target_os = "linux")]
 mod linux;
@@ -61,10 +66,28 @@ pub struct Envelope {
     pub home: Option<PathBuf>,
     /// Folders commands may write (everything else is read-only).
     pub writable: Vec<Place>,
+    /// Tool caches commands may write, through a copy-on-write layer of the project's
+    /// (kept in [`Envelope::layers`]): the user's own copy is never written.
+    pub layered: Vec<Place>,
+    /// Where the layers are kept (in hookhost's state folder), one folder per project.
+    pub layers: PathBuf,
     /// Places no command may change, even inside a writable folder.
     pub read_only: Vec<Place>,
+    /// Read-only places made, empty, when missing, before a command starts (so that no
+    /// process it leaves behind can create them later, outside the mounts).
+    pub made: Vec<PathBuf>,
     /// Files whose content no command may read, wherever they are.
     pub unreadable: Vec<Place>,
+    /// The agents' logins: unreadable to commands, not to a whole session (its agent
+    /// needs its own).
+    pub logins: Vec<Place>,
+    /// Listening unix sockets commands may still connect to (the owner's
+    /// `envelope.sockets`); every other one that exists when a command starts is covered.
+    pub sockets: Vec<PathBuf>,
+    /// Whether the ssh-agent's socket (`SSH_AUTH_SOCK`) stays reachable.
+    pub ssh_agent: bool,
+    /// Environment variables the command does not inherit.
+    pub withhold_env: Vec<String>,
     /// Names and paths the `secrets` builtin's `allow` lets through.
     pub secret_allow: Vec<String>,
     /// What the network may reach.
@@ -111,6 +134,18 @@ impl Envelope {
     }
 }
 
+/// How many git config keys the launcher puts back.
+fn git_config_keys() -> usize {
+    #[cfg(unix)]
+    {
+        git_config::RUNS_PROGRAM.len()
+    }
+    #[cfg(not(unix))]
+    {
+        0
+    }
+}
+
 /// The SHA-256 of `bytes`, in hex: an envelope file's name.
 pub(crate) fn digest_of(bytes: &[u8]) -> String {
     use sha2::Digest;
@@ -140,8 +175,55 @@ impl fmt::Display for Envelope {
             Ok(())
         };
         list("writable", &self.writable)?;
+        list("writable through the project's own layer", &self.layered)?;
         list("read-only inside them", &self.read_only)?;
         list("unreadable", &self.unreadable)?;
+        list(
+            "unreadable to commands (not to a whole session)",
+            &self.logins,
+        )?;
+        writeln!(
+            f,
+            "  made, empty, before a command when missing: {}",
+            if self.made.is_empty() {
+                "(none)".to_string()
+            } else {
+                self.made
+                    .iter()
+                    .map(|path| path.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
+        )?;
+        writeln!(
+            f,
+            "  git config: the project's config files (config, config.worktree, worktrees', submodules') checked when a command ends; every key that runs a program ({} of them: core.fsmonitor, core.hooksPath, core.pager, alias.*, include.path, filter.*, …) put back as it was, held read-only for processes it leaves running",
+            git_config_keys()
+        )?;
+        writeln!(
+            f,
+            "  sockets: every listening unix socket outside the project covered when a command starts{}{}",
+            if self.sockets.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    ", but {}",
+                    self.sockets
+                        .iter()
+                        .map(|path| path.display().to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            },
+            if self.ssh_agent {
+                "; the ssh-agent reachable (sshAgent)"
+            } else {
+                "; the ssh-agent too (git over ssh needs the owner's `sshAgent: true`)"
+            }
+        )?;
+        if !self.withhold_env.is_empty() {
+            writeln!(f, "  not inherited: {}", self.withhold_env.join(", "))?;
+        }
         writeln!(
             f,
             "  secret files: the `secrets` builtin's rule, looked for in the project and the home when a command starts{}",

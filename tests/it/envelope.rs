@@ -11,6 +11,8 @@ use std::time::Duration;
 use hookhost_tests::{TestEnv, run_cli};
 use serde_json::{Value, json};
 
+mod left_behind;
+
 const CLI: &str = env!("CARGO_BIN_EXE_hookhost");
 const SECRET: &str = "API_KEY=sk-live-never-leaves";
 
@@ -662,12 +664,12 @@ fn everyday_calls_pass_the_recommended_guards_and_get_the_envelope() {
     );
 }
 
-/// A hook settings file in a folder the project does not have yet cannot be bound
-/// read-only (there is nothing to bind): one a command creates there — Claude Code's
-/// `.claude/settings.local.json` with `disableAllHooks` — is removed when the command
-/// ends, and the command's output says so. Without the envelope it stays.
+/// A hook settings file in a folder the project does not have yet: the launcher makes
+/// the agent's folder, empty, before the command and holds it, so Claude Code's
+/// `.claude/settings.local.json` with `disableAllHooks` cannot be created there (nor by a
+/// process the command leaves running). Without the envelope it is.
 #[test]
-fn a_hook_settings_file_created_where_none_was_is_removed() {
+fn a_hook_settings_file_in_a_folder_the_project_lacks_cannot_be_created() {
     for inside in [false, true] {
         let test = guarded(json!({}));
         std::fs::remove_dir_all(test.project.join(".claude")).unwrap();
@@ -680,7 +682,7 @@ fn a_hook_settings_file_created_where_none_was_is_removed() {
         let created = test.project.join(".claude/settings.local.json").exists();
         assert_eq!(created, !inside, "{}", text(&out));
         if inside {
-            hookhost_tests::assert_says(text(&out), "which no command may write; removed it");
+            hookhost_tests::assert_says(text(&out), "Read-only file system");
         }
     }
 }
@@ -919,7 +921,7 @@ fn a_session_writes_the_folders_its_user_names_and_no_others() {
     assert_eq!(session.status.code(), Some(3), "{}", text(&session));
     assert!(named.join("ok").is_file(), "{}", text(&session));
     assert!(!other.join("no").exists(), "{}", text(&session));
-    hookhost_tests::assert_says(text(&session), "Permission denied");
+    hookhost_tests::assert_says(text(&session), "Read-only file system");
     // A folder that is not there is refused before anything starts.
     let refused = Command::new(CLI)
         .args(["envelope", "session", "--home"])

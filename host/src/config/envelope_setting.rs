@@ -1,6 +1,6 @@
 //! The owners' `envelope` setting: `true` switches the envelope on with its defaults, an
 //! object may also set `mode`, `network`, `writable`, `readOnly`, `scopeSignals`,
-//! `scopeAbstractSockets` and `unenclosedSkills`. Only managed, `--settings` and user layers count (the most
+//! `scopeAbstractSockets`, `unenclosedSkills`, `sockets`, `sshAgent` and `withholdEnv`. Only managed, `--settings` and user layers count (the most
 //! authoritative one wins whole); a repository's is ignored, as is every other owner key.
 
 use std::path::PathBuf;
@@ -151,9 +151,48 @@ pub(super) fn envelope(sources: &[Source], diags: &mut Vec<Diagnostic>) -> Envel
             ),
         }
     }
+    if let Some(entries) = object.get("sockets") {
+        match entries.as_array() {
+            Some(entries) => {
+                for (index, entry) in entries.iter().enumerate() {
+                    match entry.as_str().map(PathBuf::from) {
+                        Some(path) if path.is_absolute() => settings.sockets.push(path),
+                        _ => warn(
+                            &format!(".sockets[{index}]"),
+                            "not an absolute socket path; skipped (it stays covered)".into(),
+                        ),
+                    }
+                }
+            }
+            None => warn(
+                ".sockets",
+                "not an array of socket paths; none let through".into(),
+            ),
+        }
+    }
+    if let Some(names) = object.get("withholdEnv") {
+        match names.as_array() {
+            Some(names) => {
+                for (index, name) in names.iter().enumerate() {
+                    match name.as_str().filter(|name| is_variable_name(name)) {
+                        Some(name) => settings.withhold_env.push(name.to_string()),
+                        None => warn(
+                            &format!(".withholdEnv[{index}]"),
+                            "not an environment variable name; skipped".into(),
+                        ),
+                    }
+                }
+            }
+            None => warn(
+                ".withholdEnv",
+                "not an array of variable names; none withheld".into(),
+            ),
+        }
+    }
     for (key, flag) in [
         ("scopeSignals", &mut settings.scope_signals),
         ("scopeAbstractSockets", &mut settings.scope_abstract_sockets),
+        ("sshAgent", &mut settings.ssh_agent),
     ] {
         if let Some(value) = object.get(key) {
             match value.as_bool() {
@@ -163,6 +202,13 @@ pub(super) fn envelope(sources: &[Source], diags: &mut Vec<Diagnostic>) -> Envel
         }
     }
     settings
+}
+
+/// Whether `name` can name an environment variable (`NAME`, `A_B1`).
+fn is_variable_name(name: &str) -> bool {
+    !name.is_empty()
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// `"any"`, `"none"` or `{"connect": [ports], "bind": [ports]}`.
@@ -237,8 +283,20 @@ mod tests {
             "readOnly": ["deploy", "/srv/x"],
             "scopeSignals": true,
             "unenclosedSkills": ["release-notes"],
+            "sockets": ["/run/user/1000/podman/podman.sock"],
+            "sshAgent": true,
+            "withholdEnv": ["ANTHROPIC_API_KEY", "AWS_SECRET_ACCESS_KEY"],
         }));
         assert!(diags.is_empty(), "{diags:?}");
+        assert_eq!(
+            settings.sockets,
+            [PathBuf::from("/run/user/1000/podman/podman.sock")]
+        );
+        assert!(settings.ssh_agent);
+        assert_eq!(
+            settings.withhold_env,
+            ["ANTHROPIC_API_KEY", "AWS_SECRET_ACCESS_KEY"]
+        );
         assert_eq!(settings.unenclosed_skills, ["release-notes"]);
         assert_eq!(settings.mode, Mode::LandlockOnly);
         assert_eq!(
@@ -260,6 +318,8 @@ mod tests {
             "network": {"connect": [70000]},
             "writable": ["relative/cache"],
             "unenclosedSkills": ["ok", 7],
+            "sockets": ["relative.sock"],
+            "withholdEnv": ["A=B"],
         }));
         assert!(settings.enabled);
         assert_eq!(settings.mode, Mode::Enforce);
@@ -273,7 +333,9 @@ mod tests {
                 "envelope.mode",
                 "envelope.network",
                 "envelope.writable[0]",
-                "envelope.unenclosedSkills[1]"
+                "envelope.unenclosedSkills[1]",
+                "envelope.sockets[0]",
+                "envelope.withholdEnv[0]"
             ]
         );
     }

@@ -5,30 +5,12 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use super::later::{AGENT_LOGINS, HOME_BINS, PROJECT_FILES, PROJECT_FOLDERS, TOOL_CACHES};
 use super::{Envelope, Place};
 use crate::config::{Handler, LoadedConfig};
 
 /// Temporary folders every command may write.
 const TEMPORARY: &[&str] = &["/tmp", "/var/tmp", "/dev/shm"];
-
-/// The package managers' and build tools' caches below the home, writable where they
-/// exist: a build that cannot fill its cache fails. Their configuration (`~/.cargo/config.toml`,
-/// `~/.gradle/init.d`, `~/.m2/settings.xml`) is not here: it changes what later builds run.
-const TOOL_CACHES: &[&str] = &[
-    ".cache",
-    ".npm",
-    ".cargo/registry",
-    ".cargo/git",
-    ".gradle/caches",
-    ".gradle/wrapper",
-    ".m2/repository",
-    "go/pkg/mod",
-    ".yarn/berry/cache",
-    ".pnpm-store",
-    ".local/share/pnpm",
-    ".bun/install/cache",
-    ".deno",
-];
 
 /// Shell startup files: what runs in every later shell of the owner.
 const SHELL_STARTUP: &[&str] = &[
@@ -67,11 +49,15 @@ pub(crate) fn derive(
     for dir in TEMPORARY {
         writable.push(place(dir.into(), "a temporary folder"));
     }
+    let mut layered = Vec::new();
     if let Some(home) = &home {
         for cache in TOOL_CACHES {
             let dir = home.join(cache);
             if dir.is_dir() {
-                writable.push(place(dir, "a build tool's cache"));
+                layered.push(place(
+                    dir,
+                    "a build tool's cache, written through the project's own layer",
+                ));
             }
         }
     }
@@ -97,9 +83,32 @@ pub(crate) fn derive(
             read_only.push(place(path, "added by the owner (envelope.readOnly)"));
         }
     }
+    let mut made = Vec::new();
+    if let Some(project) = &project {
+        for (folder, why) in PROJECT_FOLDERS {
+            read_only.push(place(project.join(folder), why));
+            made.push(project.join(folder));
+        }
+        for (file, why) in PROJECT_FILES {
+            read_only.push(place(project.join(file), why));
+            if file.starts_with(".git/") {
+                made.push(project.join(file));
+            }
+        }
+    }
+    let mut logins = Vec::new();
     if let Some(home) = &home {
         for file in SHELL_STARTUP {
             read_only.push(place(home.join(file), "a shell startup file"));
+        }
+        for bin in HOME_BINS {
+            read_only.push(place(
+                home.join(bin),
+                "a folder on the user's PATH (what is planted there runs outside)",
+            ));
+        }
+        for (file, why) in AGENT_LOGINS {
+            logins.push(place(home.join(file), why));
         }
     }
     read_only.sort_by(|a, b| a.path.cmp(&b.path));
@@ -113,8 +122,15 @@ pub(crate) fn derive(
         project,
         home,
         writable,
+        layered,
+        layers: dir.join("layers"),
         read_only,
+        made,
         unreadable,
+        logins,
+        sockets: settings.sockets.clone(),
+        ssh_agent: settings.ssh_agent,
+        withhold_env: settings.withhold_env.clone(),
         secret_allow: builtin_list(config, "builtin:secrets", "allow"),
         network: settings.network.clone(),
         scope_signals: settings.scope_signals,

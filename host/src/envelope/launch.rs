@@ -94,6 +94,25 @@ pub fn run(launch: &Launch) -> i32 {
                 path: path.clone(),
                 why: "the session's (hookhost envelope session --writable)".into(),
             }));
+    } else {
+        // A whole session's agent needs its own login; a command does not.
+        let logins = std::mem::take(&mut envelope.logins);
+        envelope.unreadable.extend(logins);
+    }
+    hold_path_folders(&mut envelope);
+    if let Err(why) = make_held(&envelope) {
+        return refuse(&why);
+    }
+    // Opened before the mounts: what they hold for processes left behind is still
+    // written through it.
+    let git = envelope
+        .project
+        .as_deref()
+        .and_then(super::git_config::GitConfigGuard::watch);
+    if let (Some(git), Some(project)) = (&git, envelope.project.clone()) {
+        for (path, why) in git.held(&project) {
+            envelope.read_only.push(super::Place { path, why });
+        }
     }
     // Only where the agent's shell keeps the folder does bash report it (a file it reads
     // at start, `BASH_ENV`).
@@ -105,16 +124,27 @@ pub fn run(launch: &Launch) -> i32 {
         folder: broker.clone(),
         seen_at: super::session::folder_beside(&launch.envelope),
     });
-    let (mut command, unbound) = match enclosed_shell(&envelope, &launch.command, broker.as_ref()) {
-        Ok(enclosed) => enclosed,
-        Err(why) => return refuse(&why),
-    };
+    let ((mut command, confinement), unbound) =
+        match enclosed_shell(&envelope, &launch.command, broker.as_ref()) {
+            Ok(enclosed) => enclosed,
+            Err(why) => return refuse(&why),
+        };
     if let Some(rc) = &rc {
         command.env("BASH_ENV", &rc.path);
+    }
+    for name in &envelope.withhold_env {
+        command.env_remove(name);
     }
     if let Some((_, argv)) = &launch.session {
         command = session_program(command, argv);
     }
+    #[cfg(target_os = "linux")]
+    if let Some(confinement) = confinement {
+        super::confine::attach(&mut command, confinement);
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = confinement;
+    adopt_orphans();
     let status = match wait_for(command, launch.session.is_some()) {
         Ok(status) => status,
         Err(err) => return refuse(&format!("cannot start bash: {err}")),
@@ -123,6 +153,9 @@ pub fn run(launch: &Launch) -> i32 {
         let _ = out.write_all(cwd.as_bytes());
     }
     drop(rc);
+    if let Some(git) = &git {
+        settle(git);
+    }
     remove_created(&unbound);
     if !status.success() && launch.session.is_none() {
         note(&envelope);
@@ -154,13 +187,15 @@ fn remove_created(unbound: &[super::Place]) {
 }
 
 #[cfg(unix)]
-/// The bash that runs `command` inside `envelope`, the envelope applied (Linux) or
-/// named (macOS), and the read-only places the kernel could not bind (they did not exist).
+/// The bash that runs `command` inside `envelope` — the mounts made (Linux; the
+/// confinement its process takes on between fork and exec returned with it) or the
+/// profile named (macOS) — and the read-only places the kernel could not bind (they did
+/// not exist).
 fn enclosed_shell(
     envelope: &Envelope,
     command: &str,
     broker: Option<&Broker>,
-) -> Result<(std::process::Command, Vec<super::Place>), String> {
+) -> Result<(Enclosed, Vec<super::Place>), String> {
     let bash = if Path::new("/bin/bash").exists() {
         "/bin/bash"
     } else {
@@ -175,11 +210,18 @@ fn enclosed_shell(
                 .collect(),
             super::Mode::LandlockOnly => Vec::new(),
         };
+        let sockets = match envelope.mode {
+            super::Mode::Enforce => {
+                super::linux::listening_sockets(&kept_sockets(envelope, broker))
+            }
+            super::Mode::LandlockOnly => Vec::new(),
+        };
         let broker = broker.map(|broker| (broker.folder.as_path(), broker.seen_at.as_path()));
-        let plan = super::linux::apply(envelope, &secrets, broker, KernelSupport::probe())?;
+        let (plan, confinement) =
+            super::linux::apply(envelope, &secrets, &sockets, broker, KernelSupport::probe())?;
         let mut shell = std::process::Command::new(bash);
         shell.arg("-c").arg(command);
-        Ok((shell, plan.unenforced))
+        Ok(((shell, Some(confinement)), plan.unenforced))
     }
     #[cfg(target_os = "macos")]
     {
@@ -196,7 +238,7 @@ fn enclosed_shell(
             .arg("-c")
             .arg(command);
         // Seatbelt denies by path, whether the place exists or not.
-        Ok((shell, Vec::new()))
+        Ok(((shell, None), Vec::new()))
     }
     #[cfg(not(any(target_os = "linux", target_os = "macos")))]
     {
@@ -205,6 +247,164 @@ fn enclosed_shell(
             "this system's kernel cannot enforce the envelope (Linux: Landlock; macOS: Seatbelt)"
                 .into(),
         )
+    }
+}
+
+/// What the command's process takes on between fork and exec (nothing on macOS, whose
+/// profile `sandbox-exec` applies).
+#[cfg(target_os = "linux")]
+type Confinement = super::confine::Confinement;
+/// What the command's process takes on between fork and exec (nothing on macOS, whose
+/// profile `sandbox-exec` applies).
+#[cfg(not(target_os = "linux"))]
+type Confinement = ();
+
+/// The command ready to start, with what its process takes on between fork and exec.
+#[cfg(unix)]
+type Enclosed = (std::process::Command, Option<Confinement>);
+
+#[cfg(unix)]
+/// The sockets a command may still reach: the owner's, the session's broker, the
+/// project's own (the agent's work), the ssh-agent's when the owner lets it through.
+fn kept_sockets(envelope: &Envelope, broker: Option<&Broker>) -> Vec<PathBuf> {
+    let mut kept = envelope.sockets.clone();
+    kept.extend(envelope.project.iter().cloned());
+    if let Some(broker) = broker {
+        kept.push(broker.folder.clone());
+        kept.push(broker.seen_at.clone());
+    }
+    if envelope.ssh_agent
+        && let Some(socket) = std::env::var_os("SSH_AUTH_SOCK")
+    {
+        kept.push(PathBuf::from(socket));
+    }
+    kept
+}
+
+#[cfg(unix)]
+/// The folders on the command's `PATH` inside a writable root but outside the project
+/// held read-only (what is planted there runs at the user's next command outside).
+fn hold_path_folders(envelope: &mut Envelope) {
+    let Some(path) = std::env::var_os("PATH") else {
+        return;
+    };
+    let inside = |dir: &Path| {
+        envelope
+            .writable
+            .iter()
+            .chain(&envelope.layered)
+            .any(|root| dir.starts_with(&root.path))
+            && !envelope
+                .project
+                .as_ref()
+                .is_some_and(|p| dir.starts_with(p))
+    };
+    let held: Vec<PathBuf> = std::env::split_paths(&path)
+        .filter(|dir| dir.is_absolute())
+        .filter(|dir| inside(dir))
+        .take(super::later::MAX_PATH_ENTRIES)
+        .collect();
+    envelope
+        .read_only
+        .extend(held.into_iter().map(|path| super::Place {
+            path,
+            why: "a folder on the command's PATH (what is planted there runs outside)".into(),
+        }));
+}
+
+#[cfg(unix)]
+/// Makes the held places of `envelope` that are missing (empty folders, an empty
+/// `.git/info/attributes`), so the mounts hold them and nothing left running creates them
+/// later; those in the git dir only where the project has one.
+fn make_held(envelope: &Envelope) -> Result<(), String> {
+    let Some(project) = &envelope.project else {
+        return Ok(());
+    };
+    let git_dir = project.join(".git").is_dir();
+    for path in &envelope.made {
+        if std::fs::symlink_metadata(path).is_ok() || !path.starts_with(project) {
+            continue;
+        }
+        let in_git = path.starts_with(project.join(".git"));
+        if in_git && !git_dir {
+            continue;
+        }
+        let is_file =
+            path.extension().is_none() && path.file_name().is_some_and(|n| n == "attributes");
+        let made = if is_file {
+            path.parent()
+                .map_or(Ok(()), std::fs::create_dir_all)
+                .and_then(|()| {
+                    std::fs::OpenOptions::new()
+                        .write(true)
+                        .create_new(true)
+                        .open(path)
+                        .map(drop)
+                })
+        } else {
+            std::fs::create_dir_all(path)
+        };
+        match made {
+            Ok(()) => {}
+            // What this process cannot make, the command (with less) cannot either.
+            Err(err)
+                if matches!(
+                    err.kind(),
+                    std::io::ErrorKind::PermissionDenied
+                        | std::io::ErrorKind::ReadOnlyFilesystem
+                        | std::io::ErrorKind::AlreadyExists
+                ) => {}
+            Err(err) => {
+                return Err(format!("cannot make {} to hold it ({err})", path.display()));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(unix)]
+/// Processes the command leaves running become this launcher's children when their
+/// parent ends (Linux), so it knows whether any are left.
+fn adopt_orphans() {
+    #[cfg(target_os = "linux")]
+    #[expect(unsafe_code, reason = "prctl(PR_SET_CHILD_SUBREAPER) takes integers")]
+    // SAFETY: integer arguments only.
+    unsafe {
+        libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    }
+}
+
+#[cfg(unix)]
+/// Whether processes the command started are still running (zombies reaped on the way).
+fn left_running() -> bool {
+    use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
+    loop {
+        match waitpid(None, Some(WaitPidFlag::WNOHANG)) {
+            Ok(WaitStatus::StillAlive) => return true,
+            Ok(_) => continue,
+            Err(_) => return false,
+        }
+    }
+}
+
+#[cfg(unix)]
+/// The git config the command changed put back ([`super::git_config`]); when it left
+/// processes running, the files are then held read-only for them (Linux: the launcher
+/// is in the command's mount namespace, outside its Landlock domain) and checked again.
+fn settle(git: &super::git_config::GitConfigGuard) {
+    let mut said = git.settle();
+    if left_running() {
+        #[cfg(target_os = "linux")]
+        if let Err(why) = super::linux::hold(&git.hold()) {
+            said.push(format!(
+                "{}: cannot be held for the processes the command left running ({why})",
+                git.path().display()
+            ));
+        }
+        said.extend(git.settle());
+    }
+    for line in said {
+        eprintln!("hookhost envelope: {line}");
     }
 }
 

@@ -1,10 +1,16 @@
-//! The envelope on Linux, applied to the calling process (and so to every process it
-//! starts): first a private mount namespace — each read-only place inside a writable
-//! folder bound read-only onto itself, the folders between it and the writable root bound
-//! onto themselves (a mount point cannot be renamed or removed, so `mv .git x` cannot
-//! swap the read-only `.git/hooks` for a writable one), each secret file covered by the
-//! withheld notice — then Landlock: read everywhere, write only below the writable roots
-//! (and device files), TCP by the owner's choice, scopes. Landlock also forbids any later
+//! The envelope on Linux, applied in two steps. The launcher makes a private mount
+//! namespace and stays in it, outside the Landlock domain, to settle what the command
+//! leaves behind ([`super::launch`]); the command's process takes on the rest between fork
+//! and exec ([`super::confine`]). The mounts: the tool caches layered (an overlay whose
+//! upper folder is the project's own, in hookhost's state folder), then every mount
+//! read-only — so no file outside the writable roots has its mode, owner, times or
+//! extended attributes changed, by root either — then each writable root bound writable
+//! again, each read-only place inside one bound read-only onto itself, the folders
+//! between it and the writable root bound onto themselves (a mount point cannot be renamed
+//! or removed, so `mv .git x` cannot swap the read-only `.git/hooks` for a writable one),
+//! each secret file and each listening unix socket of a process outside covered by the
+//! withheld notice (Landlock ABI 7 does not govern connecting to a pathname socket: the
+//! user's tmux server, the ssh-agent, a docker daemon). Landlock then forbids any later
 //! mount change, so the command cannot take the covers off, and denies reaching another
 //! process's files through `/proc/PID/root`.
 //!
@@ -13,14 +19,10 @@
 
 use std::path::{Path, PathBuf};
 
-use landlock::{
-    ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, NetPort, PathBeneath,
-    PathFd, Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetStatus, Scope,
-};
 use nix::mount::{MsFlags, mount};
 use nix::sched::{CloneFlags, unshare};
 
-use super::{Envelope, KernelSupport, Mode, Network, Place};
+use super::{Envelope, KernelSupport, Mode, Place};
 use crate::resolve::Resolver;
 
 /// What the mount namespace does, computed from the envelope and the files as they are
@@ -31,10 +33,14 @@ pub(crate) struct MountPlan {
     pub anchors: Vec<PathBuf>,
     /// Places bound read-only onto themselves.
     pub islands: Vec<PathBuf>,
-    /// Writable roots inside a read-only place (a home below `/tmp` held for a missing
-    /// startup file, the agent's state folder the session makes writable): bound
-    /// read-write onto themselves after the places around them, before those inside.
-    pub reopened: Vec<PathBuf>,
+    /// The writable roots and layered caches: bound writable again over the read-only
+    /// whole, after the places around them (a home below `/tmp` held for a missing startup
+    /// file, the agent's state folder the session makes writable), before those inside.
+    pub roots: Vec<PathBuf>,
+    /// Tool caches mounted as an overlay: (the cache, its layer folder).
+    pub overlays: Vec<(PathBuf, PathBuf)>,
+    /// Listening unix sockets covered.
+    pub sockets: Vec<PathBuf>,
     /// Files covered by the withheld notice.
     pub masks: Vec<PathBuf>,
     /// Read-only places that neither exist nor have a folder of their own inside the
@@ -42,8 +48,9 @@ pub(crate) struct MountPlan {
     pub unenforced: Vec<Place>,
 }
 
-/// The plan for `envelope` with the `secrets` found when the command starts.
-pub(crate) fn plan(envelope: &Envelope, secrets: &[PathBuf]) -> MountPlan {
+/// The plan for `envelope` with the `secrets` found and the `sockets` listening when the
+/// command starts (those already let through left out).
+pub(crate) fn plan(envelope: &Envelope, secrets: &[PathBuf], sockets: &[PathBuf]) -> MountPlan {
     let mut plan = MountPlan::default();
     // Many places share their folders (the agents' files in the home): each folder is
     // resolved once.
@@ -51,8 +58,15 @@ pub(crate) fn plan(envelope: &Envelope, secrets: &[PathBuf]) -> MountPlan {
     let roots: Vec<PathBuf> = envelope
         .writable
         .iter()
+        .chain(&envelope.layered)
         .filter_map(|root| resolver.resolve(&root.path))
         .collect();
+    for cache in &envelope.layered {
+        if let Some(path) = resolver.resolve(&cache.path) {
+            let layer = layer_folder(envelope, &path);
+            plan.overlays.push((path, layer));
+        }
+    }
     for place in &envelope.read_only {
         let Some((target, exists)) = resolver.existing(&place.path) else {
             continue;
@@ -90,46 +104,105 @@ pub(crate) fn plan(envelope: &Envelope, secrets: &[PathBuf]) -> MountPlan {
         list.sort_by_key(|path| (path.components().count(), path.clone()));
         list.dedup();
     }
-    plan.reopened = roots
-        .iter()
-        .filter(|root| {
-            plan.islands
-                .iter()
-                .any(|island| root.starts_with(island) && *root != island)
-        })
-        .cloned()
-        .collect();
-    plan.reopened
+    plan.roots = roots;
+    plan.roots
         .sort_by_key(|path| (path.components().count(), path.clone()));
-    plan.reopened.dedup();
+    plan.roots.dedup();
+    plan.sockets = sockets.to_vec();
     plan
 }
 
-/// The binds of `plan`'s read-only places and reopened roots, shallowest first (a deeper
-/// one wins), a place before a root at the same depth: (path, read-only).
-fn layers(plan: &MountPlan) -> Vec<(&Path, bool)> {
-    let mut layers: Vec<(&Path, bool)> = plan
-        .islands
+/// What one bind over the read-only whole makes of its place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Layer {
+    /// A writable root, writable again.
+    Writable,
+    /// A folder between a root and a read-only place: a mount point, as it is.
+    Anchor,
+    /// A read-only place.
+    ReadOnly,
+}
+
+/// The binds of `plan`, shallowest first (a deeper one wins); at one depth a root, then
+/// an anchor, then a read-only place.
+fn layers(plan: &MountPlan) -> Vec<(&Path, Layer)> {
+    let mut layers: Vec<(&Path, Layer)> = plan
+        .roots
         .iter()
-        .map(|island| (island.as_path(), true))
-        .chain(plan.reopened.iter().map(|root| (root.as_path(), false)))
+        .map(|root| (root.as_path(), Layer::Writable))
+        .chain(
+            plan.anchors
+                .iter()
+                .map(|dir| (dir.as_path(), Layer::Anchor)),
+        )
+        .chain(
+            plan.islands
+                .iter()
+                .map(|island| (island.as_path(), Layer::ReadOnly)),
+        )
         .collect();
-    layers.sort_by_key(|(path, read_only)| (path.components().count(), *read_only));
+    layers.sort_by_key(|(path, layer)| (path.components().count(), *layer));
     layers
 }
 
-/// Applies `envelope` to this process, with the `secrets` found; what the mount namespace
-/// could not enforce is returned for the record.
+/// The layer folder of the cache `cache` for `envelope`'s project.
+fn layer_folder(envelope: &Envelope, cache: &Path) -> PathBuf {
+    let project = envelope
+        .project
+        .as_ref()
+        .map(|project| super::digest_of(project.as_os_str().as_encoded_bytes()));
+    let project = project.as_deref().unwrap_or("no-project");
+    let cache = super::digest_of(cache.as_os_str().as_encoded_bytes());
+    envelope
+        .layers
+        .join(&project[..16.min(project.len())])
+        .join(&cache[..16])
+}
+
+/// The listening unix sockets of this network namespace whose paths exist now
+/// (`/proc/net/unix`), but those `keep` names (a path or a folder of them).
+pub(crate) fn listening_sockets(keep: &[PathBuf]) -> Vec<PathBuf> {
+    use std::os::unix::fs::FileTypeExt;
+    /// `__SO_ACCEPTCON`: the socket listens.
+    const LISTENING: u32 = 0x10000;
+    let Ok(table) = crate::files::read_regular(Path::new("/proc/net/unix"), 8 << 20) else {
+        return Vec::new();
+    };
+    let table = String::from_utf8_lossy(&table);
+    let mut found: Vec<PathBuf> = table
+        .lines()
+        .skip(1)
+        .filter_map(|line| {
+            let fields: Vec<&str> = line.splitn(8, ' ').filter(|f| !f.is_empty()).collect();
+            let flags = u32::from_str_radix(fields.get(3)?, 16).ok()?;
+            let path = line.split_whitespace().nth(7)?;
+            (flags & LISTENING != 0 && path.starts_with('/')).then(|| PathBuf::from(path))
+        })
+        .filter(|path| !keep.iter().any(|kept| path.starts_with(kept)))
+        .filter(|path| {
+            std::fs::symlink_metadata(path).is_ok_and(|meta| meta.file_type().is_socket())
+        })
+        .take(4096)
+        .collect();
+    found.sort();
+    found.dedup();
+    found
+}
+
+/// Applies the mounts of `envelope` to this process (the launcher), with the `secrets`
+/// found and the `sockets` to cover, and builds what the command's process takes on;
+/// what the mount namespace could not enforce is in the plan, for the record.
 pub(crate) fn apply(
     envelope: &Envelope,
     secrets: &[PathBuf],
+    sockets: &[PathBuf],
     broker: Option<(&Path, &Path)>,
     support: KernelSupport,
-) -> Result<MountPlan, String> {
+) -> Result<(MountPlan, super::confine::Confinement), String> {
     if let Some(why) = support.refusal(envelope.needed_abi()) {
         return Err(why);
     }
-    let plan = plan(envelope, secrets);
+    let plan = plan(envelope, secrets, sockets);
     match (envelope.mode, broker) {
         (Mode::Enforce, _) => isolate(envelope, &plan, broker)?,
         (Mode::LandlockOnly, Some(_)) => {
@@ -137,8 +210,8 @@ pub(crate) fn apply(
         }
         (Mode::LandlockOnly, None) => {}
     }
-    restrict(envelope, support)?;
-    Ok(plan)
+    let confinement = super::confine::build(envelope, support)?;
+    Ok((plan, confinement))
 }
 
 /// For each read-only place of `envelope` that neither exists nor has a folder to hold it,
@@ -147,7 +220,7 @@ pub(crate) fn apply(
 /// file only at its end). The folders made, for removal after the session.
 pub(crate) fn placeholders(envelope: &Envelope) -> Result<Vec<PathBuf>, String> {
     let mut made: Vec<PathBuf> = Vec::new();
-    for place in plan(envelope, &[]).unenforced {
+    for place in plan(envelope, &[], &[]).unenforced {
         let missing = place
             .path
             .ancestors()
@@ -201,10 +274,12 @@ fn isolate(
     let none: Option<&str> = None;
     mount(none, "/", none, MsFlags::MS_REC | MsFlags::MS_PRIVATE, none)
         .map_err(|err| format!("cannot make the mounts private ({err})"))?;
-    // `Some(read_only)`: the new mount made read-only or writable whatever the mount it
-    // was bound from (a root reopened inside a read-only place starts out read-only);
-    // `None`: as bound.
-    let bind = |from: &Path, to: &Path, make: Option<bool>| -> Result<(), String> {
+    for (cache, layer) in &plan.overlays {
+        overlay(cache, layer)?;
+    }
+    set_attributes(Path::new("/"), MOUNT_ATTR_RDONLY, 0, true)
+        .map_err(|err| format!("cannot make the mounts read-only ({err})"))?;
+    let bind = |from: &Path, to: &Path| -> Result<(), String> {
         mount(
             Some(from),
             to,
@@ -212,27 +287,25 @@ fn isolate(
             MsFlags::MS_BIND | MsFlags::MS_REC,
             none,
         )
-        .map_err(|err| format!("cannot bind {} ({err})", to.display()))?;
-        if let Some(read_only) = make {
-            let kept = locked_flags(to);
-            let flags = MsFlags::MS_BIND | MsFlags::MS_REMOUNT | kept;
-            let (flags, what) = if read_only {
-                (flags | MsFlags::MS_RDONLY, "read-only")
-            } else {
-                (flags, "writable")
-            };
-            mount(none, to, none, flags, none)
-                .map_err(|err| format!("cannot make {} {what} ({err})", to.display()))?;
-        }
-        Ok(())
+        .map_err(|err| format!("cannot bind {} ({err})", to.display()))
     };
-    for anchor in &plan.anchors {
-        bind(anchor, anchor, None)?;
+    let read_only = |path: &Path| -> Result<(), String> {
+        set_attributes(path, MOUNT_ATTR_RDONLY, 0, true)
+            .map_err(|err| format!("cannot make {} read-only ({err})", path.display()))
+    };
+    for (path, layer) in layers(plan) {
+        bind(path, path)?;
+        match layer {
+            Layer::Anchor => {}
+            Layer::ReadOnly => read_only(path)?,
+            // A mount below the root that was read-only before (locked in a user
+            // namespace) stays so: only the root itself must be writable.
+            Layer::Writable => set_attributes(path, 0, MOUNT_ATTR_RDONLY, true)
+                .or_else(|_| set_attributes(path, 0, MOUNT_ATTR_RDONLY, false))
+                .map_err(|err| format!("cannot make {} writable ({err})", path.display()))?,
+        }
     }
-    for (path, read_only) in layers(plan) {
-        bind(path, path, Some(read_only))?;
-    }
-    if !plan.masks.is_empty() {
+    if !plan.masks.is_empty() || !plan.sockets.is_empty() {
         let withheld = std::fs::canonicalize(&envelope.withheld).map_err(|err| {
             format!(
                 "the withheld notice {} is missing ({err}); the engine writes it when it loads",
@@ -240,11 +313,19 @@ fn isolate(
             )
         })?;
         for mask in &plan.masks {
-            bind(&withheld, mask, Some(true))?;
+            bind(&withheld, mask)?;
+            read_only(mask)?;
+        }
+        for socket in &plan.sockets {
+            bind(&withheld, socket).map_err(|why| {
+                format!("{why}: a unix socket of a process outside, which commands may not reach")
+            })?;
+            read_only(socket)?;
         }
     }
     if let Some((folder, seen_at)) = broker {
-        bind(folder, seen_at, Some(true))?;
+        bind(folder, seen_at)?;
+        read_only(seen_at)?;
     }
     // The working folder was entered before the mounts: entered again by its path, its
     // lookups cross them (else `cat .env` from the project would read below the cover).
@@ -259,106 +340,110 @@ fn isolate(
     Ok(())
 }
 
-/// The flags of the mount holding `path` that a remount inside a user namespace must
-/// keep (the kernel refuses to drop them there).
-fn locked_flags(path: &Path) -> MsFlags {
-    use nix::sys::statvfs::{FsFlags, statvfs};
-    let Ok(stat) = statvfs(path) else {
-        return MsFlags::empty();
-    };
-    let flags = stat.flags();
-    let mut kept = MsFlags::empty();
-    for (fs, ms) in [
-        (FsFlags::ST_NOSUID, MsFlags::MS_NOSUID),
-        (FsFlags::ST_NODEV, MsFlags::MS_NODEV),
-        (FsFlags::ST_NOEXEC, MsFlags::MS_NOEXEC),
-        (FsFlags::ST_NOATIME, MsFlags::MS_NOATIME),
-        (FsFlags::ST_NODIRATIME, MsFlags::MS_NODIRATIME),
-        // The kernel's ST_RELATIME, which nix names only for glibc.
-        (FsFlags::from_bits_retain(0x1000), MsFlags::MS_RELATIME),
-    ] {
-        if flags.contains(fs) {
-            kept |= ms;
-        }
-    }
-    kept
-}
-
-/// The Landlock domain: every right the ABI has is handled; reading is granted
-/// everywhere, writing below the writable roots, writing to existing device files in
-/// `/dev` (`/dev/null`, the terminal).
-fn restrict(envelope: &Envelope, support: KernelSupport) -> Result<(), String> {
-    let abi = if support.landlock_abi >= 5 {
-        ABI::V5
-    } else {
-        ABI::V3
-    };
-    let all = AccessFs::from_all(abi);
-    let devices_only: BitFlags<AccessFs> = AccessFs::MakeChar | AccessFs::MakeBlock;
-    let ioctl = all & AccessFs::IoctlDev;
-    let read = AccessFs::from_read(abi) | ioctl;
-    let write = all & !devices_only;
-    let device_write = AccessFs::WriteFile | AccessFs::Truncate | ioctl;
-    let err = |what: &str, err: &dyn std::fmt::Display| format!("Landlock: {what}: {err}");
-    let mut ruleset = Ruleset::default()
-        .set_compatibility(CompatLevel::HardRequirement)
-        .handle_access(all)
-        .map_err(|e| err("handling the file rights", &e))?;
-    if envelope.network != Network::Any {
-        ruleset = ruleset
-            .handle_access(AccessNet::from_all(ABI::V4))
-            .map_err(|e| err("handling TCP", &e))?;
-    }
-    if envelope.scope_signals {
-        ruleset = ruleset
-            .scope(Scope::Signal)
-            .map_err(|e| err("scoping signals", &e))?;
-    }
-    if envelope.scope_abstract_sockets {
-        ruleset = ruleset
-            .scope(Scope::AbstractUnixSocket)
-            .map_err(|e| err("scoping abstract sockets", &e))?;
-    }
-    let mut created = ruleset
-        .create()
-        .map_err(|e| err("creating the ruleset", &e))?;
-    let beneath = |path: &Path| PathFd::new(path).map_err(|e| err(&path.display().to_string(), &e));
-    created = created
-        .add_rule(PathBeneath::new(beneath(Path::new("/"))?, read))
-        .map_err(|e| err("reading everywhere", &e))?;
-    for root in &envelope.writable {
-        if !root.path.is_dir() {
-            continue;
-        }
-        created = created
-            .add_rule(PathBeneath::new(beneath(&root.path)?, write))
-            .map_err(|e| err(&root.path.display().to_string(), &e))?;
-    }
-    created = created
-        .add_rule(PathBeneath::new(beneath(Path::new("/dev"))?, device_write))
-        .map_err(|e| err("/dev", &e))?;
-    if let Network::Ports { connect, bind } = &envelope.network {
-        for port in connect {
-            created = created
-                .add_rule(NetPort::new(*port, AccessNet::ConnectTcp))
-                .map_err(|e| err(&format!("connect to port {port}"), &e))?;
-        }
-        for port in bind {
-            created = created
-                .add_rule(NetPort::new(*port, AccessNet::BindTcp))
-                .map_err(|e| err(&format!("bind port {port}"), &e))?;
-        }
-    }
-    let status = created
-        .restrict_self()
-        .map_err(|e| err("restricting this process", &e))?;
-    if status.ruleset != RulesetStatus::FullyEnforced {
-        return Err(format!(
-            "Landlock enforces the envelope only in part here ({:?}); not run",
-            status.ruleset
-        ));
+/// Holds `paths` read-only in this mount namespace from now on (for the processes a
+/// command left running): each bound onto itself, read-only.
+pub(crate) fn hold(paths: &[PathBuf]) -> Result<(), String> {
+    let none: Option<&str> = None;
+    for path in paths {
+        mount(
+            Some(path.as_path()),
+            path.as_path(),
+            none,
+            MsFlags::MS_BIND,
+            none,
+        )
+        .map_err(|err| format!("cannot bind {} ({err})", path.display()))?;
+        set_attributes(path, MOUNT_ATTR_RDONLY, 0, false)
+            .map_err(|err| format!("cannot make {} read-only ({err})", path.display()))?;
     }
     Ok(())
+}
+
+/// `MOUNT_ATTR_RDONLY`.
+const MOUNT_ATTR_RDONLY: u64 = 0x1;
+
+/// Sets and clears mount attributes of the mount at `path` (and those below it, when
+/// `recursive`): `mount_setattr(2)`, which changes only the attributes named, so the
+/// flags a user namespace locks are kept as they are.
+fn set_attributes(path: &Path, set: u64, clear: u64, recursive: bool) -> nix::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    #[repr(C)]
+    struct MountAttr {
+        attr_set: u64,
+        attr_clr: u64,
+        propagation: u64,
+        userns_fd: u64,
+    }
+    /// `AT_RECURSIVE`.
+    const AT_RECURSIVE: libc::c_uint = 0x8000;
+    let path =
+        std::ffi::CString::new(path.as_os_str().as_bytes()).map_err(|_| nix::Error::EINVAL)?;
+    let attr = MountAttr {
+        attr_set: set,
+        attr_clr: clear,
+        propagation: 0,
+        userns_fd: 0,
+    };
+    let flags = if recursive { AT_RECURSIVE } else { 0 };
+    #[expect(
+        unsafe_code,
+        reason = "mount_setattr reads a NUL-terminated path and a mount_attr of the size given"
+    )]
+    // SAFETY: `path` is NUL-terminated and `attr` outlives the call; its size is passed.
+    let done = unsafe {
+        libc::syscall(
+            libc::SYS_mount_setattr,
+            libc::AT_FDCWD,
+            path.as_ptr(),
+            flags,
+            &attr as *const MountAttr,
+            std::mem::size_of::<MountAttr>(),
+        )
+    };
+    if done == 0 {
+        Ok(())
+    } else {
+        Err(nix::Error::last())
+    }
+}
+
+/// The cache `cache` mounted over itself as an overlay: read from it, written to the
+/// layer folder `layer` (made private when missing).
+fn overlay(cache: &Path, layer: &Path) -> Result<(), String> {
+    let (upper, work) = (layer.join("upper"), layer.join("work"));
+    for dir in [&upper, &work] {
+        crate::files::ensure_private_dir(dir)?;
+    }
+    let escape = |path: &Path| {
+        path.display()
+            .to_string()
+            .replace('\\', "\\\\")
+            .replace(',', "\\,")
+            .replace(':', "\\:")
+    };
+    let mut options = format!(
+        "lowerdir={},upperdir={},workdir={}",
+        escape(cache),
+        escape(&upper),
+        escape(&work)
+    );
+    if !crate::platform::is_superuser() {
+        options.push_str(",userxattr");
+    }
+    mount(
+        Some("overlay"),
+        cache,
+        Some("overlay"),
+        MsFlags::empty(),
+        Some(options.as_str()),
+    )
+    .map_err(|err| {
+        format!(
+            "cannot layer the cache {} over {} ({err}); the cache would be shared with the user's own builds",
+            cache.display(),
+            layer.display()
+        )
+    })
 }
 
 #[cfg(test)]
@@ -377,6 +462,11 @@ mod tests {
         let mut envelope = super::super::tests::sample(&project, &home);
         // The test's folders lie below /tmp: only the project is writable here.
         envelope.writable.retain(|root| root.path == project);
+        envelope.layered.clear();
+        // The agents' folders the launcher makes before the plan are left out here.
+        envelope.read_only.retain(|place| {
+            !place.path.starts_with(&project) || place.path.ends_with(".git/hooks")
+        });
         envelope.read_only.push(Place {
             path: project.join(".claude/settings.local.json"),
             why: "a hook settings file".into(),
@@ -389,7 +479,7 @@ mod tests {
             path: home.join(".bashrc"),
             why: "outside every writable root".into(),
         });
-        let plan = plan(&envelope, &[project.join(".env")]);
+        let plan = plan(&envelope, &[project.join(".env")], &[]);
         assert_eq!(plan.anchors, [project.join(".git")]);
         assert_eq!(
             plan.islands,
@@ -430,15 +520,20 @@ mod tests {
                 why: "a hook settings file".into(),
             },
         ];
-        let plan = plan(&envelope, &[]);
-        assert_eq!(plan.reopened, [home.join(".factory")]);
+        envelope.layered.clear();
+        let plan = plan(&envelope, &[], &[]);
+        assert_eq!(plan.roots, [root.clone(), home.join(".factory")]);
         let layers = layers(&plan);
         assert_eq!(
             layers,
             [
-                (home.as_path(), true),
-                (home.join(".factory").as_path(), false),
-                (home.join(".factory/settings.json").as_path(), true),
+                (root.as_path(), Layer::Writable),
+                (home.as_path(), Layer::ReadOnly),
+                (home.join(".factory").as_path(), Layer::Writable),
+                (
+                    home.join(".factory/settings.json").as_path(),
+                    Layer::ReadOnly
+                ),
             ],
             "the home held, the state folder open in it, its hook file held in that"
         );

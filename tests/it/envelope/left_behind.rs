@@ -1,0 +1,521 @@
+//! Issue 65: what a command leaves behind does not run outside. Each attack plants
+//! something inside the envelope (through the installed hook's rewrite, as the agent's
+//! shell runs it); then the user's next ordinary action runs outside, with the user's
+//! rights. The control runs the same attack without the envelope and shows the effect;
+//! inside there is none. Ordinary git keeps working.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use hookhost_tests::TestEnv;
+use serde_json::json;
+
+use super::{bash, guarded, rewrite, text};
+
+/// The marker an attack's planted code touches when it runs outside.
+fn marker(test: &TestEnv) -> PathBuf {
+    test.root.join("ran-outside")
+}
+
+/// One attack: what it does inside (`{M}` is the marker's path), what the user does
+/// next outside, and extra settings for the owner's file.
+struct LeftBehind {
+    name: &'static str,
+    command: &'static str,
+    then: &'static str,
+}
+
+const GIT: &[LeftBehind] = &[
+    LeftBehind {
+        name: "core.fsmonitor runs at the next git status",
+        command: "git config core.fsmonitor 'touch {M}; false'",
+        then: "git status --short",
+    },
+    LeftBehind {
+        name: "core.hooksPath to a folder the command wrote",
+        command: "mkdir -p /tmp/hh-$$ && printf '#!/bin/sh\\ntouch {M}\\n' > /tmp/hh-$$/pre-commit && chmod +x /tmp/hh-$$/pre-commit && git config core.hooksPath /tmp/hh-$$",
+        then: "git commit -q --allow-empty -m next",
+    },
+    LeftBehind {
+        name: "core.pager at the next git log",
+        command: "git config core.pager 'touch {M}; cat'",
+        then: "script -qc 'git log -1' /dev/null >/dev/null 2>&1 || true",
+    },
+    LeftBehind {
+        name: "a repository alias overriding the user's",
+        command: "git config alias.ci '!touch {M}'",
+        then: "git ci || true",
+    },
+    LeftBehind {
+        name: "include.path pulling keys from a project file",
+        command: "printf '[core]\\n\\tfsmonitor = \"touch {M}; false\"\\n' > notes.cfg && git config include.path ../notes.cfg",
+        then: "git status --short",
+    },
+    LeftBehind {
+        name: "a filter driver and .git/info/attributes",
+        command: "git config filter.x.clean 'touch {M}; cat' && mkdir -p .git/info && echo '* filter=x' >> .git/info/attributes",
+        then: "echo new > added.txt && git add added.txt",
+    },
+    LeftBehind {
+        name: "core.fsmonitor written by the config file's own syntax",
+        command: "d=$(printf .gi%s t); printf '[CoRe]\\n\\tFSMonitor = \"touch {M}; false\"\\n' >> $d/config",
+        then: "git status --short",
+    },
+    LeftBehind {
+        name: "core.fsmonitor written by a process the command leaves running",
+        command: "(sleep 1; git config core.fsmonitor 'touch {M}; false') >/dev/null 2>&1 &",
+        then: "sleep 2; git status --short",
+    },
+    LeftBehind {
+        name: "a submodule's hooks folder",
+        command: "printf '#!/bin/sh\\ntouch {M}\\n' > .git/modules/lib/hooks/post-checkout && chmod +x .git/modules/lib/hooks/post-checkout",
+        then: "sh .git/modules/lib/hooks/post-checkout 2>/dev/null || true",
+    },
+];
+
+const PROJECT: &[LeftBehind] = &[
+    LeftBehind {
+        name: "a Claude Code project hook script",
+        command: "mkdir -p .claude/hooks && printf '#!/bin/sh\\ntouch {M}\\n' > .claude/hooks/check.sh",
+        then: "sh .claude/hooks/check.sh 2>/dev/null || true",
+    },
+    LeftBehind {
+        name: "an MCP server in .mcp.json",
+        command: "echo '{\"mcpServers\": {\"x\": {\"command\": \"touch\", \"args\": [\"{M}\"]}}}' > .mcp.json",
+        then: "test -f .mcp.json && touch {M} || true",
+    },
+    LeftBehind {
+        name: "a settings file created by a process the command leaves running",
+        command: "d=$(printf .gem%s ini); (sleep 1; mkdir -p $d && echo '{\"hooks\": {}}' > $d/settings.json) >/dev/null 2>&1 &",
+        then: "sleep 2; test -f .gemini/settings.json && touch {M} || true",
+    },
+    LeftBehind {
+        name: "an OpenCode plugin",
+        command: "d=$(printf .openco%s de); mkdir -p $d/plugins && echo 'touch' > $d/plugins/x.js",
+        then: "test -f .opencode/plugins/x.js && touch {M} || true",
+    },
+];
+
+/// Runs each attack inside and, as the control, without the envelope; the user's next
+/// action outside shows whether the planted code ran.
+fn run_attacks(attacks: &[LeftBehind], setup: fn(&TestEnv)) {
+    for attack in attacks {
+        for inside in [false, true] {
+            let test = guarded(json!({}));
+            setup(&test);
+            let mark = marker(&test);
+            let command = attack.command.replace("{M}", &mark.display().to_string());
+            let out = if inside {
+                let answer = super::fire(&test, &command, &[]);
+                assert!(
+                    !answer["should_block"].as_bool().unwrap_or(true),
+                    "{}: the guards refuse it (write it so they do not: the envelope is what is tested): {}",
+                    attack.name,
+                    answer["block_reason"]
+                );
+                bash(&test, &rewrite(&test, &command))
+            } else {
+                bash(&test, &command)
+            };
+            let then = bash(
+                &test,
+                &attack.then.replace("{M}", &mark.display().to_string()),
+            );
+            assert_eq!(
+                mark.exists(),
+                !inside,
+                "{}: {}\ninside the command: {}\nthe user's next action: {}",
+                attack.name,
+                if inside {
+                    "ran outside after the envelope"
+                } else {
+                    "did not run even without the envelope (the control)"
+                },
+                text(&out),
+                text(&then)
+            );
+        }
+    }
+}
+
+/// A repository with a commit and a submodule's git dir (as `git submodule add` leaves).
+fn repository(test: &TestEnv) {
+    let git = |args: &[&str]| {
+        let out = Command::new("git")
+            .args(args)
+            .current_dir(&test.project)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {}", text(&out));
+    };
+    // The secret is not committed (a tracked one reads as modified inside: issue 66).
+    std::fs::write(test.project.join(".gitignore"), ".env\n").unwrap();
+    git(&["add", "-A"]);
+    git(&["commit", "-qm", "first"]);
+    let module = test.project.join(".git/modules/lib");
+    std::fs::create_dir_all(module.join("hooks")).unwrap();
+    std::fs::write(module.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+    std::fs::write(module.join("config"), "[core]\n\tbare = false\n").unwrap();
+}
+
+#[test]
+fn git_keys_and_hooks_the_command_plants_never_run_at_the_users_next_git_command() {
+    run_attacks(GIT, repository);
+}
+
+#[test]
+fn agents_project_files_the_command_plants_are_never_there_for_the_next_session() {
+    run_attacks(PROJECT, repository);
+}
+
+#[test]
+fn ordinary_git_keeps_working_inside() {
+    let test = guarded(json!({}));
+    repository(&test);
+    let remote = test.root.join("remote.git");
+    let out = Command::new("git")
+        .args(["init", "-q", "--bare", "-b", "main"])
+        .arg(&remote)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let script = format!(
+        "set -e; git remote add origin {remote}; git config user.email other@example.com; \
+         git switch -qc feature; echo x > f.txt; git add f.txt; git commit -qm f; \
+         git push -q -u origin feature 2>&1; git rebase -q main; \
+         git worktree add -q /tmp/hh-wt-$$ main 2>&1 && git worktree remove /tmp/hh-wt-$$; \
+         git config branch.feature.remote",
+        remote = remote.display()
+    );
+    let out = bash(&test, &rewrite(&test, &script));
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("origin"), "{}", text(&out));
+    let config = std::fs::read_to_string(test.project.join(".git/config")).unwrap();
+    for kept in [
+        "other@example.com",
+        "[remote \"origin\"]",
+        "[branch \"feature\"]",
+    ] {
+        assert!(config.contains(kept), "{kept} lost:\n{config}");
+    }
+    assert!(
+        !text(&out).contains("put back"),
+        "an ordinary change was taken for a program key: {}",
+        text(&out)
+    );
+}
+
+#[test]
+fn a_program_key_is_put_back_and_the_command_is_told_which() {
+    let test = guarded(json!({}));
+    repository(&test);
+    let out = bash(
+        &test,
+        &rewrite(
+            &test,
+            "git config core.fsmonitor 'echo hi' && git config user.name kept",
+        ),
+    );
+    hookhost_tests::assert_says(text(&out), "the command set core.fsmonitor");
+    let config = std::fs::read_to_string(test.project.join(".git/config")).unwrap();
+    assert!(
+        !config.contains("fsmonitor") && config.contains("kept"),
+        "{config}"
+    );
+}
+
+/// A home below the account's own home (outside every writable root, as a real home is),
+/// removed when dropped.
+struct RealPlace {
+    dir: tempfile::TempDir,
+}
+
+impl RealPlace {
+    fn new() -> RealPlace {
+        let home = std::env::home_dir().expect("the account has a home");
+        RealPlace {
+            dir: tempfile::Builder::new()
+                .prefix(".hookhost-test-")
+                .tempdir_in(home)
+                .unwrap(),
+        }
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+#[test]
+fn metadata_outside_the_writable_roots_cannot_change_and_no_set_id_file_is_made() {
+    let place = RealPlace::new();
+    let file = place.path().join("tool");
+    for inside in [false, true] {
+        std::fs::write(&file, "#!/bin/sh\n").unwrap();
+        let before = std::fs::metadata(&file).unwrap();
+        let test = guarded(json!({}));
+        let command = format!(
+            "chmod 777 {f}; touch -d 2001-01-01 {f}; python3 -c \"import os; os.setxattr('{f}', 'user.x', b'1')\"; chown 65534 {f}; \
+             cp /bin/sh ./sh4; chmod 4755 ./sh4; chmod g+s ./sh4; install -m 4755 /bin/sh ./sh5",
+            f = file.display()
+        );
+        let out = if inside {
+            bash(&test, &rewrite(&test, &command))
+        } else {
+            bash(&test, &command)
+        };
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        let after = std::fs::metadata(&file).unwrap();
+        let changed = after.mode() != before.mode()
+            || after.mtime() != before.mtime()
+            || after.uid() != before.uid()
+            || xattr_set(&file);
+        assert_eq!(changed, !inside, "metadata outside: {}", text(&out));
+        let set_id = ["sh4", "sh5"].iter().any(|name| {
+            std::fs::metadata(test.project.join(name))
+                .is_ok_and(|meta| meta.permissions().mode() & 0o6000 != 0)
+        });
+        assert_eq!(set_id, !inside, "a set-ID file: {}", text(&out));
+        // chmod +x, the everyday one, works inside.
+        if inside {
+            let out = bash(
+                &test,
+                &rewrite(&test, "touch run.sh && chmod +x run.sh && test -x run.sh"),
+            );
+            assert!(out.status.success(), "{}", text(&out));
+        }
+        let _ = Command::new("chown").arg("0").arg(&file).status();
+        let _ = std::fs::remove_file(&file);
+    }
+}
+
+fn xattr_set(file: &Path) -> bool {
+    Command::new("python3")
+        .arg("-c")
+        .arg(format!(
+            "import os,sys; sys.exit(0 if 'user.x' in os.listxattr('{}') else 1)",
+            file.display()
+        ))
+        .status()
+        .is_ok_and(|status| status.success())
+}
+
+/// A server outside: a unix socket that touches `mark` when a client sends to it. Ends
+/// (by its pid) when dropped.
+struct SocketServer {
+    child: std::process::Child,
+}
+
+impl SocketServer {
+    fn start(socket: &Path, mark: &Path) -> SocketServer {
+        let child = Command::new("python3")
+            .arg("-c")
+            .arg(format!(
+                "import socket,os\ns=socket.socket(socket.AF_UNIX)\ns.bind('{sock}')\ns.listen(4)\nwhile True:\n    c,_=s.accept()\n    if c.recv(16): open('{mark}','w').close()\n    c.close()\n",
+                sock = socket.display(),
+                mark = mark.display()
+            ))
+            .spawn()
+            .unwrap();
+        for _ in 0..200 {
+            if socket.exists() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        SocketServer { child }
+    }
+}
+
+impl Drop for SocketServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn a_socket_of_a_process_outside_is_not_reachable_unless_the_owner_names_it() {
+    for (inside, named) in [(false, false), (true, false), (true, true)] {
+        let test = guarded(if named {
+            json!({"envelope": {"sockets": ["/tmp"]}})
+        } else {
+            json!({})
+        });
+        let socket = test.root.join("outside.sock");
+        let mark = marker(&test);
+        let _server = SocketServer::start(&socket, &mark);
+        let command = format!(
+            "python3 -c \"import socket; s=socket.socket(socket.AF_UNIX); s.connect('{}'); s.send(b'run')\"",
+            socket.display()
+        );
+        let out = if inside {
+            bash(&test, &rewrite(&test, &command))
+        } else {
+            bash(&test, &command)
+        };
+        std::thread::sleep(Duration::from_millis(300));
+        assert_eq!(
+            mark.exists(),
+            !inside || named,
+            "inside: {inside}, named: {named}: {}",
+            text(&out)
+        );
+    }
+}
+
+#[test]
+fn the_users_tmux_server_runs_nothing_for_the_command() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        panic!("tmux is not installed (CI installs it)");
+    }
+    for inside in [false, true] {
+        let test = guarded(json!({}));
+        let socket = test.root.join("tmux.sock");
+        let mark = marker(&test);
+        let started = Command::new("tmux")
+            .arg("-S")
+            .arg(&socket)
+            .args(["new-session", "-d", "-s", "user", "sh"])
+            .status()
+            .unwrap();
+        assert!(started.success());
+        let pid = Command::new("tmux")
+            .arg("-S")
+            .arg(&socket)
+            .args(["display-message", "-p", "#{pid}"])
+            .output()
+            .unwrap();
+        let pid: i32 = String::from_utf8_lossy(&pid.stdout).trim().parse().unwrap();
+        let command = format!(
+            "tmux -S {} send-keys -t user 'touch {}' Enter",
+            socket.display(),
+            mark.display()
+        );
+        let out = if inside {
+            bash(&test, &rewrite(&test, &command))
+        } else {
+            bash(&test, &command)
+        };
+        std::thread::sleep(Duration::from_millis(500));
+        let ran = mark.exists();
+        let _ = nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(pid),
+            nix::sys::signal::Signal::SIGTERM,
+        );
+        assert_eq!(ran, !inside, "{}", text(&out));
+    }
+}
+
+#[test]
+fn a_cache_the_command_poisons_is_the_projects_own_layer_not_the_users() {
+    for inside in [false, true] {
+        let test = guarded(json!({}));
+        let build = test.write(
+            "home/.cargo/registry/src/index/dep-1.0.0/build.rs",
+            "fn main() {}\n",
+        );
+        test.write("home/.npm/_npx/abc/node_modules/.bin/tool", "#!/bin/sh\n");
+        let command = "echo 'fn main() { std::process::Command::new(\"touch\").arg(\"/tmp/x\"); }' > ~/.cargo/registry/src/index/dep-1.0.0/build.rs; echo 'touch owned' >> ~/.npm/_npx/abc/node_modules/.bin/tool; mkdir -p ~/.cargo/registry/cache/new && echo ok > ~/.cargo/registry/cache/new/dl && cat ~/.cargo/registry/cache/new/dl";
+        let out = if inside {
+            bash(&test, &rewrite(&test, command))
+        } else {
+            bash(&test, command)
+        };
+        // The build inside still fills its cache (and reads it back).
+        assert!(text(&out).contains("ok"), "{}", text(&out));
+        let poisoned = std::fs::read_to_string(&build).unwrap().contains("Command")
+            || std::fs::read_to_string(test.home.join(".npm/_npx/abc/node_modules/.bin/tool"))
+                .unwrap()
+                .contains("owned");
+        assert_eq!(poisoned, !inside, "{}", text(&out));
+        if inside {
+            // The next command of the same project sees its own layer.
+            let again = bash(&test, &rewrite(&test, "cat ~/.cargo/registry/cache/new/dl"));
+            assert!(text(&again).contains("ok"), "{}", text(&again));
+        }
+    }
+}
+
+#[test]
+fn a_folder_on_the_users_path_takes_no_planted_program() {
+    for inside in [false, true] {
+        let test = guarded(json!({}));
+        std::fs::create_dir_all(test.home.join(".local/bin")).unwrap();
+        std::fs::create_dir_all(test.home.join(".cache")).unwrap();
+        let command =
+            "printf '#!/bin/sh\\ntouch owned\\n' > ~/.local/bin/git; chmod +x ~/.local/bin/git";
+        let out = if inside {
+            bash(&test, &rewrite(&test, command))
+        } else {
+            bash(&test, command)
+        };
+        assert_eq!(
+            test.home.join(".local/bin/git").exists(),
+            !inside,
+            "{}",
+            text(&out)
+        );
+    }
+}
+
+#[test]
+fn the_agents_logins_and_the_variables_the_owner_names_stay_outside() {
+    for inside in [false, true] {
+        let test = guarded(json!({"envelope": {"withholdEnv": ["ANTHROPIC_API_KEY"]}}));
+        test.write(
+            "home/.claude/.credentials.json",
+            "{\"claudeAiOauth\": {\"accessToken\": \"sk-ant-oat-login\"}}",
+        );
+        // The agent's process holds a variable its commands do not get; a command looks
+        // for it in every process's environment.
+        let command = "cat ~/.claude/.credentials.json; echo key=$ANTHROPIC_API_KEY; cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n' | grep AGENT_ONLY";
+        let script = if inside {
+            rewrite(&test, command)
+        } else {
+            command.to_string()
+        };
+        let out = Command::new("bash")
+            .arg("-c")
+            .arg("env -u AGENT_ONLY bash -c \"$1\"; exit $?")
+            .arg("agent")
+            .arg(&script)
+            .current_dir(&test.project)
+            .env("HOME", &test.home)
+            .env("ANTHROPIC_API_KEY", "sk-ant-api-inherited")
+            .env("AGENT_ONLY", "agent-secret-in-environ")
+            .output()
+            .unwrap();
+        let said = text(&out);
+        for secret in [
+            "sk-ant-oat-login",
+            "sk-ant-api-inherited",
+            "agent-secret-in-environ",
+        ] {
+            assert_eq!(said.contains(secret), !inside, "{secret}: {said}");
+        }
+    }
+}
+
+#[test]
+fn envelope_show_names_what_runs_later() {
+    let test = guarded(json!({}));
+    let out = Command::new(env!("CARGO_BIN_EXE_hookhost"))
+        .args(["envelope", "show", "--own-files", "--home"])
+        .arg(&test.home)
+        .current_dir(&test.project)
+        .output()
+        .unwrap();
+    let said = text(&out);
+    for expected in [
+        "Claude Code's project folder",
+        ".github/hooks",
+        ".mcp.json",
+        "git config",
+        "Claude Code's login",
+        "sockets",
+    ] {
+        assert!(said.contains(expected), "{expected}: {said}");
+    }
+}
