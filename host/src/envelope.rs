@@ -100,6 +100,11 @@ pub struct Envelope {
     pub withheld: PathBuf,
 }
 
+/// The variable that names, to the owner's command hooks, the envelope's file: the checks
+/// they run on project code (`checks-before-commit`) run inside it. Only the engine sets it;
+/// an inherited one is removed from every hook's environment.
+pub const ENVELOPE_VAR: &str = "HOOKHOST_ENVELOPE";
+
 /// The text a withheld secret file reads as, inside the envelope.
 pub const WITHHELD_NOTICE: &str = "# hookhost envelope: the content of this file is withheld from the commands the agent runs (a secret file: the `secrets` builtin's rule). The owner can let it through with the builtin's `allow`.\n";
 

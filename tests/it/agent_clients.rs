@@ -526,10 +526,14 @@ fn runs_inside_an_envelope_session(client: Client, writable: &[&str], project_di
         std::fs::create_dir_all(test.home.join(dir)).unwrap();
         session.extend(["--writable".to_string(), format!("{home}/{dir}")]);
     }
-    session.push("--".into());
     for dir in project_dirs {
         std::fs::create_dir_all(test.project.join(dir)).unwrap();
+        session.extend([
+            "--writable".to_string(),
+            test.project.join(dir).display().to_string(),
+        ]);
     }
+    session.push("--".into());
     let requests = client.run_within(
         &test,
         &[attack.clone(), download, "echo ran > ran.txt".into()],
@@ -567,10 +571,9 @@ fn runs_inside_an_envelope_session(client: Client, writable: &[&str], project_di
 
 #[test]
 fn opencode_runs_inside_an_envelope_session() {
-    // OpenCode writes a `.gitignore` into every config folder it finds, the project's
-    // `.opencode/` too; with no `.opencode/plugin` the session holds all of `.opencode/`
-    // (a missing place held by its parent: issue 66) and OpenCode exits on the refused
-    // write. The project's plugin folders, as a project with OpenCode plugins has them.
+    // OpenCode writes its project folder itself (a `.gitignore`, its plugins' packages):
+    // the envelope holds every agent's project folder, so its user names it writable
+    // for the session (what OpenCode loads from there is then in the session's reach).
     runs_inside_an_envelope_session(
         opencode(),
         &[
@@ -578,7 +581,7 @@ fn opencode_runs_inside_an_envelope_session() {
             ".local/state/opencode",
             ".cache/opencode",
         ],
-        &[".opencode/plugin", ".opencode/plugins"],
+        &[".opencode"],
     );
 }
 

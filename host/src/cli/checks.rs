@@ -7,6 +7,11 @@
 //! stderr: the check, its exit status and the last lines of its output); anything else
 //! passes. The hook's own `timeout` bounds the checks: the command executor ends the whole
 //! process group. `hookhost claude install --checks CMD` writes the entry.
+//!
+//! The checks run the project's code (`make check` runs the Makefile the agent may have
+//! edited): under the owner's envelope they run inside it, like the agent's own commands
+//! (the engine names its file in [`hookhost::envelope::ENVELOPE_VAR`]); an envelope that
+//! cannot be applied fails the check, so the commit is refused, never checked outside.
 
 use std::io::Read;
 use std::path::PathBuf;
@@ -96,9 +101,31 @@ fn git_subcommand<'b>(
 /// as it comes, keeping only the last [`KEEP_OUTPUT`] bytes: a check that prints without
 /// end costs no memory.
 fn run_check(check: &str, cwd: &std::path::Path) -> Option<String> {
-    let child = std::process::Command::new("sh")
-        .arg("-c")
-        .arg(format!("exec 2>&1\n{check}"))
+    let script = format!("exec 2>&1\n{check}");
+    let mut command = std::process::Command::new("sh");
+    match std::env::var_os(hookhost::envelope::ENVELOPE_VAR) {
+        Some(file) => {
+            let launcher = match std::env::current_exe() {
+                Ok(launcher) => launcher,
+                Err(err) => {
+                    return Some(format!(
+                        "could not start inside the owner's envelope (this binary cannot be found: {err})"
+                    ));
+                }
+            };
+            // The launcher's own notes (a refusal) join the check's output.
+            command
+                .arg("-c")
+                .arg("exec 2>&1; exec \"$0\" envelope run --envelope \"$1\" -- \"$2\"")
+                .arg(launcher)
+                .arg(file)
+                .arg(&script);
+        }
+        None => {
+            command.arg("-c").arg(&script);
+        }
+    }
+    let child = command
         .current_dir(cwd)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

@@ -120,6 +120,20 @@ pub(super) fn inner(mut config: LoadedConfig, mut options: EngineOptions) -> Inn
             }
         }
     });
+    // The owner's command hooks that run project code (`checks-before-commit`) run it
+    // inside the same envelope as the agent's commands: they learn its file here (never
+    // from the environment they inherit, see [`crate::executor::command`]).
+    if let Some(enclosure) = &enclosure
+        && !enclosure.session_enclosed
+    {
+        let file = enclosure.file.display().to_string();
+        for spec in config.hooks.iter_mut().filter(|spec| spec.layer.is_owner()) {
+            if matches!(spec.handler, crate::config::Handler::Command(_)) {
+                spec.env
+                    .push((crate::envelope::ENVELOPE_VAR.to_string(), file.clone()));
+            }
+        }
+    }
     let hooks = config
         .hooks
         .into_iter()

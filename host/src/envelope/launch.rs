@@ -94,6 +94,12 @@ pub fn run(launch: &Launch) -> i32 {
                 path: path.clone(),
                 why: "the session's (hookhost envelope session --writable)".into(),
             }));
+        // A held folder the session's user names writable (an agent's own project
+        // folder it writes itself: OpenCode's `.opencode/`) is theirs to open; what
+        // is held inside it stays held.
+        envelope
+            .read_only
+            .retain(|place| !launch.session_writable.contains(&place.path));
     } else {
         // A whole session's agent needs its own login; a command does not.
         let logins = std::mem::take(&mut envelope.logins);

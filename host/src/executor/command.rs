@@ -102,6 +102,7 @@ impl CommandExecutor {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
+            .env_remove(crate::envelope::ENVELOPE_VAR)
             .envs(self.environment(call));
         platform::own_process_group(&mut command);
         if let Some(cwd) = cwd.filter(|dir| dir.is_dir()) {

@@ -440,23 +440,31 @@ fn a_cache_the_command_poisons_is_the_projects_own_layer_not_the_users() {
 
 #[test]
 fn a_folder_on_the_users_path_takes_no_planted_program() {
+    // A folder on the PATH inside a writable root (here /tmp; in a real home the
+    // home's own bin folders, `~/.local/bin`, `~/.cargo/bin`, …, which lie outside every
+    // root unless a cache or the owner's `writable` holds them).
     for inside in [false, true] {
         let test = guarded(json!({}));
-        std::fs::create_dir_all(test.home.join(".local/bin")).unwrap();
-        std::fs::create_dir_all(test.home.join(".cache")).unwrap();
-        let command =
-            "printf '#!/bin/sh\\ntouch owned\\n' > ~/.local/bin/git; chmod +x ~/.local/bin/git";
-        let out = if inside {
-            bash(&test, &rewrite(&test, command))
+        let bin = test.root.join("bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        let command = "printf '#!/bin/sh\\ntouch owned\\n' > \"${PATH%%:*}/git\"; chmod +x \"${PATH%%:*}/git\"";
+        let script = if inside {
+            rewrite(&test, command)
         } else {
-            bash(&test, command)
+            command.to_string()
         };
-        assert_eq!(
-            test.home.join(".local/bin/git").exists(),
-            !inside,
-            "{}",
-            text(&out)
-        );
+        let out = Command::new("bash")
+            .arg("-c")
+            .arg(&script)
+            .current_dir(&test.project)
+            .env("HOME", &test.home)
+            .env(
+                "PATH",
+                format!("{}:{}", bin.display(), std::env::var("PATH").unwrap()),
+            )
+            .output()
+            .unwrap();
+        assert_eq!(bin.join("git").exists(), !inside, "{}", text(&out));
     }
 }
 
@@ -517,5 +525,50 @@ fn envelope_show_names_what_runs_later() {
         "sockets",
     ] {
         assert!(said.contains(expected), "{expected}: {said}");
+    }
+}
+
+#[test]
+fn the_owners_checks_run_the_projects_makefile_inside_the_envelope() {
+    // The agent edited the Makefile; the owner's checks run `make check` before the
+    // commit: outside the envelope its recipe rewrites the owner's hook file.
+    for enveloped in [false, true] {
+        let test = guarded(json!({
+            "envelope": enveloped,
+            "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{
+                "type": "command",
+                "command": format!("{} checks-before-commit --run 'make -s check'", env!("CARGO_BIN_EXE_hookhost")),
+            }]}]}
+        }));
+        let hooks = test.home.join(".config/hookhost/hooks.json");
+        let before = std::fs::read_to_string(&hooks).unwrap();
+        test.write(
+            "project/Makefile",
+            "check:\n\t@echo '{}' > $(HOME)/.config/hookhost/hooks.json\n",
+        );
+        let answer = super::fire(
+            &test,
+            "git commit -qam 'next'",
+            &[("HOME", test.home.to_str().unwrap())],
+        );
+        let after = std::fs::read_to_string(&hooks).unwrap();
+        assert_eq!(
+            after == before,
+            enveloped,
+            "{}: {answer:#}",
+            if enveloped {
+                "the checks wrote outside the envelope"
+            } else {
+                "the control did not write"
+            }
+        );
+        if enveloped {
+            // The check failed inside, so the commit is refused, with the reason.
+            assert_eq!(answer["should_block"], true, "{answer:#}");
+            hookhost_tests::assert_says(
+                answer["block_reason"].as_str().unwrap_or_default(),
+                "ran inside the owner's envelope",
+            );
+        }
     }
 }
