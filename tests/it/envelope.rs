@@ -63,13 +63,104 @@ fn agent_answer(test: &TestEnv, agent: &str, input: Value) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
+/// Who runs the agent's side of a test: this test's own account (root on CI), or an
+/// ordinary user (the envelope then makes a user namespace).
+#[derive(Debug, Clone, Copy)]
+enum Who {
+    Me,
+    User { uid: u32, gid: u32 },
+}
+
+impl Who {
+    /// `program`, started as this account (an ordinary user's: its ids, no groups of ours).
+    fn command(self, program: &str) -> Command {
+        match self {
+            Who::Me => Command::new(program),
+            Who::User { uid, gid } => {
+                let mut command = Command::new("setpriv");
+                command
+                    .arg(format!("--reuid={uid}"))
+                    .arg(format!("--regid={gid}"))
+                    .args(["--clear-groups", "--", program])
+                    // The system's tools: this account's own (a home only it can enter)
+                    // are not the user's.
+                    .env("PATH", "/usr/local/bin:/usr/bin:/bin");
+                command
+            }
+        }
+    }
+
+    /// hookhost's binary as this account can start it: an ordinary user cannot enter a
+    /// build folder below root's home, so it gets a copy in a folder everyone can read
+    /// (made once per test process).
+    fn cli(self) -> String {
+        static SHARED: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+        match self {
+            Who::Me => CLI.to_string(),
+            Who::User { .. } => SHARED
+                .get_or_init(|| {
+                    use std::os::unix::fs::PermissionsExt;
+                    let reachable = Path::new(CLI).ancestors().skip(1).all(|dir| {
+                        std::fs::metadata(dir)
+                            .is_ok_and(|meta| meta.permissions().mode() & 0o001 != 0)
+                    });
+                    if reachable {
+                        return CLI.to_string();
+                    }
+                    let dir = std::env::temp_dir()
+                        .join(format!("hookhost-test-bin-{}", std::process::id()));
+                    std::fs::create_dir_all(&dir).unwrap();
+                    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+                    let copy = dir.join("hookhost");
+                    if !copy.exists() && std::fs::hard_link(CLI, &copy).is_err() {
+                        std::fs::copy(CLI, &copy).unwrap();
+                    }
+                    copy.display().to_string()
+                })
+                .clone(),
+        }
+    }
+
+    /// The ordinary user `test`'s tree is handed to: when this test runs as root, the
+    /// account `HOOKHOST_TEST_USER` (default `hhtest`, which CI creates), the tree made
+    /// theirs; otherwise this account, already an ordinary one.
+    fn ordinary(test: &TestEnv) -> Who {
+        if !nix::unistd::geteuid().is_root() {
+            return Who::Me;
+        }
+        let name = std::env::var("HOOKHOST_TEST_USER").unwrap_or_else(|_| "hhtest".into());
+        let id = |flag: &str| -> u32 {
+            let out = Command::new("id").args([flag, &name]).output().unwrap();
+            assert!(
+                out.status.success(),
+                "the ordinary user {name} is missing: create it (`useradd {name}`; .ci/run does) to run the envelope's tests as one"
+            );
+            String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
+        };
+        let (uid, gid) = (id("-u"), id("-g"));
+        let owned = Command::new("chown")
+            .arg("-R")
+            .arg(format!("{uid}:{gid}"))
+            .arg(&test.root)
+            .status()
+            .unwrap();
+        assert!(owned.success());
+        Who::User { uid, gid }
+    }
+}
+
 /// `hookhost fire PreToolUse` for the Bash call `command`, as an agent's hook runs it.
 fn fire(test: &TestEnv, command: &str, env: &[(&str, &str)]) -> Value {
+    fire_as(Who::Me, test, command, env)
+}
+
+/// [`fire`], as `who`.
+fn fire_as(who: Who, test: &TestEnv, command: &str, env: &[(&str, &str)]) -> Value {
     let input = json!({
         "session_id": "s1", "hook_event_name": "PreToolUse", "cwd": test.project,
         "tool_name": "Bash", "tool_input": {"command": command, "description": "d"}
     });
-    let mut fire = Command::new(CLI);
+    let mut fire = who.command(&who.cli());
     fire.args(["fire", "PreToolUse", "--own-files", "--home"])
         .arg(&test.home)
         .arg("--project-dir")
@@ -90,7 +181,12 @@ fn fire(test: &TestEnv, command: &str, env: &[(&str, &str)]) -> Value {
 
 /// The rewrite hookhost answers for `command` (panics when it is refused).
 fn rewrite(test: &TestEnv, command: &str) -> String {
-    let outcome = fire(test, command, &[]);
+    rewrite_as(Who::Me, test, command)
+}
+
+/// [`rewrite`], as `who`.
+fn rewrite_as(who: Who, test: &TestEnv, command: &str) -> String {
+    let outcome = fire_as(who, test, command, &[]);
     assert!(!outcome["should_block"].as_bool().unwrap(), "{outcome:#}");
     assert_eq!(outcome["envelope"].as_str().map(str::len), Some(64));
     outcome["updated_input"]["command"]
@@ -101,7 +197,12 @@ fn rewrite(test: &TestEnv, command: &str) -> String {
 
 /// Runs `script` in bash in the project as the agent's shell does (its home as `HOME`).
 fn bash(test: &TestEnv, script: &str) -> Output {
-    Command::new("bash")
+    bash_as(Who::Me, test, script)
+}
+
+/// [`bash`], as `who`.
+fn bash_as(who: Who, test: &TestEnv, script: &str) -> Output {
+    who.command("bash")
         .arg("-c")
         .arg(script)
         .current_dir(&test.project)

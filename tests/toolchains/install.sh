@@ -64,4 +64,14 @@ if ! command -v docker-registry >/dev/null || ! command -v minisign >/dev/null; 
         exit 1
     fi
 fi
+# The envelope's tests (tests/it/envelope/left_behind.rs): the user's tmux server that a
+# command must not reach, and, when they run as root, an ordinary user to run every attack
+# and control as too (the envelope then makes a user namespace).
+if ! command -v tmux >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux) >/dev/null \
+        || echo "could not install tmux: the envelope's tmux test fails"
+fi
+if [ "$(id -u)" = 0 ] && ! id "${HOOKHOST_TEST_USER:-hhtest}" >/dev/null 2>&1; then
+    useradd --no-create-home --shell /bin/sh "${HOOKHOST_TEST_USER:-hhtest}"
+fi
 echo "guest toolchains ready in $out"

@@ -11,7 +11,7 @@ use std::time::Duration;
 use hookhost_tests::TestEnv;
 use serde_json::json;
 
-use super::{bash, guarded, rewrite, text};
+use super::{Who, bash, bash_as, fire_as, guarded, rewrite, rewrite_as, text};
 
 /// The marker an attack's planted code touches when it runs outside.
 fn marker(test: &TestEnv) -> PathBuf {
@@ -97,35 +97,50 @@ const PROJECT: &[LeftBehind] = &[
     },
 ];
 
-/// Runs each attack inside and, as the control, without the envelope; the user's next
-/// action outside shows whether the planted code ran.
+/// Both accounts every attack runs as: this test's (root on CI) and an ordinary user.
+const AS_USER: [bool; 2] = [false, true];
+
+/// A test tree as `guarded` makes it, set up by `setup`, then handed to the account.
+fn tree(as_user: bool, extra: serde_json::Value, setup: fn(&TestEnv)) -> (TestEnv, Who) {
+    let test = guarded(extra);
+    setup(&test);
+    let who = if as_user {
+        Who::ordinary(&test)
+    } else {
+        Who::Me
+    };
+    (test, who)
+}
+
+/// Runs each attack inside and, as the control, without the envelope, as root and as an
+/// ordinary user; the user's next action outside shows whether the planted code ran.
 fn run_attacks(attacks: &[LeftBehind], setup: fn(&TestEnv)) {
     for attack in attacks {
-        for inside in [false, true] {
-            let test = guarded(json!({}));
-            setup(&test);
+        for (as_user, inside) in AS_USER.into_iter().flat_map(|u| [(u, false), (u, true)]) {
+            let (test, who) = tree(as_user, json!({}), setup);
             let mark = marker(&test);
             let command = attack.command.replace("{M}", &mark.display().to_string());
             let out = if inside {
-                let answer = super::fire(&test, &command, &[]);
+                let answer = fire_as(who, &test, &command, &[]);
                 assert!(
                     !answer["should_block"].as_bool().unwrap_or(true),
                     "{}: the guards refuse it (write it so they do not: the envelope is what is tested): {}",
                     attack.name,
                     answer["block_reason"]
                 );
-                bash(&test, &rewrite(&test, &command))
+                bash_as(who, &test, &rewrite_as(who, &test, &command))
             } else {
-                bash(&test, &command)
+                bash_as(who, &test, &command)
             };
-            let then = bash(
+            let then = bash_as(
+                who,
                 &test,
                 &attack.then.replace("{M}", &mark.display().to_string()),
             );
             assert_eq!(
                 mark.exists(),
                 !inside,
-                "{}: {}\ninside the command: {}\nthe user's next action: {}",
+                "{} ({who:?}): {}\ninside the command: {}\nthe user's next action: {}",
                 attack.name,
                 if inside {
                     "ran outside after the envelope"
@@ -225,21 +240,26 @@ fn a_program_key_is_put_back_and_the_command_is_told_which() {
     );
 }
 
-/// A home below the account's own home (outside every writable root, as a real home is),
-/// removed when dropped.
+/// A folder outside every writable root (as the user's real files are): below
+/// `/var/lib` as root, else below the account's home; removed when dropped.
 struct RealPlace {
     dir: tempfile::TempDir,
 }
 
 impl RealPlace {
     fn new() -> RealPlace {
-        let home = std::env::home_dir().expect("the account has a home");
-        RealPlace {
-            dir: tempfile::Builder::new()
-                .prefix(".hookhost-test-")
-                .tempdir_in(home)
-                .unwrap(),
-        }
+        let parent = if nix::unistd::geteuid().is_root() {
+            PathBuf::from("/var/lib")
+        } else {
+            std::env::home_dir().expect("the account has a home")
+        };
+        let dir = tempfile::Builder::new()
+            .prefix(".hookhost-test-")
+            .tempdir_in(parent)
+            .unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        RealPlace { dir }
     }
 
     fn path(&self) -> &Path {
@@ -251,19 +271,27 @@ impl RealPlace {
 fn metadata_outside_the_writable_roots_cannot_change_and_no_set_id_file_is_made() {
     let place = RealPlace::new();
     let file = place.path().join("tool");
-    for inside in [false, true] {
+    for (as_user, inside) in AS_USER.into_iter().flat_map(|u| [(u, false), (u, true)]) {
+        let (test, who) = tree(as_user, json!({}), |_| {});
         std::fs::write(&file, "#!/bin/sh\n").unwrap();
+        if let Who::User { uid, gid } = who {
+            nix::unistd::chown(
+                &file,
+                Some(nix::unistd::Uid::from_raw(uid)),
+                Some(nix::unistd::Gid::from_raw(gid)),
+            )
+            .unwrap();
+        }
         let before = std::fs::metadata(&file).unwrap();
-        let test = guarded(json!({}));
         let command = format!(
             "chmod 777 {f}; touch -d 2001-01-01 {f}; python3 -c \"import os; os.setxattr('{f}', 'user.x', b'1')\"; chown 65534 {f}; \
              cp /bin/sh ./sh4; chmod 4755 ./sh4; chmod g+s ./sh4; install -m 4755 /bin/sh ./sh5",
             f = file.display()
         );
         let out = if inside {
-            bash(&test, &rewrite(&test, &command))
+            bash_as(who, &test, &rewrite_as(who, &test, &command))
         } else {
-            bash(&test, &command)
+            bash_as(who, &test, &command)
         };
         use std::os::unix::fs::{MetadataExt, PermissionsExt};
         let after = std::fs::metadata(&file).unwrap();
@@ -271,21 +299,30 @@ fn metadata_outside_the_writable_roots_cannot_change_and_no_set_id_file_is_made(
             || after.mtime() != before.mtime()
             || after.uid() != before.uid()
             || xattr_set(&file);
-        assert_eq!(changed, !inside, "metadata outside: {}", text(&out));
+        assert_eq!(
+            changed,
+            !inside,
+            "metadata outside ({who:?}): {}",
+            text(&out)
+        );
         let set_id = ["sh4", "sh5"].iter().any(|name| {
             std::fs::metadata(test.project.join(name))
                 .is_ok_and(|meta| meta.permissions().mode() & 0o6000 != 0)
         });
-        assert_eq!(set_id, !inside, "a set-ID file: {}", text(&out));
+        assert_eq!(set_id, !inside, "a set-ID file ({who:?}): {}", text(&out));
         // chmod +x, the everyday one, works inside.
         if inside {
-            let out = bash(
+            let out = bash_as(
+                who,
                 &test,
-                &rewrite(&test, "touch run.sh && chmod +x run.sh && test -x run.sh"),
+                &rewrite_as(
+                    who,
+                    &test,
+                    "touch run.sh && chmod +x run.sh && test -x run.sh",
+                ),
             );
             assert!(out.status.success(), "{}", text(&out));
         }
-        let _ = Command::new("chown").arg("0").arg(&file).status();
         let _ = std::fs::remove_file(&file);
     }
 }
@@ -308,8 +345,9 @@ struct SocketServer {
 }
 
 impl SocketServer {
-    fn start(socket: &Path, mark: &Path) -> SocketServer {
-        let child = Command::new("python3")
+    fn start(who: Who, socket: &Path, mark: &Path) -> SocketServer {
+        let child = who
+            .command("python3")
             .arg("-c")
             .arg(format!(
                 "import socket,os\ns=socket.socket(socket.AF_UNIX)\ns.bind('{sock}')\ns.listen(4)\nwhile True:\n    c,_=s.accept()\n    if c.recv(16): open('{mark}','w').close()\n    c.close()\n",
@@ -337,31 +375,34 @@ impl Drop for SocketServer {
 
 #[test]
 fn a_socket_of_a_process_outside_is_not_reachable_unless_the_owner_names_it() {
-    for (inside, named) in [(false, false), (true, false), (true, true)] {
-        let test = guarded(if named {
-            json!({"envelope": {"sockets": ["/tmp"]}})
-        } else {
-            json!({})
-        });
-        let socket = test.root.join("outside.sock");
-        let mark = marker(&test);
-        let _server = SocketServer::start(&socket, &mark);
-        let command = format!(
-            "python3 -c \"import socket; s=socket.socket(socket.AF_UNIX); s.connect('{}'); s.send(b'run')\"",
-            socket.display()
-        );
-        let out = if inside {
-            bash(&test, &rewrite(&test, &command))
-        } else {
-            bash(&test, &command)
-        };
-        std::thread::sleep(Duration::from_millis(300));
-        assert_eq!(
-            mark.exists(),
-            !inside || named,
-            "inside: {inside}, named: {named}: {}",
-            text(&out)
-        );
+    for as_user in AS_USER {
+        for (inside, named) in [(false, false), (true, false), (true, true)] {
+            let extra = if named {
+                json!({"envelope": {"sockets": ["/tmp"]}})
+            } else {
+                json!({})
+            };
+            let (test, who) = tree(as_user, extra, |_| {});
+            let socket = test.root.join("outside.sock");
+            let mark = marker(&test);
+            let _server = SocketServer::start(who, &socket, &mark);
+            let command = format!(
+                "python3 -c \"import socket; s=socket.socket(socket.AF_UNIX); s.connect('{}'); s.send(b'run')\"",
+                socket.display()
+            );
+            let out = if inside {
+                bash_as(who, &test, &rewrite_as(who, &test, &command))
+            } else {
+                bash_as(who, &test, &command)
+            };
+            std::thread::sleep(Duration::from_millis(300));
+            assert_eq!(
+                mark.exists(),
+                !inside || named,
+                "{who:?}, inside: {inside}, named: {named}: {}",
+                text(&out)
+            );
+        }
     }
 }
 
@@ -410,18 +451,22 @@ fn the_users_tmux_server_runs_nothing_for_the_command() {
 
 #[test]
 fn a_cache_the_command_poisons_is_the_projects_own_layer_not_the_users() {
-    for inside in [false, true] {
-        let test = guarded(json!({}));
-        let build = test.write(
-            "home/.cargo/registry/src/index/dep-1.0.0/build.rs",
-            "fn main() {}\n",
-        );
-        test.write("home/.npm/_npx/abc/node_modules/.bin/tool", "#!/bin/sh\n");
+    for (as_user, inside) in AS_USER.into_iter().flat_map(|u| [(u, false), (u, true)]) {
+        let (test, who) = tree(as_user, json!({}), |test| {
+            test.write(
+                "home/.cargo/registry/src/index/dep-1.0.0/build.rs",
+                "fn main() {}\n",
+            );
+            test.write("home/.npm/_npx/abc/node_modules/.bin/tool", "#!/bin/sh\n");
+        });
+        let build = test
+            .home
+            .join(".cargo/registry/src/index/dep-1.0.0/build.rs");
         let command = "echo 'fn main() { std::process::Command::new(\"touch\").arg(\"/tmp/x\"); }' > ~/.cargo/registry/src/index/dep-1.0.0/build.rs; echo 'touch owned' >> ~/.npm/_npx/abc/node_modules/.bin/tool; mkdir -p ~/.cargo/registry/cache/new && echo ok > ~/.cargo/registry/cache/new/dl && cat ~/.cargo/registry/cache/new/dl";
         let out = if inside {
-            bash(&test, &rewrite(&test, command))
+            bash_as(who, &test, &rewrite_as(who, &test, command))
         } else {
-            bash(&test, command)
+            bash_as(who, &test, command)
         };
         // The build inside still fills its cache (and reads it back).
         assert!(text(&out).contains("ok"), "{}", text(&out));
@@ -429,10 +474,14 @@ fn a_cache_the_command_poisons_is_the_projects_own_layer_not_the_users() {
             || std::fs::read_to_string(test.home.join(".npm/_npx/abc/node_modules/.bin/tool"))
                 .unwrap()
                 .contains("owned");
-        assert_eq!(poisoned, !inside, "{}", text(&out));
+        assert_eq!(poisoned, !inside, "{who:?}: {}", text(&out));
         if inside {
             // The next command of the same project sees its own layer.
-            let again = bash(&test, &rewrite(&test, "cat ~/.cargo/registry/cache/new/dl"));
+            let again = bash_as(
+                who,
+                &test,
+                &rewrite_as(who, &test, "cat ~/.cargo/registry/cache/new/dl"),
+            );
             assert!(text(&again).contains("ok"), "{}", text(&again));
         }
     }
