@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 
 const CLI: &str = env!("CARGO_BIN_EXE_hookhost");
 
+mod left_behind;
 mod shell_paths;
 
 /// The pinned newest Claude Code CLI.
