@@ -17,6 +17,8 @@ mod confine;
 mod derive;
 #[cfg(unix)]
 pub(crate) mod git_config;
+#[cfg(target_os = "linux")]
+pub mod judge;
 pub(crate) mod kernel;
 pub(crate) mod later;
 pub mod launch;
@@ -88,6 +90,9 @@ pub struct Envelope {
     pub ssh_agent: bool,
     /// Environment variables the command does not inherit.
     pub withhold_env: Vec<String>,
+    /// Whether git, however it is started inside (a Makefile, a script), is judged by
+    /// the owner's guards before the real one runs ([`judge`]).
+    pub judge_git: bool,
     /// Names and paths the `secrets` builtin's `allow` lets through.
     pub secret_allow: Vec<String>,
     /// What the network may reach.

@@ -13,6 +13,17 @@ use std::process::ExitCode;
 use hookhost::envelope::launch::{Launch, REFUSED, run};
 
 fn main() -> ExitCode {
+    // Inside the owner's envelope this binary covers the real git: the judge's client.
+    #[cfg(target_os = "linux")]
+    {
+        let mut args = std::env::args();
+        if let Some(argv0) = args.next()
+            && hookhost::envelope::judge::started_as_git(&argv0)
+        {
+            let code = hookhost::envelope::judge::client_main(&argv0, args.collect());
+            return ExitCode::from(u8::try_from(code).unwrap_or(u8::MAX));
+        }
+    }
     let code = match launch_of(std::env::args().skip(1)) {
         Ok(launch) => run(&launch),
         Err(why) => {

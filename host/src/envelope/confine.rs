@@ -75,26 +75,31 @@ pub(crate) fn build(envelope: &Envelope, support: KernelSupport) -> Result<Confi
 }
 
 /// Makes `command`'s process take `confinement` on between fork and exec.
-pub(crate) fn attach(command: &mut std::process::Command, confinement: Confinement) {
+pub(crate) fn attach(
+    command: &mut std::process::Command,
+    confinement: std::sync::Arc<Confinement>,
+) {
     use std::os::unix::process::CommandExt;
-    let Confinement {
-        ruleset,
-        filters,
-        drop_capabilities,
-    } = confinement;
     #[expect(
         unsafe_code,
-        reason = "the hook runs between fork and exec in a single-threaded launcher and only makes system calls"
+        reason = "the hook runs between fork and exec and only makes system calls"
     )]
-    // SAFETY: the launcher has one thread, so the child cannot inherit a held lock; the
-    // closure allocates nothing and makes only prctl, landlock and seccomp calls.
+    // SAFETY: the closure allocates nothing and makes only prctl, landlock and seccomp
+    // calls (the launcher's other threads, the git judge's, hold no lock it takes).
     unsafe {
-        command.pre_exec(move || take_on(&ruleset, &filters, drop_capabilities));
+        command.pre_exec(move || confinement.take_on());
     }
 }
 
-/// The child's part: no new privileges, the bounding set cut (root), the Landlock
-/// domain, the filters. Any failure fails the exec, so the command never runs unconfined.
+impl Confinement {
+    /// The child's part: no new privileges, the bounding set cut (root), the Landlock
+    /// domain, the filters. Any failure fails the exec, so nothing runs unconfined.
+    pub(crate) fn take_on(&self) -> std::io::Result<()> {
+        take_on(&self.ruleset, &self.filters, self.drop_capabilities)
+    }
+}
+
+/// [`Confinement::take_on`].
 fn take_on(
     ruleset: &OwnedFd,
     filters: &[BpfProgram],

@@ -131,6 +131,7 @@ pub(crate) fn derive(
         sockets: settings.sockets.clone(),
         ssh_agent: settings.ssh_agent,
         withhold_env: settings.withhold_env.clone(),
+        judge_git: true,
         secret_allow: builtin_list(config, "builtin:secrets", "allow"),
         network: settings.network.clone(),
         scope_signals: settings.scope_signals,

@@ -126,6 +126,9 @@ pub(crate) struct GitConfigGuard {
     path: PathBuf,
     /// Each file's bytes then (`None`: absent).
     before: BTreeMap<Rel, Option<Vec<u8>>>,
+    /// The places the envelope covers the real git with (left behind, in a mount
+    /// namespace of their own, by the git this guard runs).
+    covers: std::sync::Mutex<Vec<std::ffi::CString>>,
 }
 
 impl GitConfigGuard {
@@ -137,6 +140,7 @@ impl GitConfigGuard {
             dir,
             path,
             before: BTreeMap::new(),
+            covers: std::sync::Mutex::new(Vec::new()),
         };
         for rel in guard.files() {
             let bytes = guard.read(&rel);
@@ -148,6 +152,28 @@ impl GitConfigGuard {
     /// The git dir's path.
     pub(crate) fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// The places the envelope covers the real git with, for the git this guard runs
+    /// to leave behind.
+    #[cfg(target_os = "linux")]
+    pub(crate) fn uncover(&self, covers: &super::judge::Covers) {
+        if let Ok(mut kept) = self.covers.lock() {
+            *kept = covers
+                .files
+                .iter()
+                .chain(&covers.folders)
+                .filter_map(|path| std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).ok())
+                .collect();
+        }
+    }
+
+    /// The covers to leave behind.
+    fn covers(&self) -> Vec<std::ffi::CString> {
+        self.covers
+            .lock()
+            .map(|covers| covers.clone())
+            .unwrap_or_default()
     }
 
     /// The config files git reads in the git dir now.
@@ -340,9 +366,10 @@ impl GitConfigGuard {
             return whole("changed, and too large to read");
         }
         let scratch = Scratch::new()?;
+        let covers = self.covers();
         let entries = |bytes: &[u8], name: &str| -> Result<Entries, String> {
             let file = scratch.write(name, bytes)?;
-            list(git, &file)
+            list(git, &file, &covers)
         };
         let old = match before {
             Some(bytes) => entries(bytes, "before")?,
@@ -364,13 +391,19 @@ impl GitConfigGuard {
         }
         let fixed = scratch.write("fixed", after)?;
         for key in &changed {
-            edit(git, &fixed, &["--unset-all", key.as_str()], &[0, 5])?;
+            edit(
+                git,
+                &fixed,
+                &["--unset-all", key.as_str()],
+                &[0, 5],
+                &covers,
+            )?;
             for value in old.get(*key).into_iter().flatten() {
                 let value = value.as_deref().unwrap_or("true");
-                edit(git, &fixed, &["--add", key.as_str(), value], &[0])?;
+                edit(git, &fixed, &["--add", key.as_str(), value], &[0], &covers)?;
             }
         }
-        let check = list(git, &fixed)?;
+        let check = list(git, &fixed, &covers)?;
         let programs = |entries: &Entries| -> Entries {
             entries
                 .iter()
@@ -458,7 +491,7 @@ impl GitConfigGuard {
                 let Ok(file) = scratch.write("config", bytes) else {
                     continue;
                 };
-                let Ok(entries) = list(git, &file) else {
+                let Ok(entries) = list(git, &file, &[]) else {
                     continue;
                 };
                 for value in entries
@@ -541,8 +574,8 @@ fn open_dir(path: &Path) -> Option<OwnedFd> {
 type Entries = BTreeMap<String, Vec<Option<String>>>;
 
 /// The entries of the config file `file`, read by `git` (its includes not followed).
-fn list(git: &Path, file: &Path) -> Result<Entries, String> {
-    let out = git_command(git)
+fn list(git: &Path, file: &Path, covers: &[std::ffi::CString]) -> Result<Entries, String> {
+    let out = git_command(git, covers)
         .arg("config")
         .arg("--file")
         .arg(file)
@@ -566,8 +599,14 @@ fn list(git: &Path, file: &Path) -> Result<Entries, String> {
 
 /// Edits the config file `file` with `git config --file FILE ARGS`; `ok`: the exit codes
 /// that mean it did (5: nothing to unset).
-fn edit(git: &Path, file: &Path, args: &[&str], ok: &[i32]) -> Result<(), String> {
-    let out = git_command(git)
+fn edit(
+    git: &Path,
+    file: &Path,
+    args: &[&str],
+    ok: &[i32],
+    covers: &[std::ffi::CString],
+) -> Result<(), String> {
+    let out = git_command(git, covers)
         .arg("config")
         .arg("--file")
         .arg(file)
@@ -585,9 +624,30 @@ fn edit(git: &Path, file: &Path, args: &[&str], ok: &[i32]) -> Result<(), String
 }
 
 /// `git` with nothing of the command's environment: no config but the file named, no
-/// pager, run from `/`.
-fn git_command(git: &Path) -> std::process::Command {
+/// pager, run from `/`; where the envelope covers the real git (`covers`), in a mount
+/// namespace of its own without the covers.
+fn git_command(git: &Path, covers: &[std::ffi::CString]) -> std::process::Command {
     let mut command = std::process::Command::new(git);
+    if !covers.is_empty() {
+        let covers = covers.to_vec();
+        #[expect(
+            unsafe_code,
+            reason = "the hook makes only system calls between fork and exec"
+        )]
+        // SAFETY: the closure allocates nothing and makes only unshare and umount2 calls.
+        unsafe {
+            use std::os::unix::process::CommandExt;
+            command.pre_exec(move || {
+                if libc::unshare(libc::CLONE_NEWNS) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                for path in &covers {
+                    libc::umount2(path.as_ptr(), libc::MNT_DETACH);
+                }
+                Ok(())
+            });
+        }
+    }
     command
         .env_clear()
         .env("PATH", "/usr/bin:/bin")

@@ -130,6 +130,16 @@ pub fn run(launch: &Launch) -> i32 {
         folder: broker.clone(),
         seen_at: super::session::folder_beside(&launch.envelope),
     });
+    // The judge's helper asks the guards from the namespaces this process starts in:
+    // forked before it leaves them (it has one thread still).
+    #[cfg(target_os = "linux")]
+    let helper = match (envelope.mode, envelope.judge_git) {
+        (super::Mode::Enforce, true) => match super::judge::Helper::fork(&envelope) {
+            Ok(helper) => Some(std::sync::Arc::new(helper)),
+            Err(why) => return refuse(&why),
+        },
+        _ => None,
+    };
     let ((mut command, confinement), unbound) =
         match enclosed_shell(&envelope, &launch.command, broker.as_ref()) {
             Ok(enclosed) => enclosed,
@@ -145,9 +155,29 @@ pub fn run(launch: &Launch) -> i32 {
         command = session_program(command, argv);
     }
     #[cfg(target_os = "linux")]
-    if let Some(confinement) = confinement {
-        super::confine::attach(&mut command, confinement);
-    }
+    let judge = match confinement {
+        Some((confinement, covers)) => {
+            let confinement = std::sync::Arc::new(confinement);
+            let judge = match &helper {
+                Some(helper) if !(covers.files.is_empty() && covers.folders.is_empty()) => {
+                    match super::judge::Judge::start(helper.clone(), &covers, confinement.clone()) {
+                        Ok(judge) => Some(judge),
+                        Err(why) => return refuse(&why),
+                    }
+                }
+                _ => None,
+            };
+            if let Some(git) = &git {
+                git.uncover(&covers);
+            }
+            if let Some(judge) = &judge {
+                command.env(super::judge::JUDGE_VAR, &judge.socket);
+            }
+            super::confine::attach(&mut command, confinement);
+            judge
+        }
+        None => None,
+    };
     #[cfg(not(target_os = "linux"))]
     let _ = confinement;
     adopt_orphans();
@@ -159,8 +189,15 @@ pub fn run(launch: &Launch) -> i32 {
         let _ = out.write_all(cwd.as_bytes());
     }
     drop(rc);
+    #[cfg(target_os = "linux")]
+    let is_judged = |pid: i32| {
+        judge.as_ref().is_some_and(|judge| judge.runs(pid))
+            || helper.as_ref().is_some_and(|helper| helper.pid == pid)
+    };
+    #[cfg(not(target_os = "linux"))]
+    let is_judged = |_: i32| false;
     if let Some(git) = &git {
-        settle(git);
+        settle(git, &is_judged);
     }
     remove_created(&unbound);
     if !status.success() && launch.session.is_none() {
@@ -222,12 +259,24 @@ fn enclosed_shell(
             }
             super::Mode::LandlockOnly => Vec::new(),
         };
+        let git = match (envelope.mode, envelope.judge_git) {
+            (super::Mode::Enforce, true) => {
+                super::judge::git_places(std::env::var_os("PATH").as_deref())
+            }
+            _ => super::judge::Covers::default(),
+        };
         let broker = broker.map(|broker| (broker.folder.as_path(), broker.seen_at.as_path()));
-        let (plan, confinement) =
-            super::linux::apply(envelope, &secrets, &sockets, broker, KernelSupport::probe())?;
+        let (plan, confinement) = super::linux::apply(
+            envelope,
+            &secrets,
+            &sockets,
+            git,
+            broker,
+            KernelSupport::probe(),
+        )?;
         let mut shell = std::process::Command::new(bash);
         shell.arg("-c").arg(command);
-        Ok(((shell, Some(confinement)), plan.unenforced))
+        Ok(((shell, Some((confinement, plan.git))), plan.unenforced))
     }
     #[cfg(target_os = "macos")]
     {
@@ -259,7 +308,7 @@ fn enclosed_shell(
 /// What the command's process takes on between fork and exec (nothing on macOS, whose
 /// profile `sandbox-exec` applies).
 #[cfg(target_os = "linux")]
-type Confinement = super::confine::Confinement;
+type Confinement = (super::confine::Confinement, super::judge::Covers);
 /// What the command's process takes on between fork and exec (nothing on macOS, whose
 /// profile `sandbox-exec` applies).
 #[cfg(not(target_os = "linux"))]
@@ -381,13 +430,21 @@ fn adopt_orphans() {
 }
 
 #[cfg(unix)]
-/// Whether processes the command started are still running (zombies reaped on the way).
-fn left_running() -> bool {
-    use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
+/// Whether processes the command started are still running (zombies reaped on the way,
+/// but a real git the judge ran, which its thread waits for: `judged`).
+fn left_running(judged: &dyn Fn(i32) -> bool) -> bool {
+    use nix::sys::wait::{Id, WaitPidFlag, WaitStatus, waitid, waitpid};
     loop {
-        match waitpid(None, Some(WaitPidFlag::WNOHANG)) {
+        let flags = WaitPidFlag::WEXITED | WaitPidFlag::WNOHANG | WaitPidFlag::WNOWAIT;
+        match waitid(Id::All, flags) {
             Ok(WaitStatus::StillAlive) => return true,
-            Ok(_) => continue,
+            Ok(status) => match status.pid() {
+                Some(pid) if judged(pid.as_raw()) => return true,
+                Some(pid) => {
+                    let _ = waitpid(pid, None);
+                }
+                None => return true,
+            },
             Err(_) => return false,
         }
     }
@@ -397,9 +454,9 @@ fn left_running() -> bool {
 /// The git config the command changed put back ([`super::git_config`]); when it left
 /// processes running, the files are then held read-only for them (Linux: the launcher
 /// is in the command's mount namespace, outside its Landlock domain) and checked again.
-fn settle(git: &super::git_config::GitConfigGuard) {
+fn settle(git: &super::git_config::GitConfigGuard, judged: &dyn Fn(i32) -> bool) {
     let mut said = git.settle();
-    if left_running() {
+    if left_running(judged) {
         #[cfg(target_os = "linux")]
         if let Err(why) = super::linux::hold(&git.hold()) {
             said.push(format!(

@@ -41,6 +41,9 @@ pub(crate) struct MountPlan {
     pub overlays: Vec<(PathBuf, PathBuf)>,
     /// Listening unix sockets covered.
     pub sockets: Vec<PathBuf>,
+    /// The real git binaries and exec folders covered by the launcher's binary (the
+    /// judge's client, [`super::judge`]).
+    pub git: super::judge::Covers,
     /// Files covered by the withheld notice.
     pub masks: Vec<PathBuf>,
     /// Read-only places that neither exist nor have a folder of their own inside the
@@ -196,13 +199,15 @@ pub(crate) fn apply(
     envelope: &Envelope,
     secrets: &[PathBuf],
     sockets: &[PathBuf],
+    git: super::judge::Covers,
     broker: Option<(&Path, &Path)>,
     support: KernelSupport,
 ) -> Result<(MountPlan, super::confine::Confinement), String> {
     if let Some(why) = support.refusal(envelope.needed_abi()) {
         return Err(why);
     }
-    let plan = plan(envelope, secrets, sockets);
+    let mut plan = plan(envelope, secrets, sockets);
+    plan.git = git;
     match (envelope.mode, broker) {
         (Mode::Enforce, _) => isolate(envelope, &plan, broker)?,
         (Mode::LandlockOnly, Some(_)) => {
@@ -271,6 +276,12 @@ fn isolate(
                 .map_err(|err| format!("cannot write {file} ({err}). {fix}"))?;
         }
     }
+    // git's exec folders are covered by a folder holding only the client as `git`,
+    // made (in the envelope's folder) before anything is read-only.
+    let git_folder = match plan.git.folders.is_empty() {
+        true => None,
+        false => Some(git_exec_folder(envelope)?),
+    };
     let none: Option<&str> = None;
     mount(none, "/", none, MsFlags::MS_REC | MsFlags::MS_PRIVATE, none)
         .map_err(|err| format!("cannot make the mounts private ({err})"))?;
@@ -327,6 +338,22 @@ fn isolate(
         bind(folder, seen_at)?;
         read_only(seen_at)?;
     }
+    if !plan.git.files.is_empty() || !plan.git.folders.is_empty() {
+        let client = std::env::current_exe().map_err(|err| {
+            format!("cannot find the launcher's binary to judge git with ({err})")
+        })?;
+        for file in &plan.git.files {
+            bind(&client, file)?;
+            read_only(file)?;
+        }
+        if let Some(folder) = &git_folder {
+            bind(&client, &folder.join("git"))?;
+            for exec in &plan.git.folders {
+                bind(folder, exec)?;
+                read_only(exec)?;
+            }
+        }
+    }
     // The working folder was entered before the mounts: entered again by its path, its
     // lookups cross them (else `cat .env` from the project would read below the cover).
     let cwd =
@@ -357,6 +384,19 @@ pub(crate) fn hold(paths: &[PathBuf]) -> Result<(), String> {
             .map_err(|err| format!("cannot make {} read-only ({err})", path.display()))?;
     }
     Ok(())
+}
+
+/// The folder that covers git's exec folders: in the envelope's folder, holding one
+/// empty file `git` the client is bound onto.
+fn git_exec_folder(envelope: &Envelope) -> Result<PathBuf, String> {
+    let folder = envelope.layers.with_file_name("git-exec");
+    crate::files::ensure_private_dir(&folder)?;
+    let git = folder.join("git");
+    if std::fs::symlink_metadata(&git).is_err() {
+        std::fs::File::create(&git)
+            .map_err(|err| format!("cannot make {}: {err}", git.display()))?;
+    }
+    Ok(folder)
 }
 
 /// `MOUNT_ATTR_RDONLY`.

@@ -621,3 +621,139 @@ fn the_owners_checks_run_the_projects_makefile_inside_the_envelope() {
         }
     }
 }
+
+/// The owner's file with bash-guard (which refuses a force push and `--no-verify`) and
+/// the envelope.
+fn with_bash_guard() -> serde_json::Value {
+    json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "wasm", "component": "builtin:bash-guard",
+         "config": {"checks": ["delete", "download", "env-files", "git", "git-hooks", "git-clean"]}}
+    ]}]}})
+}
+
+/// A repository with a bare remote it has pushed `main` to, and a commit only it has.
+fn pushed(test: &TestEnv) {
+    repository(test);
+    let remote = test.root.join("remote.git");
+    let git = |args: &[&str]| {
+        let out = Command::new("git")
+            .args(args)
+            .current_dir(&test.project)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {}", text(&out));
+    };
+    git(&[
+        "init",
+        "-q",
+        "--bare",
+        "-b",
+        "main",
+        remote.to_str().unwrap(),
+    ]);
+    git(&["remote", "add", "origin", remote.to_str().unwrap()]);
+    git(&["push", "-q", "origin", "main"]);
+    git(&["commit", "-q", "--amend", "-m", "rewritten"]);
+}
+
+/// The remote's `main`.
+fn remote_main(test: &TestEnv) -> String {
+    let out = Command::new("git")
+        .args(["-c", "safe.directory=*", "rev-parse", "main"])
+        .current_dir(test.root.join("remote.git"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+#[test]
+fn a_force_push_a_makefile_runs_is_judged_like_the_typed_one() {
+    for (as_user, inside) in AS_USER.into_iter().flat_map(|u| [(u, false), (u, true)]) {
+        let (test, who) = tree(as_user, with_bash_guard(), |test| {
+            pushed(test);
+            test.write(
+                "project/Makefile",
+                "release:\n\tgit push -q --force origin main\n",
+            );
+            test.write(
+                "project/tools/ci.py",
+                "import subprocess\nsubprocess.run(['git', 'commit', '-q', '--allow-empty', '--no-verify', '-m', 'skip'], check=True)\n",
+            );
+        });
+        let before = remote_main(&test);
+        // The typed force push is refused by the guard without the envelope too.
+        let typed = fire_as(who, &test, "git push --force origin main", &[]);
+        assert_eq!(typed["should_block"], true, "{typed:#}");
+        let command = "make -s release; python3 tools/ci.py; git log -1 --format=%s";
+        let out = if inside {
+            bash_as(who, &test, &rewrite_as(who, &test, command))
+        } else {
+            bash_as(who, &test, command)
+        };
+        let said = text(&out);
+        assert_eq!(
+            remote_main(&test) == before,
+            inside,
+            "{who:?}: the Makefile's force push {}: {said}",
+            if inside {
+                "went through"
+            } else {
+                "did not (control)"
+            }
+        );
+        assert_eq!(
+            said.lines().any(|line| line == "skip"),
+            !inside,
+            "{who:?}: the script's --no-verify commit: {said}"
+        );
+        if inside {
+            hookhost_tests::assert_says(said.clone(), "hookhost envelope: git was not run");
+            // Ordinary git through the judge still works, from make and from python.
+            let ordinary = bash_as(
+                who,
+                &test,
+                &rewrite_as(
+                    who,
+                    &test,
+                    "python3 -c \"import subprocess; print(subprocess.run(['git', 'status', '--short'], capture_output=True, text=True).returncode)\" && git rev-parse --abbrev-ref HEAD",
+                ),
+            );
+            assert!(
+                ordinary.status.success() && text(&ordinary).contains("main"),
+                "{}",
+                text(&ordinary)
+            );
+        }
+    }
+}
+
+#[test]
+fn the_real_git_is_reachable_only_through_the_judge() {
+    let test = guarded(with_bash_guard());
+    pushed(&test);
+    // git's exec folder (its dashed names), the binaries under every name, a copy, a
+    // cleared environment: from a program, where no text guard reads them.
+    test.write(
+        "project/tools/push.py",
+        r#"import os, shutil, subprocess
+def run(argv, env=None):
+    try:
+        print(argv[0], subprocess.run(argv, env=env, capture_output=True, text=True).stderr.strip()[-200:])
+    except OSError as err:
+        print(argv[0], err)
+print(sorted(os.listdir('/usr/lib/git-core')) if os.path.isdir('/usr/lib/git-core') else 'no exec folder')
+for git in ['/usr/lib/git-core/git-push', '/usr/lib/git-core/git', '/usr/bin/git', '/usr/local/bin/git', '/usr/local/libexec/git-core/git-push']:
+    run([git, 'push', '--force', 'origin', 'main'] if not git.endswith('-push') else [git, '--force', 'origin', 'main'])
+run(['/usr/bin/git', 'push', '--force', 'origin', 'main'], env={})
+copy = '/tmp/g-%d' % os.getpid()
+shutil.copy('/usr/bin/git', copy)
+run([copy, 'push', '--force', 'origin', 'main'])
+print('done')
+"#,
+    );
+    let before = remote_main(&test);
+    let out = bash(&test, &rewrite(&test, "python3 tools/push.py"));
+    assert_eq!(remote_main(&test), before, "{}", text(&out));
+    assert!(text(&out).contains("done"), "{}", text(&out));
+}
