@@ -484,7 +484,8 @@ fn wait_for(mut command: std::process::Command, session: bool) -> std::io::Resul
                 unsafe_code,
                 reason = "setting a signal to be ignored installs no handler that could run"
             )]
-            // SAFETY: SIG_IGN runs no code; this process has no other thread.
+            // SAFETY: SIG_IGN installs no handler, so no code runs on a signal, whatever
+            // thread (the git judge's) is running.
             let _ = unsafe { signal(interrupt, SigHandler::SigIgn) };
         }
     }

@@ -13,7 +13,9 @@ pub(crate) fn profile(envelope: &Envelope, secrets: &[Secret]) -> String {
     let mut text = String::from("(version 1)\n(allow default)\n");
     let _ = writeln!(text, "(deny file-write*)");
     let mut allow = String::from("(allow file-write*");
-    for root in &envelope.writable {
+    // Seatbelt has no overlay: the caches are shared with the user's builds here
+    // (docs/envelope.md says so).
+    for root in envelope.writable.iter().chain(&envelope.layered) {
         let _ = write!(
             allow,
             " (subpath {})",

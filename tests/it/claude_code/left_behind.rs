@@ -3,7 +3,7 @@
 //! repository never run at the user's next `git status` and `git commit` outside the
 //! agent. The control: the same session with no hooks, and the user's next git commands
 //! run what the model planted. The `hooksPath` is set by a program the command starts,
-//! where no text guard reads it: only the envelope stands in the way.
+//! where no text guard reads the command line: the git it starts is judged where it runs.
 
 use std::process::Command;
 
@@ -81,11 +81,13 @@ fn the_git_keys_a_models_commands_plant_never_run_at_the_users_next_git_command(
             );
         }
         if guarded {
-            // The commands ran (inside the envelope), and the model was told.
+            // The commands ran (inside the envelope), and the model was told: the
+            // fsmonitor put back when the command ended; the program's git call that sets
+            // hooksPath judged where it ran, and refused.
             let results = format!("{:?}", mock.tool_results());
             assert!(
                 results.contains("the command set core.fsmonitor")
-                    && results.contains("the command set core.hookspath"),
+                    && results.contains("hookhost envelope: git was not run"),
                 "{results}"
             );
             let config = std::fs::read_to_string(test.project.join(".git/config")).unwrap();
