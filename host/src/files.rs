@@ -112,6 +112,23 @@ pub fn check_private(meta: &std::fs::Metadata) -> io::Result<()> {
     Ok(())
 }
 
+/// A path in `/tmp` no one has used: `prefix` and 24 random hex digits.
+pub(crate) fn unused_temp_path(prefix: &str) -> Result<std::path::PathBuf, String> {
+    let mut id = [0u8; 12];
+    getrandom::fill(&mut id).map_err(|err| format!("no randomness: {err}"))?;
+    let id: String = id.iter().map(|b| format!("{b:02x}")).collect();
+    Ok(std::path::PathBuf::from(format!("/tmp/{prefix}{id}")))
+}
+
+/// A new private folder (0700) in `/tmp`, named by [`unused_temp_path`].
+pub(crate) fn private_temp_folder(prefix: &str) -> Result<std::path::PathBuf, String> {
+    let dir = unused_temp_path(prefix)?;
+    platform::private_dir(&mut std::fs::DirBuilder::new())
+        .create(&dir)
+        .map_err(|err| format!("cannot make {}: {err}", dir.display()))?;
+    Ok(dir)
+}
+
 /// Creates `dir` and its missing parents, the ones created mode 0700.
 pub fn create_private_dir(dir: &Path) -> io::Result<()> {
     platform::private_dir(std::fs::DirBuilder::new().recursive(true)).create(dir)

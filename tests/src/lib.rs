@@ -486,6 +486,21 @@ pub fn sha256_of(path: impl AsRef<Path>) -> String {
     String::from_utf8(out.stdout).expect("hex")[..64].to_string()
 }
 
+/// Runs `git ARGS` in `dir` and panics, with its output, when it fails.
+pub fn git(dir: &Path, args: &[&str]) {
+    let out = std::process::Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("start git");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// Runs `command` with `input` on its stdin and its stdout and stderr captured; panics
 /// when it cannot start.
 pub fn run_with_stdin(command: &mut std::process::Command, input: &[u8]) -> std::process::Output {

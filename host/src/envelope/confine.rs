@@ -199,23 +199,20 @@ fn filters() -> Result<Vec<BpfProgram>, String> {
         refused.insert(libc::SYS_open, created_set_id(1, 2)?);
         refused.insert(libc::SYS_mknod, set_id(1)?);
     }
-    let set_id_filter = SeccompFilter::new(
-        refused,
-        SeccompAction::Allow,
-        SeccompAction::Errno(libc::EPERM as u32),
-        arch,
-    )
-    .map_err(err)?;
     let mut absent: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
     absent.insert(libc::SYS_openat2, Vec::new());
     absent.insert(libc::SYS_io_uring_setup, Vec::new());
-    let absent_filter = SeccompFilter::new(
-        absent,
-        SeccompAction::Allow,
-        SeccompAction::Errno(libc::ENOSYS as u32),
-        arch,
-    )
-    .map_err(err)?;
+    let filter = |rules, errno: i32| {
+        SeccompFilter::new(
+            rules,
+            SeccompAction::Allow,
+            SeccompAction::Errno(errno as u32),
+            arch,
+        )
+        .map_err(err)
+    };
+    let (set_id_filter, absent_filter) =
+        (filter(refused, libc::EPERM)?, filter(absent, libc::ENOSYS)?);
     [set_id_filter, absent_filter]
         .into_iter()
         .map(|filter| BpfProgram::try_from(filter).map_err(err))

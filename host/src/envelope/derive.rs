@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::later::{AGENT_LOGINS, HOME_BINS, PROJECT_FILES, PROJECT_FOLDERS, TOOL_CACHES};
+use super::later::{
+    AGENT_LOGINS, HOME_BINS, PROJECT_FILES, PROJECT_FOLDERS, PROJECT_LOADERS, TOOL_CACHES,
+};
 use super::{Envelope, Place};
 use crate::config::{Handler, LoadedConfig};
 
@@ -88,6 +90,9 @@ pub(crate) fn derive(
         for (folder, why) in PROJECT_FOLDERS {
             read_only.push(place(project.join(folder), why));
             made.push(project.join(folder));
+        }
+        for (path, why) in PROJECT_LOADERS {
+            read_only.push(place(project.join(path), why));
         }
         for (file, why) in PROJECT_FILES {
             read_only.push(place(project.join(file), why));

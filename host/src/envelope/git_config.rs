@@ -628,26 +628,12 @@ fn edit(
 /// namespace of its own without the covers.
 fn git_command(git: &Path, covers: &[std::ffi::CString]) -> std::process::Command {
     let mut command = std::process::Command::new(git);
+    #[cfg(target_os = "linux")]
     if !covers.is_empty() {
-        let covers = covers.to_vec();
-        #[expect(
-            unsafe_code,
-            reason = "the hook makes only system calls between fork and exec"
-        )]
-        // SAFETY: the closure allocates nothing and makes only unshare and umount2 calls.
-        unsafe {
-            use std::os::unix::process::CommandExt;
-            command.pre_exec(move || {
-                if libc::unshare(libc::CLONE_NEWNS) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                for path in &covers {
-                    libc::umount2(path.as_ptr(), libc::MNT_DETACH);
-                }
-                Ok(())
-            });
-        }
+        super::judge::without_covers(&mut command, covers.to_vec(), None);
     }
+    #[cfg(not(target_os = "linux"))]
+    let _ = covers;
     command
         .env_clear()
         .env("PATH", "/usr/bin:/bin")
@@ -666,14 +652,9 @@ struct Scratch {
 
 impl Scratch {
     fn new() -> Result<Scratch, String> {
-        let mut id = [0u8; 12];
-        getrandom::fill(&mut id).map_err(|err| format!("no randomness: {err}"))?;
-        let id: String = id.iter().map(|b| format!("{b:02x}")).collect();
-        let dir = PathBuf::from(format!("/tmp/.hookhost-git-{id}"));
-        crate::platform::private_dir(&mut std::fs::DirBuilder::new())
-            .create(&dir)
-            .map_err(|err| format!("cannot make {}: {err}", dir.display()))?;
-        Ok(Scratch { dir })
+        Ok(Scratch {
+            dir: crate::files::private_temp_folder(".hookhost-git-")?,
+        })
     }
 
     /// `bytes` written to the new file `name` in it.

@@ -158,13 +158,7 @@ impl Judge {
         covers: &Covers,
         confinement: Arc<Confinement>,
     ) -> Result<Judge, String> {
-        let mut id = [0u8; 12];
-        getrandom::fill(&mut id).map_err(|err| format!("no randomness: {err}"))?;
-        let id: String = id.iter().map(|b| format!("{b:02x}")).collect();
-        let folder = PathBuf::from(format!("/tmp/.hookhost-judge-{id}"));
-        crate::platform::private_dir(&mut std::fs::DirBuilder::new())
-            .create(&folder)
-            .map_err(|err| format!("cannot make {}: {err}", folder.display()))?;
+        let folder = crate::files::private_temp_folder(".hookhost-judge-")?;
         let socket = folder.join("git.sock");
         let listener = UnixListener::bind(&socket)
             .map_err(|err| format!("cannot listen on {}: {err}", socket.display()))?;
@@ -248,6 +242,15 @@ impl Helper {
                 })
             }
         }
+    }
+
+    /// Ends the helper (when the command has ended: a git call a process left running
+    /// makes after that is refused) and waits for it.
+    pub(crate) fn end(&self) {
+        if let Ok(stream) = self.stream.lock() {
+            let _ = stream.shutdown(std::net::Shutdown::Both);
+        }
+        let _ = nix::sys::wait::waitpid(nix::unistd::Pid::from_raw(self.pid), None);
     }
 
     /// The guards' answer (`fire`'s output) for the event `input`.
@@ -398,27 +401,21 @@ impl Context {
             .stdin(std::process::Stdio::from(stdin))
             .stdout(std::process::Stdio::from(stdout))
             .stderr(std::process::Stdio::from(stderr));
-        let uncover = self.uncover.clone();
+        // Joins the caller's process group, so Ctrl-C reaches both.
         let group = request.group;
-        let confinement = self.confinement.clone();
-        #[expect(
-            unsafe_code,
-            reason = "the hook makes only system calls between fork and exec"
-        )]
-        // SAFETY: the closure allocates nothing (its strings are made before the fork)
-        // and makes only setpgid, unshare, umount2, prctl, landlock and seccomp calls.
+        #[expect(unsafe_code, reason = "setpgid takes integers")]
+        // SAFETY: the closure allocates nothing and makes one setpgid call.
         unsafe {
             command.pre_exec(move || {
                 let _ = libc::setpgid(0, group);
-                if libc::unshare(libc::CLONE_NEWNS) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                for path in &uncover {
-                    libc::umount2(path.as_ptr(), libc::MNT_DETACH);
-                }
-                confinement.take_on()
+                Ok(())
             });
         }
+        without_covers(
+            &mut command,
+            self.uncover.clone(),
+            Some(self.confinement.clone()),
+        );
         let mut child = command
             .spawn()
             .map_err(|err| format!("cannot start {}: {err}", program.display()))?;
@@ -435,6 +432,37 @@ impl Context {
             .code()
             .or(status.signal().map(|signal| 128 + signal))
             .unwrap_or(1))
+    }
+}
+
+/// Makes `command` start in a mount namespace of its own without the `covers` (so it
+/// reaches the real git), then take on `confinement` when one is given. A failure fails
+/// the exec.
+pub(crate) fn without_covers(
+    command: &mut std::process::Command,
+    covers: Vec<CString>,
+    confinement: Option<Arc<Confinement>>,
+) {
+    use std::os::unix::process::CommandExt;
+    #[expect(
+        unsafe_code,
+        reason = "the hook makes only system calls between fork and exec"
+    )]
+    // SAFETY: the closure allocates nothing (its strings are made before the fork) and
+    // makes only unshare, umount2, prctl, landlock and seccomp calls.
+    unsafe {
+        command.pre_exec(move || {
+            if libc::unshare(libc::CLONE_NEWNS) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            for path in &covers {
+                libc::umount2(path.as_ptr(), libc::MNT_DETACH);
+            }
+            match &confinement {
+                Some(confinement) => confinement.take_on(),
+                None => Ok(()),
+            }
+        });
     }
 }
 

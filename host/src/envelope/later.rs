@@ -68,6 +68,36 @@ pub(crate) const PROJECT_FILES: &[(&str, &str)] = &[
     ),
 ];
 
+/// Project places editors and build tools load code from that no review shows when they
+/// are ignored (and rarely change in ordinary work when they are not): held read-only
+/// where they exist, not made.
+pub(crate) const PROJECT_LOADERS: &[(&str, &str)] = &[
+    (
+        ".vscode",
+        "VS Code's workspace folder: tasks that run when the folder opens, launch configurations",
+    ),
+    (
+        ".idea",
+        "a JetBrains IDE's project folder: run configurations",
+    ),
+    (
+        ".devcontainer",
+        "the dev container's configuration (`initializeCommand` runs on the host)",
+    ),
+    (
+        ".envrc",
+        "direnv's file (it runs at the next prompt in the folder)",
+    ),
+    (
+        ".cargo/config.toml",
+        "cargo's project config (a linker, runner or wrapper it runs at the next build)",
+    ),
+    (
+        ".cargo/config",
+        "cargo's project config (a linker, runner or wrapper it runs at the next build)",
+    ),
+];
+
 /// Folders below the home on the user's `PATH` in most setups: held read-only (a `git`
 /// planted there runs at the user's next `git status`). The command's own `PATH` entries
 /// inside a writable root are held too.
@@ -137,7 +167,11 @@ mod tests {
         for bin in HOME_BINS {
             assert!(!TOOL_CACHES.contains(bin), "{bin}");
         }
-        for (folder, why) in PROJECT_FOLDERS.iter().chain(PROJECT_FILES) {
+        for (folder, why) in PROJECT_FOLDERS
+            .iter()
+            .chain(PROJECT_FILES)
+            .chain(PROJECT_LOADERS)
+        {
             assert!(!folder.starts_with('/') && !why.is_empty());
         }
     }

@@ -190,6 +190,10 @@ pub fn run(launch: &Launch) -> i32 {
     }
     drop(rc);
     #[cfg(target_os = "linux")]
+    if let Some(helper) = &helper {
+        helper.end();
+    }
+    #[cfg(target_os = "linux")]
     let is_judged = |pid: i32| {
         judge.as_ref().is_some_and(|judge| judge.runs(pid))
             || helper.as_ref().is_some_and(|helper| helper.pid == pid)
@@ -585,10 +589,7 @@ struct RcFile {
 impl RcFile {
     /// A new private file in `/tmp` (a writable root of every envelope).
     fn create() -> Result<RcFile, String> {
-        let mut id = [0u8; 12];
-        getrandom::fill(&mut id).map_err(|err| format!("no randomness: {err}"))?;
-        let id: String = id.iter().map(|b| format!("{b:02x}")).collect();
-        let path = PathBuf::from(format!("/tmp/.hookhost-envelope-{id}"));
+        let path = crate::files::unused_temp_path(".hookhost-envelope-")?;
         // What a user's own BASH_ENV asked for still happens.
         let own = std::env::var("BASH_ENV")
             .ok()

@@ -14,14 +14,7 @@ use super::{Mock, claude_run, hookhost, last};
 
 /// A repository with one commit, its secret ignored.
 fn repository(test: &TestEnv) {
-    let git = |args: &[&str]| {
-        let status = Command::new("git")
-            .args(args)
-            .current_dir(&test.project)
-            .status()
-            .unwrap();
-        assert!(status.success(), "git {args:?}");
-    };
+    let git = |args: &[&str]| hookhost_tests::git(&test.project, args);
     git(&["init", "-q", "-b", "main"]);
     git(&["config", "user.email", "u@example.com"]);
     git(&["config", "user.name", "u"]);

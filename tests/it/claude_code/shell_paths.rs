@@ -22,14 +22,7 @@ const WORK: &str = "an afternoon of uncommitted work\n";
 
 /// The project as a git repository with one committed file, `work.txt`, changed since.
 fn repository_with_work(test: &TestEnv) {
-    let git = |args: &[&str]| {
-        let status = Command::new("git")
-            .args(args)
-            .current_dir(&test.project)
-            .status()
-            .unwrap();
-        assert!(status.success(), "git {args:?}");
-    };
+    let git = |args: &[&str]| hookhost_tests::git(&test.project, args);
     git(&["init", "-q", "-b", "main"]);
     std::fs::write(test.project.join("work.txt"), "committed\n").unwrap();
     git(&["add", "work.txt"]);

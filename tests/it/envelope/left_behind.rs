@@ -91,11 +91,31 @@ const PROJECT: &[LeftBehind] = &[
         then: "sleep 2; test -f .gemini/settings.json && touch {M} || true",
     },
     LeftBehind {
+        name: "a VS Code task that runs when the folder opens",
+        command: "d=$(printf .vsco%s de); mkdir -p $d && echo '{\"tasks\": [{\"label\": \"x\", \"command\": \"touch {M}\", \"runOptions\": {\"runOn\": \"folderOpen\"}}]}' > $d/tasks.json",
+        then: "grep -q folderOpen .vscode/tasks.json 2>/dev/null && touch {M} || true",
+    },
+    LeftBehind {
+        name: "a cargo runner in the project's cargo config",
+        command: "d=$(printf .car%s go); mkdir -p $d && printf '[target.x86_64-unknown-linux-gnu]\\nrunner = \"sh -c touch\"\\n' > $d/config.toml",
+        then: "grep -q runner .cargo/config.toml 2>/dev/null && touch {M} || true",
+    },
+    LeftBehind {
         name: "an OpenCode plugin",
         command: "d=$(printf .openco%s de); mkdir -p $d/plugins && echo 'touch' > $d/plugins/x.js",
         then: "test -f .opencode/plugins/x.js && touch {M} || true",
     },
 ];
+
+/// `command` as the agent's shell runs it: rewritten into the envelope (`inside`), or
+/// as written (the control).
+fn as_run(test: &TestEnv, command: &str, inside: bool) -> String {
+    if inside {
+        rewrite(test, command)
+    } else {
+        command.to_string()
+    }
+}
 
 /// Both accounts every attack runs as: this test's (root on CI) and an ordinary user.
 const AS_USER: [bool; 2] = [false, true];
@@ -156,14 +176,10 @@ fn run_attacks(attacks: &[LeftBehind], setup: fn(&TestEnv)) {
 
 /// A repository with a commit and a submodule's git dir (as `git submodule add` leaves).
 fn repository(test: &TestEnv) {
-    let git = |args: &[&str]| {
-        let out = Command::new("git")
-            .args(args)
-            .current_dir(&test.project)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "git {args:?}: {}", text(&out));
-    };
+    // The editor's and cargo's folders a project has.
+    std::fs::create_dir_all(test.project.join(".vscode")).unwrap();
+    std::fs::create_dir_all(test.project.join(".cargo")).unwrap();
+    let git = |args: &[&str]| hookhost_tests::git(&test.project, args);
     // The secret is not committed (a tracked one reads as modified inside: issue 66).
     std::fs::write(test.project.join(".gitignore"), ".env\n").unwrap();
     git(&["add", "-A"]);
@@ -441,6 +457,14 @@ fn the_users_tmux_server_runs_nothing_for_the_command() {
         };
         std::thread::sleep(Duration::from_millis(500));
         let ran = mark.exists();
+        // The user's own tmux keeps working outside.
+        let listed = Command::new("tmux")
+            .arg("-S")
+            .arg(&socket)
+            .arg("list-sessions")
+            .output()
+            .unwrap();
+        assert!(listed.status.success(), "{}", text(&listed));
         let _ = nix::sys::signal::kill(
             nix::unistd::Pid::from_raw(pid),
             nix::sys::signal::Signal::SIGTERM,
@@ -497,14 +521,9 @@ fn a_folder_on_the_users_path_takes_no_planted_program() {
         let bin = test.root.join("bin");
         std::fs::create_dir_all(&bin).unwrap();
         let command = "printf '#!/bin/sh\\ntouch owned\\n' > \"${PATH%%:*}/git\"; chmod +x \"${PATH%%:*}/git\"";
-        let script = if inside {
-            rewrite(&test, command)
-        } else {
-            command.to_string()
-        };
         let out = Command::new("bash")
             .arg("-c")
-            .arg(&script)
+            .arg(as_run(&test, command, inside))
             .current_dir(&test.project)
             .env("HOME", &test.home)
             .env(
@@ -528,16 +547,11 @@ fn the_agents_logins_and_the_variables_the_owner_names_stay_outside() {
         // The agent's process holds a variable its commands do not get; a command looks
         // for it in every process's environment.
         let command = "cat ~/.claude/.credentials.json; echo key=$ANTHROPIC_API_KEY; cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n' | grep AGENT_ONLY";
-        let script = if inside {
-            rewrite(&test, command)
-        } else {
-            command.to_string()
-        };
         let out = Command::new("bash")
             .arg("-c")
             .arg("env -u AGENT_ONLY bash -c \"$1\"; exit $?")
             .arg("agent")
-            .arg(&script)
+            .arg(as_run(&test, command, inside))
             .current_dir(&test.project)
             .env("HOME", &test.home)
             .env("ANTHROPIC_API_KEY", "sk-ant-api-inherited")
@@ -635,14 +649,7 @@ fn with_bash_guard() -> serde_json::Value {
 fn pushed(test: &TestEnv) {
     repository(test);
     let remote = test.root.join("remote.git");
-    let git = |args: &[&str]| {
-        let out = Command::new("git")
-            .args(args)
-            .current_dir(&test.project)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "git {args:?}: {}", text(&out));
-    };
+    let git = |args: &[&str]| hookhost_tests::git(&test.project, args);
     git(&[
         "init",
         "-q",
