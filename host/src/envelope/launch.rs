@@ -106,9 +106,10 @@ pub fn run(launch: &Launch) -> i32 {
         envelope.unreadable.extend(logins);
     }
     hold_path_folders(&mut envelope);
-    if let Err(why) = make_held(&envelope) {
-        return refuse(&why);
-    }
+    let made = match make_held(&envelope) {
+        Ok(made) => made,
+        Err(why) => return refuse(&why),
+    };
     // Opened before the mounts: what they hold for processes left behind is still
     // written through it.
     let git = envelope
@@ -200,8 +201,12 @@ pub fn run(launch: &Launch) -> i32 {
     };
     #[cfg(not(target_os = "linux"))]
     let is_judged = |_: i32| false;
+    let lingering = left_running(&is_judged);
     if let Some(git) = &git {
-        settle(git, &is_judged);
+        settle(git, lingering);
+    }
+    if !lingering {
+        remove_made(&made);
     }
     remove_created(&unbound);
     if !status.success() && launch.session.is_none() {
@@ -374,36 +379,48 @@ fn hold_path_folders(envelope: &mut Envelope) {
 #[cfg(unix)]
 /// Makes the held places of `envelope` that are missing (empty folders, an empty
 /// `.git/info/attributes`), so the mounts hold them and nothing left running creates them
-/// later; those in the git dir only where the project has one.
-fn make_held(envelope: &Envelope) -> Result<(), String> {
+/// later; those in the git dir only where the project has one. What it made, parents
+/// first, for [`remove_made`].
+fn make_held(envelope: &Envelope) -> Result<Vec<PathBuf>, String> {
+    let mut made = Vec::new();
     let Some(project) = &envelope.project else {
-        return Ok(());
+        return Ok(made);
     };
     let git_dir = project.join(".git").is_dir();
     for path in &envelope.made {
         if std::fs::symlink_metadata(path).is_ok() || !path.starts_with(project) {
             continue;
         }
-        let in_git = path.starts_with(project.join(".git"));
-        if in_git && !git_dir {
+        if path.starts_with(project.join(".git")) && !git_dir {
             continue;
         }
-        let is_file =
-            path.extension().is_none() && path.file_name().is_some_and(|n| n == "attributes");
-        let made = if is_file {
+        let is_file = path.file_name().is_some_and(|n| n == "attributes");
+        let folder = if is_file {
             path.parent()
-                .map_or(Ok(()), std::fs::create_dir_all)
-                .and_then(|()| {
-                    std::fs::OpenOptions::new()
-                        .write(true)
-                        .create_new(true)
-                        .open(path)
-                        .map(drop)
-                })
         } else {
-            std::fs::create_dir_all(path)
+            Some(path.as_path())
         };
-        match made {
+        let mut missing: Vec<&Path> = folder
+            .into_iter()
+            .flat_map(Path::ancestors)
+            .take_while(|dir| dir.starts_with(project) && std::fs::symlink_metadata(dir).is_err())
+            .collect();
+        missing.reverse();
+        let mut step = || -> std::io::Result<()> {
+            for dir in &missing {
+                std::fs::create_dir(dir)?;
+                made.push(dir.to_path_buf());
+            }
+            if is_file {
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .open(path)?;
+                made.push(path.clone());
+            }
+            Ok(())
+        };
+        match step() {
             Ok(()) => {}
             // What this process cannot make, the command (with less) cannot either.
             Err(err)
@@ -418,7 +435,27 @@ fn make_held(envelope: &Envelope) -> Result<(), String> {
             }
         }
     }
-    Ok(())
+    Ok(made)
+}
+
+#[cfg(unix)]
+/// Removes what [`make_held`] made, where it is still empty, once no process the command
+/// started is left to create anything there: the project is left as it was found.
+fn remove_made(made: &[PathBuf]) {
+    for path in made.iter().rev() {
+        // Held by a mount in this namespace (no process of the command is left in it).
+        #[cfg(target_os = "linux")]
+        let _ = nix::mount::umount2(path.as_path(), nix::mount::MntFlags::MNT_DETACH);
+        match std::fs::symlink_metadata(path) {
+            Ok(meta) if meta.is_dir() => {
+                let _ = std::fs::remove_dir(path);
+            }
+            Ok(meta) if meta.is_file() && meta.len() == 0 => {
+                let _ = std::fs::remove_file(path);
+            }
+            _ => {}
+        }
+    }
 }
 
 #[cfg(unix)]
@@ -458,9 +495,9 @@ fn left_running(judged: &dyn Fn(i32) -> bool) -> bool {
 /// The git config the command changed put back ([`super::git_config`]); when it left
 /// processes running, the files are then held read-only for them (Linux: the launcher
 /// is in the command's mount namespace, outside its Landlock domain) and checked again.
-fn settle(git: &super::git_config::GitConfigGuard, judged: &dyn Fn(i32) -> bool) {
+fn settle(git: &super::git_config::GitConfigGuard, lingering: bool) {
     let mut said = git.settle();
-    if left_running(judged) {
+    if lingering {
         #[cfg(target_os = "linux")]
         if let Err(why) = super::linux::hold(&git.hold()) {
             said.push(format!(

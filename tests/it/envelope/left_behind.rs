@@ -764,3 +764,41 @@ print('done')
     assert_eq!(remote_main(&test), before, "{}", text(&out));
     assert!(text(&out).contains("done"), "{}", text(&out));
 }
+
+#[test]
+fn the_folders_made_to_hold_are_gone_after_a_command_that_leaves_nothing_running() {
+    let test = guarded(json!({}));
+    repository(&test);
+    std::fs::remove_dir_all(test.project.join(".claude")).unwrap();
+    let _ = std::fs::remove_file(test.project.join(".git/info/attributes"));
+    let entries = |dir: &Path| -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .map(|entries| {
+                entries
+                    .flatten()
+                    .map(|entry| entry.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        names.sort();
+        names
+    };
+    let before = (
+        entries(&test.project),
+        entries(&test.project.join(".git/info")),
+    );
+    // Inside, the agents' folders exist (held); afterwards the project is as it was.
+    let out = bash(
+        &test,
+        &rewrite(
+            &test,
+            "test -d .codex && test -d .github/hooks && echo held",
+        ),
+    );
+    assert!(text(&out).contains("held"), "{}", text(&out));
+    let after = (
+        entries(&test.project),
+        entries(&test.project.join(".git/info")),
+    );
+    assert_eq!(before, after, "{}", text(&out));
+}
