@@ -221,11 +221,37 @@ impl Helper {
         match unsafe { fork() }.map_err(|err| format!("cannot fork the judge: {err}"))? {
             ForkResult::Child => {
                 drop(ours);
-                #[expect(unsafe_code, reason = "prctl takes integers")]
-                // SAFETY: integer arguments only.
+                // Nothing of the launcher's but its socket: no stream of the agent's
+                // shell (its output, the folder's descriptor) is held open by the helper.
+                let keep = theirs.as_raw_fd();
+                let null = std::fs::OpenOptions::new()
+                    .read(true)
+                    .write(true)
+                    .open("/dev/null");
+                #[expect(unsafe_code, reason = "prctl, dup2 and close_range take integers")]
+                // SAFETY: integer arguments only; the descriptors closed are this new
+                // process's own, and none is used after (the socket is kept).
                 unsafe {
                     libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
+                    if let Ok(null) = &null {
+                        for fd in 0..3 {
+                            libc::dup2(null.as_raw_fd(), fd);
+                        }
+                    }
+                    let range = |from: libc::c_int, to: libc::c_int| {
+                        if from <= to {
+                            libc::syscall(
+                                libc::SYS_close_range,
+                                from as libc::c_uint,
+                                to as libc::c_uint,
+                                0,
+                            );
+                        }
+                    };
+                    range(3, keep - 1);
+                    range(keep + 1, libc::c_int::MAX);
                 }
+                std::mem::forget(null);
                 serve_fires(
                     theirs,
                     &hookhost,

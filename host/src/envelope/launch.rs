@@ -87,24 +87,7 @@ pub fn run(launch: &Launch) -> i32 {
         Ok(envelope) => envelope,
         Err(why) => return refuse(&why),
     };
-    if launch.session.is_some() {
-        envelope
-            .writable
-            .extend(launch.session_writable.iter().map(|path| super::Place {
-                path: path.clone(),
-                why: "the session's (hookhost envelope session --writable)".into(),
-            }));
-        // A held folder the session's user names writable (an agent's own project
-        // folder it writes itself: OpenCode's `.opencode/`) is theirs to open; what
-        // is held inside it stays held.
-        envelope
-            .read_only
-            .retain(|place| !launch.session_writable.contains(&place.path));
-    } else {
-        // A whole session's agent needs its own login; a command does not.
-        let logins = std::mem::take(&mut envelope.logins);
-        envelope.unreadable.extend(logins);
-    }
+    adjust_for(launch, &mut envelope);
     hold_path_folders(&mut envelope);
     let made = match make_held(&envelope) {
         Ok(made) => made,
@@ -191,23 +174,17 @@ pub fn run(launch: &Launch) -> i32 {
     }
     drop(rc);
     #[cfg(target_os = "linux")]
-    if let Some(helper) = &helper {
-        helper.end();
-    }
-    #[cfg(target_os = "linux")]
     let is_judged = |pid: i32| {
         judge.as_ref().is_some_and(|judge| judge.runs(pid))
             || helper.as_ref().is_some_and(|helper| helper.pid == pid)
     };
+    #[cfg(target_os = "linux")]
+    if let Some(helper) = &helper {
+        helper.end();
+    }
     #[cfg(not(target_os = "linux"))]
     let is_judged = |_: i32| false;
-    let lingering = left_running(&is_judged);
-    if let Some(git) = &git {
-        settle(git, lingering);
-    }
-    if !lingering {
-        remove_made(&made);
-    }
+    settle(git.as_ref(), &made, &is_judged);
     remove_created(&unbound);
     if !status.success() && launch.session.is_none() {
         note(&envelope);
@@ -311,6 +288,30 @@ fn enclosed_shell(
             "this system's kernel cannot enforce the envelope (Linux: Landlock; macOS: Seatbelt)"
                 .into(),
         )
+    }
+}
+
+#[cfg(unix)]
+/// `envelope` for this launch: a session's folders its user names writable (a held one
+/// named opened), or a command's logins withheld.
+fn adjust_for(launch: &Launch, envelope: &mut Envelope) {
+    if launch.session.is_some() {
+        envelope
+            .writable
+            .extend(launch.session_writable.iter().map(|path| super::Place {
+                path: path.clone(),
+                why: "the session's (hookhost envelope session --writable)".into(),
+            }));
+        // A held folder the session's user names writable (an agent's own project
+        // folder it writes itself: OpenCode's `.opencode/`) is theirs to open; what
+        // is held inside it stays held.
+        envelope
+            .read_only
+            .retain(|place| !launch.session_writable.contains(&place.path));
+    } else {
+        // A whole session's agent needs its own login; a command does not.
+        let logins = std::mem::take(&mut envelope.logins);
+        envelope.unreadable.extend(logins);
     }
 }
 
@@ -492,10 +493,23 @@ fn left_running(judged: &dyn Fn(i32) -> bool) -> bool {
 }
 
 #[cfg(unix)]
-/// The git config the command changed put back ([`super::git_config`]); when it left
-/// processes running, the files are then held read-only for them (Linux: the launcher
-/// is in the command's mount namespace, outside its Landlock domain) and checked again.
-fn settle(git: &super::git_config::GitConfigGuard, lingering: bool) {
+/// When the command has ended: the git config it changed put back
+/// ([`super::git_config`]) and, when it left processes running (`judged` tells the real
+/// gits the judge runs from them), the files held read-only for those (Linux: the
+/// launcher is in the command's mount namespace, outside its Landlock domain) and checked
+/// again; otherwise what [`make_held`] made removed.
+fn settle(
+    git: Option<&super::git_config::GitConfigGuard>,
+    made: &[PathBuf],
+    judged: &dyn Fn(i32) -> bool,
+) {
+    let lingering = left_running(judged);
+    if !lingering {
+        remove_made(made);
+    }
+    let Some(git) = git else {
+        return;
+    };
     let mut said = git.settle();
     if lingering {
         #[cfg(target_os = "linux")]
