@@ -113,6 +113,7 @@ pub fn check_private(meta: &std::fs::Metadata) -> io::Result<()> {
 }
 
 /// A path in `/tmp` no one has used: `prefix` and 24 random hex digits.
+#[cfg(unix)]
 pub(crate) fn unused_temp_path(prefix: &str) -> Result<std::path::PathBuf, String> {
     let mut id = [0u8; 12];
     getrandom::fill(&mut id).map_err(|err| format!("no randomness: {err}"))?;
@@ -121,6 +122,7 @@ pub(crate) fn unused_temp_path(prefix: &str) -> Result<std::path::PathBuf, Strin
 }
 
 /// A new private folder (0700) in `/tmp`, named by [`unused_temp_path`].
+#[cfg(unix)]
 pub(crate) fn private_temp_folder(prefix: &str) -> Result<std::path::PathBuf, String> {
     let dir = unused_temp_path(prefix)?;
     platform::private_dir(&mut std::fs::DirBuilder::new())

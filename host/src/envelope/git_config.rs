@@ -150,6 +150,7 @@ impl GitConfigGuard {
     }
 
     /// The git dir's path.
+    #[cfg(target_os = "linux")]
     pub(crate) fn path(&self) -> &Path {
         &self.path
     }
@@ -518,6 +519,7 @@ impl GitConfigGuard {
 
     /// The places to hold read-only for processes the command leaves running: its config
     /// files, and the folders new ones would appear in (made when missing).
+    #[cfg(target_os = "linux")]
     pub(crate) fn hold(&self) -> Vec<PathBuf> {
         let mut held = Vec::new();
         for folder in ["worktrees", "modules"] {

@@ -154,6 +154,7 @@ pub(crate) const AGENT_LOGINS: &[(&str, &str)] = &[
 ];
 
 /// The most `PATH` entries of the command's held.
+#[cfg(unix)]
 pub(crate) const MAX_PATH_ENTRIES: usize = 64;
 
 #[cfg(test)]

@@ -321,14 +321,14 @@ fn adjust_for(launch: &Launch, envelope: &mut Envelope) {
 type Confinement = (super::confine::Confinement, super::judge::Covers);
 /// What the command's process takes on between fork and exec (nothing on macOS, whose
 /// profile `sandbox-exec` applies).
-#[cfg(not(target_os = "linux"))]
+#[cfg(all(unix, not(target_os = "linux")))]
 type Confinement = ();
 
 /// The command ready to start, with what its process takes on between fork and exec.
 #[cfg(unix)]
 type Enclosed = (std::process::Command, Option<Confinement>);
 
-#[cfg(unix)]
+#[cfg(target_os = "linux")]
 /// The sockets a command may still reach: the owner's, the session's broker, the
 /// project's own (the agent's work), the ssh-agent's when the owner lets it through.
 fn kept_sockets(envelope: &Envelope, broker: Option<&Broker>) -> Vec<PathBuf> {
@@ -471,7 +471,7 @@ fn adopt_orphans() {
     }
 }
 
-#[cfg(unix)]
+#[cfg(target_os = "linux")]
 /// Whether processes the command started are still running (zombies reaped on the way,
 /// but a real git the judge ran, which its thread waits for: `judged`).
 fn left_running(judged: &dyn Fn(i32) -> bool) -> bool {
@@ -487,6 +487,21 @@ fn left_running(judged: &dyn Fn(i32) -> bool) -> bool {
                 }
                 None => return true,
             },
+            Err(_) => return false,
+        }
+    }
+}
+
+#[cfg(all(unix, not(target_os = "linux")))]
+/// Whether processes the command started are still running (zombies reaped on the way;
+/// no judge runs here, so `judged` names none).
+fn left_running(judged: &dyn Fn(i32) -> bool) -> bool {
+    use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
+    let _ = judged;
+    loop {
+        match waitpid(None, Some(WaitPidFlag::WNOHANG)) {
+            Ok(WaitStatus::StillAlive) => return true,
+            Ok(_) => continue,
             Err(_) => return false,
         }
     }
