@@ -19,6 +19,8 @@ mod derive;
 pub(crate) mod git_config;
 #[cfg(target_os = "linux")]
 pub mod judge;
+#[cfg(target_os = "linux")]
+pub mod keeper;
 pub(crate) mod kernel;
 pub(crate) mod later;
 pub mod launch;

@@ -13,13 +13,18 @@ use std::process::ExitCode;
 use hookhost::envelope::launch::{Launch, REFUSED, run};
 
 fn main() -> ExitCode {
-    // Inside the owner's envelope this binary covers the real git: the judge's client.
+    // Inside the owner's envelope this binary covers the real git (the judge's client)
+    // and keeps the project's PID namespace (the keeper).
     #[cfg(target_os = "linux")]
     {
         let mut args = std::env::args();
-        if let Some(argv0) = args.next()
-            && hookhost::envelope::judge::started_as_git(&argv0)
-        {
+        let argv0 = args.next().unwrap_or_default();
+        if hookhost::envelope::keeper::started_as_keeper(&argv0) {
+            let args: Vec<String> = args.collect();
+            let code = hookhost::envelope::keeper::keeper_main(&args);
+            return ExitCode::from(u8::try_from(code).unwrap_or(u8::MAX));
+        }
+        if hookhost::envelope::judge::started_as_git(&argv0) {
             let code = hookhost::envelope::judge::client_main(&argv0, args.collect());
             return ExitCode::from(u8::try_from(code).unwrap_or(u8::MAX));
         }

@@ -5,13 +5,14 @@
 //! it, while ordinary work keeps its output, exit status and working folder.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
 use hookhost_tests::{TestEnv, run_cli};
 use serde_json::{Value, json};
 
 mod left_behind;
+mod processes;
 
 const CLI: &str = env!("CARGO_BIN_EXE_hookhost");
 const SECRET: &str = "API_KEY=sk-live-never-leaves";
@@ -796,11 +797,11 @@ hookhost, home, commands, out = sys.argv[1:5]
 results = []
 for command in json.load(open(commands)):
     if command == "KILL THE BROKER":
-        subprocess.run(["pkill", "-f", "serve --listen=unix:"])
-        # Gone, not going: a server draining after SIGTERM may still answer a call.
-        for _ in range(500):
-            if subprocess.run(["pgrep", "-f", "serve --listen=unix:"],
-                              capture_output=True).returncode != 0:
+        # The broker is outside the session's PID namespace (invisible here): the test
+        # ends it, by its pid, when asked.
+        open(out + ".kill", "w").close()
+        for _ in range(1000):
+            if os.path.exists(out + ".killed"):
                 break
             time.sleep(0.01)
         continue
@@ -846,8 +847,35 @@ fn a_whole_session_runs_inside_the_envelope_and_its_hooks_reach_the_broker() {
         .arg(test.root.join("commands.json"))
         .arg(&results)
         .current_dir(&test.project)
-        .output()
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .unwrap();
+    let asked = results.with_extension("json.kill");
+    for _ in 0..3000 {
+        if asked.exists() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert!(
+        asked.exists(),
+        "the session's agent never reached the broker's end"
+    );
+    let broker = hookhost_tests::descendants(session.id())
+        .into_iter()
+        .find(|pid| hookhost_tests::command_line(*pid).contains("serve --listen=unix:"))
+        .expect("the session's broker among its processes");
+    let _ = Command::new("kill").arg(broker.to_string()).status();
+    // Gone, not going: a server draining after SIGTERM may still answer a call.
+    for _ in 0..500 {
+        if !hookhost_tests::process_alive(broker) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    std::fs::write(results.with_extension("json.killed"), "").unwrap();
+    let session = session.wait_with_output().unwrap();
     assert_eq!(session.status.code(), Some(7), "{}", text(&session));
     let results: Value = serde_json::from_slice(&std::fs::read(&results).unwrap()).unwrap();
     let result = |command: &str| -> &Value {

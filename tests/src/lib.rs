@@ -38,6 +38,41 @@ impl Default for TestEnv {
     }
 }
 
+/// Ends the envelope's keepers this tree's commands started (the project's PID namespace
+/// and what is left in it), by the pids they recorded, before the tree is removed.
+impl Drop for TestEnv {
+    fn drop(&mut self) {
+        end_keepers(&self.home.join(".local/state/hookhost/envelope/keepers"));
+    }
+}
+
+/// Ends each keeper recorded in `folder` (`PID START` in each `*.pid`), with SIGKILL:
+/// the init of a PID namespace takes no other signal from outside.
+pub fn end_keepers(folder: &Path) {
+    for entry in std::fs::read_dir(folder).into_iter().flatten().flatten() {
+        let recorded = std::fs::read_to_string(entry.path()).unwrap_or_default();
+        let mut fields = recorded.split_whitespace();
+        let (Some(pid), Some(started)) = (fields.next(), fields.next()) else {
+            continue;
+        };
+        let Ok(pid) = pid.parse::<i32>() else {
+            continue;
+        };
+        // The same process, not one that got its pid after it ended.
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let now = stat
+            .rsplit(')')
+            .next()
+            .and_then(|rest| rest.split_whitespace().nth(19));
+        if now == Some(started) && entry.path().extension().is_some_and(|ext| ext == "pid") {
+            let _ = nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(pid),
+                nix::sys::signal::Signal::SIGKILL,
+            );
+        }
+    }
+}
+
 impl TestEnv {
     /// A fresh tree with empty `home/` and `project/`.
     pub fn new() -> Self {
@@ -216,6 +251,36 @@ pub fn wait_gone(pid: i32, limit: Duration) -> bool {
         std::thread::sleep(Duration::from_millis(20));
     }
     !process_alive(pid)
+}
+
+/// The processes descended from `pid` (its children, theirs, …), from `/proc`.
+pub fn descendants(pid: u32) -> Vec<i32> {
+    let mut found = Vec::new();
+    let mut next = vec![pid as i32];
+    while let Some(parent) = next.pop() {
+        let tasks = std::fs::read_dir(format!("/proc/{parent}/task"))
+            .into_iter()
+            .flatten();
+        for task in tasks.flatten() {
+            let children =
+                std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+            for child in children
+                .split_whitespace()
+                .filter_map(|c| c.parse::<i32>().ok())
+            {
+                found.push(child);
+                next.push(child);
+            }
+        }
+    }
+    found
+}
+
+/// The command line of process `pid`, its arguments joined by spaces (empty when gone).
+pub fn command_line(pid: i32) -> String {
+    std::fs::read(format!("/proc/{pid}/cmdline"))
+        .map(|line| String::from_utf8_lossy(&line).replace('\0', " "))
+        .unwrap_or_default()
 }
 
 /// Reads a pid written by a hook script.

@@ -206,6 +206,9 @@ pub(crate) struct Helper {
     stream: Mutex<UnixStream>,
     /// Its process id.
     pub(crate) pid: i32,
+    /// Its pidfd, to wait for it by (the launcher goes on in a child of its own inside
+    /// the project's PID namespace, whose numbers differ, and for which it is no child).
+    pidfd: Option<std::os::fd::OwnedFd>,
 }
 
 impl Helper {
@@ -265,6 +268,7 @@ impl Helper {
                 Ok(Helper {
                     stream: Mutex::new(ours),
                     pid: child.as_raw(),
+                    pidfd: super::keeper::pidfd_open(child.as_raw()),
                 })
             }
         }
@@ -276,7 +280,11 @@ impl Helper {
         if let Ok(stream) = self.stream.lock() {
             let _ = stream.shutdown(std::net::Shutdown::Both);
         }
-        let _ = nix::sys::wait::waitpid(nix::unistd::Pid::from_raw(self.pid), None);
+        if let Some(pidfd) = &self.pidfd {
+            use std::os::fd::AsFd;
+            let flags = nix::sys::wait::WaitPidFlag::WEXITED;
+            let _ = nix::sys::wait::waitid(nix::sys::wait::Id::PIDFd(pidfd.as_fd()), flags);
+        }
     }
 
     /// The guards' answer (`fire`'s output) for the event `input`.

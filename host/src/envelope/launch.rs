@@ -473,7 +473,8 @@ fn adopt_orphans() {
 
 #[cfg(target_os = "linux")]
 /// Whether processes the command started are still running (zombies reaped on the way,
-/// but a real git the judge ran, which its thread waits for: `judged`).
+/// but a real git the judge ran, which its thread waits for: `judged`). The launcher is
+/// their subreaper (in the project's PID namespace, a member).
 fn left_running(judged: &dyn Fn(i32) -> bool) -> bool {
     use nix::sys::wait::{Id, WaitPidFlag, WaitStatus, waitid, waitpid};
     loop {

@@ -20,7 +20,6 @@
 use std::path::{Path, PathBuf};
 
 use nix::mount::{MsFlags, mount};
-use nix::sched::{CloneFlags, unshare};
 
 use super::{Envelope, KernelSupport, Mode, Place};
 use crate::resolve::Resolver;
@@ -259,23 +258,7 @@ fn isolate(
     broker: Option<(&Path, &Path)>,
 ) -> Result<(), String> {
     let fix = "Fix: allow unprivileged user namespaces (Ubuntu: the `kernel.apparmor_restrict_unprivileged_userns` sysctl, or an AppArmor profile for hookhost), or the owner sets `envelope.mode` to \"landlock-only\" (weaker: places inside writable folders stay writable, secret files there readable)";
-    if crate::platform::is_superuser() {
-        unshare(CloneFlags::CLONE_NEWNS)
-            .map_err(|err| format!("cannot make a private mount namespace ({err}). {fix}"))?;
-    } else {
-        let (uid, gid) = (nix::unistd::geteuid(), nix::unistd::getegid());
-        unshare(CloneFlags::CLONE_NEWUSER | CloneFlags::CLONE_NEWNS)
-            .map_err(|err| format!("cannot make a user and mount namespace ({err}). {fix}"))?;
-        // The same ids inside: files keep their owners (others' read as `nobody`).
-        for (file, text) in [
-            ("/proc/self/setgroups", "deny".to_string()),
-            ("/proc/self/uid_map", format!("{uid} {uid} 1")),
-            ("/proc/self/gid_map", format!("{gid} {gid} 1")),
-        ] {
-            std::fs::write(file, text)
-                .map_err(|err| format!("cannot write {file} ({err}). {fix}"))?;
-        }
-    }
+    super::keeper::enter(envelope, fix)?;
     // git's exec folders are covered by a folder holding only the client as `git`,
     // made (in the envelope's folder) before anything is read-only.
     let git_folder = match plan.git.folders.is_empty() {
@@ -354,6 +337,7 @@ fn isolate(
             }
         }
     }
+    super::keeper::mount_proc()?;
     // The working folder was entered before the mounts: entered again by its path, its
     // lookups cross them (else `cat .env` from the project would read below the cover).
     let cwd =

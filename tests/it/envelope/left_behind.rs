@@ -118,10 +118,10 @@ fn as_run(test: &TestEnv, command: &str, inside: bool) -> String {
 }
 
 /// Both accounts every attack runs as: this test's (root on CI) and an ordinary user.
-const AS_USER: [bool; 2] = [false, true];
+pub(super) const AS_USER: [bool; 2] = [false, true];
 
 /// A test tree as `guarded` makes it, set up by `setup`, then handed to the account.
-fn tree(as_user: bool, extra: serde_json::Value, setup: fn(&TestEnv)) -> (TestEnv, Who) {
+pub(super) fn tree(as_user: bool, extra: serde_json::Value, setup: fn(&TestEnv)) -> (TestEnv, Who) {
     let test = guarded(extra);
     setup(&test);
     let who = if as_user {
