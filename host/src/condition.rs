@@ -88,6 +88,22 @@ impl Rule {
         &self.source
     }
 
+    /// The program a `Bash(...)` rule names by its first word, when that word is a plain
+    /// program name (`Bash(npm publish*)` → `npm`; `Bash(*)`, `Bash(./x.sh)` → none).
+    pub fn bash_program(&self) -> Option<&str> {
+        if self.tool != "Bash" {
+            return None;
+        }
+        let first = self.specifier.as_deref()?.split_whitespace().next()?;
+        let first = first.strip_suffix(":*").unwrap_or(first);
+        let plain = !first.is_empty()
+            && !first.starts_with(['.', '-'])
+            && first
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '+' | '-'));
+        plain.then_some(first)
+    }
+
     /// Whether the tool call in `ctx` matches the rule.
     pub fn matches(&self, ctx: &RuleContext<'_>) -> bool {
         if !wildcard(&self.tool, ctx.tool_name, false) {
@@ -516,6 +532,26 @@ mod tests {
         ));
         assert!(check("mcp__memory__*", "mcp__memory__write", json!({})));
         assert!(!check("Edit", "Write", json!({})));
+    }
+
+    #[test]
+    fn a_bash_rule_names_the_program_it_watches() {
+        let program = |text: &str| Rule::parse(text).unwrap().bash_program().map(String::from);
+        assert_eq!(program("Bash(npm publish*)").as_deref(), Some("npm"));
+        assert_eq!(program("Bash(gh:*)").as_deref(), Some("gh"));
+        assert_eq!(
+            program("Bash(terraform apply)").as_deref(),
+            Some("terraform")
+        );
+        for none in [
+            "Bash",
+            "Bash(*)",
+            "Bash(./deploy.sh *)",
+            "Bash(np* x)",
+            "Edit(src/**)",
+        ] {
+            assert_eq!(program(none), None, "{none}");
+        }
     }
 
     #[test]

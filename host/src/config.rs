@@ -568,6 +568,9 @@ pub struct EnvelopeSettings {
     pub ssh_agent: bool,
     /// Environment variables the enclosed command does not inherit.
     pub withhold_env: Vec<String>,
+    /// Programs judged where they run inside the envelope, besides git and those the
+    /// owner's `Bash(...)` conditions name (a Wasm guard's or a regex's programs).
+    pub judge: Vec<String>,
 }
 
 /// Everything configuration produced.

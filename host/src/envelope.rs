@@ -46,6 +46,9 @@ use serde::{Deserialize, Serialize};
 pub use crate::config::envelope_setting::{Mode, Network};
 pub(crate) use derive::derive;
 pub use kernel::KernelSupport;
+
+/// The exit status of a command the launcher refused to run (bash's "cannot execute").
+pub const REFUSED: i32 = 126;
 pub(crate) use wrap::{imitates, wrap};
 
 /// One place the envelope names, with why.
@@ -92,9 +95,11 @@ pub struct Envelope {
     pub ssh_agent: bool,
     /// Environment variables the command does not inherit.
     pub withhold_env: Vec<String>,
-    /// Whether git, however it is started inside (a Makefile, a script), is judged by
-    /// the owner's guards before the real one runs ([`judge`]).
-    pub judge_git: bool,
+    /// The programs that, however they are started inside (a Makefile, a script, an
+    /// interpreter), are judged by the owner's guards before the real one runs: git, those
+    /// the owner's `Bash(...)` conditions name, and the owner's `envelope.judge`
+    /// (`judge`, Linux).
+    pub judge: Vec<String>,
     /// Names and paths the `secrets` builtin's `allow` lets through.
     pub secret_allow: Vec<String>,
     /// What the network may reach.
@@ -236,6 +241,19 @@ impl fmt::Display for Envelope {
         if !self.withhold_env.is_empty() {
             writeln!(f, "  not inherited: {}", self.withhold_env.join(", "))?;
         }
+        writeln!(
+            f,
+            "  judged where they run (a Makefile's, a script's call asked of the owner's guards like a typed one): {}",
+            if self.judge.is_empty() {
+                "(none)".to_string()
+            } else {
+                self.judge.join(", ")
+            }
+        )?;
+        writeln!(
+            f,
+            "  processes: one PID namespace per project — the agent's and the machine's other processes out of sight and reach; the project's own servers seen from one command to the next"
+        )?;
         writeln!(
             f,
             "  secret files: the `secrets` builtin's rule, looked for in the project and the home when a command starts{}",

@@ -24,7 +24,7 @@ fn main() -> ExitCode {
             let code = hookhost::envelope::keeper::keeper_main(&args);
             return ExitCode::from(u8::try_from(code).unwrap_or(u8::MAX));
         }
-        if hookhost::envelope::judge::started_as_git(&argv0) {
+        if hookhost::envelope::judge::started_as_judged(&argv0) {
             let code = hookhost::envelope::judge::client_main(&argv0, args.collect());
             return ExitCode::from(u8::try_from(code).unwrap_or(u8::MAX));
         }

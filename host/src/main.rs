@@ -24,7 +24,7 @@ fn as_git() -> Option<std::process::ExitCode> {
             u8::try_from(code).unwrap_or(u8::MAX),
         ));
     }
-    if !hookhost::envelope::judge::started_as_git(&argv0) {
+    if !hookhost::envelope::judge::started_as_judged(&argv0) {
         return None;
     }
     let code = hookhost::envelope::judge::client_main(&argv0, args.collect());

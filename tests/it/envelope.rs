@@ -11,6 +11,7 @@ use std::time::Duration;
 use hookhost_tests::{TestEnv, run_cli};
 use serde_json::{Value, json};
 
+mod judged;
 mod left_behind;
 mod processes;
 

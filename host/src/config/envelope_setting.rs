@@ -1,6 +1,6 @@
 //! The owners' `envelope` setting: `true` switches the envelope on with its defaults, an
 //! object may also set `mode`, `network`, `writable`, `readOnly`, `scopeSignals`,
-//! `scopeAbstractSockets`, `unenclosedSkills`, `sockets`, `sshAgent` and `withholdEnv`. Only managed, `--settings` and user layers count (the most
+//! `scopeAbstractSockets`, `unenclosedSkills`, `sockets`, `sshAgent`, `withholdEnv` and `judge`. Only managed, `--settings` and user layers count (the most
 //! authoritative one wins whole); a repository's is ignored, as is every other owner key.
 
 use std::path::PathBuf;
@@ -189,6 +189,25 @@ pub(super) fn envelope(sources: &[Source], diags: &mut Vec<Diagnostic>) -> Envel
             ),
         }
     }
+    if let Some(names) = object.get("judge") {
+        match names.as_array() {
+            Some(names) => {
+                for (index, name) in names.iter().enumerate() {
+                    match name.as_str().filter(|name| is_judged_name(name)) {
+                        Some(name) => settings.judge.push(name.to_string()),
+                        None => warn(
+                            &format!(".judge[{index}]"),
+                            "not a program name (a file name on PATH; neither a shell, `env` nor hookhost's own); skipped".into(),
+                        ),
+                    }
+                }
+            }
+            None => warn(
+                ".judge",
+                "not an array of program names; only git and the programs the owner's conditions name are judged".into(),
+            ),
+        }
+    }
     for (key, flag) in [
         ("scopeSignals", &mut settings.scope_signals),
         ("scopeAbstractSockets", &mut settings.scope_abstract_sockets),
@@ -202,6 +221,24 @@ pub(super) fn envelope(sources: &[Source], diags: &mut Vec<Diagnostic>) -> Envel
         }
     }
     settings
+}
+
+/// Programs the envelope never judges where they run: the shells it runs commands in
+/// (covering one would cover the command itself) and `env`.
+const NEVER_JUDGED: &[&str] = &["bash", "sh", "dash", "zsh", "ksh", "fish", "env"];
+
+/// Whether `name` can name a program the envelope judges where it runs
+/// (`Envelope::judge`): a plain file name (letters, digits, `.`, `_`, `+`, `-`, not
+/// starting with `.` or `-`), neither hookhost's own nor a shell.
+pub(crate) fn is_judged_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 64
+        && !name.starts_with(['.', '-'])
+        && !name.starts_with("hookhost")
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '+' | '-'))
+        && !NEVER_JUDGED.contains(&name)
 }
 
 /// Whether `name` can name an environment variable (`NAME`, `A_B1`).
@@ -338,6 +375,30 @@ mod tests {
                 "envelope.withholdEnv[0]"
             ]
         );
+    }
+
+    #[test]
+    fn judged_programs_are_plain_names_neither_shells_nor_hookhosts() {
+        let (settings, diags) = of(json!({
+            "judge": ["gh", "npm", "terraform", "bash", "env", "../x", "/usr/bin/gh", "hookhost", "", 7]
+        }));
+        assert_eq!(settings.judge, ["gh", "npm", "terraform"]);
+        let fields: Vec<&str> = diags.iter().map(|d| d.location.as_str()).collect();
+        assert_eq!(
+            fields,
+            [
+                "envelope.judge[3]",
+                "envelope.judge[4]",
+                "envelope.judge[5]",
+                "envelope.judge[6]",
+                "envelope.judge[7]",
+                "envelope.judge[8]",
+                "envelope.judge[9]"
+            ]
+        );
+        let (settings, diags) = of(json!({"judge": "gh"}));
+        assert!(settings.judge.is_empty());
+        assert_eq!(diags[0].location, "envelope.judge");
     }
 
     #[test]

@@ -136,7 +136,7 @@ pub(crate) fn derive(
         sockets: settings.sockets.clone(),
         ssh_agent: settings.ssh_agent,
         withhold_env: settings.withhold_env.clone(),
-        judge_git: true,
+        judge: judged(config),
         secret_allow: builtin_list(config, "builtin:secrets", "allow"),
         network: settings.network.clone(),
         scope_signals: settings.scope_signals,
@@ -163,4 +163,23 @@ fn builtin_list(config: &LoadedConfig, builtin: &str, key: &str) -> Vec<String> 
     found.sort();
     found.dedup();
     found
+}
+
+/// The programs judged where they run: git, every program a `Bash(...)` condition of the
+/// owner's hooks names (a repository's own hooks do not count), and the owner's
+/// `envelope.judge`; each once, git first.
+fn judged(config: &LoadedConfig) -> Vec<String> {
+    use crate::config::Layer;
+    let mut names: Vec<String> = config
+        .hooks
+        .iter()
+        .filter(|hook| !matches!(hook.layer, Layer::Project | Layer::Local))
+        .filter_map(|hook| hook.condition.as_ref()?.bash_program().map(String::from))
+        .chain(config.envelope.judge.iter().cloned())
+        .filter(|name| name != "git" && crate::config::envelope_setting::is_judged_name(name))
+        .collect();
+    names.sort();
+    names.dedup();
+    names.insert(0, "git".to_string());
+    names
 }

@@ -28,13 +28,10 @@ use super::Envelope;
 use super::confine::Confinement;
 
 /// The variable that names the judge's socket to the client.
-pub const JUDGE_VAR: &str = "HOOKHOST_GIT_JUDGE";
+pub const JUDGE_VAR: &str = "HOOKHOST_JUDGE";
 
 /// The largest request read.
 const MAX_REQUEST: u64 = 4 << 20;
-
-/// Where git's binaries and exec folders are looked for, besides the command's `PATH`.
-const GIT_BINARIES: &[&str] = &["/usr/bin/git", "/usr/local/bin/git", "/bin/git"];
 
 /// git's exec folders (every `git-*` there is git itself, or a helper only git runs).
 const GIT_EXEC_FOLDERS: &[&str] = &[
@@ -68,58 +65,88 @@ enum Answer {
     Refused(String),
 }
 
-/// The places covered by the launcher's binary: real git binaries and exec folders.
+/// The places covered by the launcher's binary: the judged programs' real binaries and
+/// git's exec folders.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub(crate) struct Covers {
     /// Binary files covered.
     pub(crate) files: Vec<PathBuf>,
     /// Exec folders covered (by a folder holding only the client as `git`).
     pub(crate) folders: Vec<PathBuf>,
+    /// Each covered file's program name (the guards are asked about `NAME ARGS`, however
+    /// the file was started: `/usr/lib/node_modules/npm/bin/npm-cli.js` is `npm`).
+    pub(crate) names: Vec<(PathBuf, String)>,
 }
 
-/// The real git binaries and exec folders: the standard places and every `git` on
-/// `path` (the command's `PATH`, at most 64 folders), resolved, each once.
-pub(crate) fn git_places(path: Option<&std::ffi::OsStr>) -> Covers {
-    let mut files: Vec<PathBuf> = GIT_BINARIES.iter().map(PathBuf::from).collect();
+/// Where programs are looked for besides the command's `PATH`.
+const STANDARD_FOLDERS: &[&str] = &[
+    "/usr/local/sbin",
+    "/usr/local/bin",
+    "/usr/sbin",
+    "/usr/bin",
+    "/sbin",
+    "/bin",
+];
+
+/// The real binaries of the `judged` programs (git's exec folders too): on the standard
+/// places and every folder of `path` (the command's `PATH`, at most 64 folders),
+/// resolved, each once.
+pub(crate) fn judged_places(judged: &[String], path: Option<&std::ffi::OsStr>) -> Covers {
+    let mut folders_on_path: Vec<PathBuf> = STANDARD_FOLDERS.iter().map(PathBuf::from).collect();
     if let Some(path) = path {
-        files.extend(
+        folders_on_path.extend(
             std::env::split_paths(path)
                 .take(64)
-                .filter(|dir| dir.is_absolute())
-                .map(|dir| dir.join("git")),
+                .filter(|dir| dir.is_absolute()),
         );
     }
-    let mut folders: Vec<PathBuf> = GIT_EXEC_FOLDERS.iter().map(PathBuf::from).collect();
-    for file in &files {
-        if let Some(prefix) = file.parent().and_then(Path::parent) {
-            folders.push(prefix.join("libexec/git-core"));
-            folders.push(prefix.join("lib/git-core"));
+    // The launcher's own binary is never a judged program's (its cover would be itself).
+    let own = std::env::current_exe()
+        .ok()
+        .and_then(|exe| real(&exe, false));
+    let mut named: Vec<(PathBuf, String)> = folders_on_path
+        .iter()
+        .flat_map(|dir| {
+            judged
+                .iter()
+                .map(move |name| (dir.join(name), name.clone()))
+        })
+        .filter_map(|(file, name)| Some((real(&file, false)?, name)))
+        .filter(|(file, _)| Some(file) != own.as_ref())
+        .collect();
+    let mut folders: Vec<PathBuf> = Vec::new();
+    if judged.iter().any(|name| name == "git") {
+        folders.extend(GIT_EXEC_FOLDERS.iter().map(PathBuf::from));
+        for (file, name) in &named {
+            if let (Some(prefix), "git") = (file.parent().and_then(Path::parent), name.as_str()) {
+                folders.push(prefix.join("libexec/git-core"));
+                folders.push(prefix.join("lib/git-core"));
+            }
         }
     }
-    let real = |paths: Vec<PathBuf>, want_dir: bool| -> Vec<PathBuf> {
-        let mut found: Vec<PathBuf> = paths
-            .into_iter()
-            .filter_map(|path| std::fs::canonicalize(path).ok())
-            .filter(|path| {
-                std::fs::metadata(path).is_ok_and(|meta| {
-                    if want_dir {
-                        meta.is_dir()
-                    } else {
-                        meta.is_file()
-                    }
-                })
-            })
-            .collect();
-        found.sort();
-        found.dedup();
-        found
-    };
-    let folders = real(folders, true);
-    let files = real(files, false)
-        .into_iter()
-        .filter(|file| !folders.iter().any(|folder| file.starts_with(folder)))
-        .collect();
-    Covers { files, folders }
+    let mut folders: Vec<PathBuf> = folders.iter().filter_map(|dir| real(dir, true)).collect();
+    folders.sort();
+    folders.dedup();
+    named.retain(|(file, _)| !folders.iter().any(|folder| file.starts_with(folder)));
+    named.sort();
+    named.dedup_by(|a, b| a.0 == b.0);
+    Covers {
+        files: named.iter().map(|(file, _)| file.clone()).collect(),
+        folders,
+        names: named,
+    }
+}
+
+/// `path` resolved, when it is a folder (`want_dir`) or a regular file.
+fn real(path: &Path, want_dir: bool) -> Option<PathBuf> {
+    let path = std::fs::canonicalize(path).ok()?;
+    let meta = std::fs::metadata(&path).ok()?;
+    (if want_dir {
+        meta.is_dir()
+    } else {
+        meta.is_file()
+    })
+    .then_some(path)
 }
 
 /// The full hookhost binary (the judge runs `hookhost fire`): this one, or the one beside
@@ -165,6 +192,8 @@ impl Judge {
         let runs = Arc::new(Mutex::new(HashSet::new()));
         let context = Arc::new(Context {
             helper,
+            names: covers.names.clone(),
+            folders: covers.folders.clone(),
             uncover: covers
                 .files
                 .iter()
@@ -365,8 +394,12 @@ impl Drop for Judge {
 struct Context {
     /// Asks the guards, in the namespaces the launcher started in.
     helper: Arc<Helper>,
-    /// The covered places, for the real git's own mount namespace to leave behind.
+    /// The covered places, for the real program's own mount namespace to leave behind.
     uncover: Vec<CString>,
+    /// Each covered file's program name.
+    names: Vec<(PathBuf, String)>,
+    /// git's exec folders covered.
+    folders: Vec<PathBuf>,
     confinement: Arc<Confinement>,
     runs: Arc<Mutex<HashSet<i32>>>,
 }
@@ -388,16 +421,39 @@ impl Context {
         let _ = stream.write_all(&serde_json::to_vec(&answer).unwrap_or_default());
     }
 
-    /// Why the owner's guards refuse the call, asked as the Bash call `git ARGS`.
+    /// The judged program the call starts: the name the guards are asked about, found
+    /// by the real binary the call resolves to (git's exec folders are git's). None for
+    /// anything else — a copy of the launcher's binary under another name is no program
+    /// to run.
+    fn name_of(&self, request: &Request) -> Option<String> {
+        let file =
+            std::fs::canonicalize(resolve(&request.program, &request.env, &request.cwd)).ok()?;
+        if let Some((_, name)) = self.names.iter().find(|(covered, _)| *covered == file) {
+            return Some(name.clone());
+        }
+        self.folders
+            .iter()
+            .any(|folder| file.starts_with(folder))
+            .then(|| "git".to_string())
+    }
+
+    /// Why the owner's guards refuse the call, asked as the Bash call `NAME ARGS`.
     fn verdict(&self, request: &Request) -> Option<String> {
-        let mut words = vec!["git".to_string()];
-        words.extend(request.args.iter().map(|arg| super::wrap::quote(arg)));
+        let Some(name) = self.name_of(request) else {
+            return Some(format!(
+                "{} is no program the envelope judges (a copy of hookhost's binary under another name runs nothing)",
+                request.program
+            ));
+        };
+        let mut words = vec![shell_word(&name)];
+        words.extend(request.args.iter().map(|arg| shell_word(arg)));
+        let description = format!("{name}, started by a program inside the envelope");
         let input = serde_json::json!({
-            "session_id": "hookhost-envelope-git",
+            "session_id": "hookhost-envelope-judge",
             "hook_event_name": "PreToolUse",
             "cwd": request.cwd,
             "tool_name": "Bash",
-            "tool_input": {"command": words.join(" "), "description": "git, started by a program inside the envelope"},
+            "tool_input": {"command": words.join(" "), "description": description},
         });
         let out = match self.helper.ask(input.to_string().as_bytes()) {
             Ok(out) => out,
@@ -424,7 +480,7 @@ impl Context {
     /// Runs the real git for `request` with its streams; its exit status.
     fn run(&self, request: &Request, streams: [OwnedFd; 3]) -> Result<i32, String> {
         use std::os::unix::process::{CommandExt, ExitStatusExt};
-        let program = resolve(&request.program, &request.env);
+        let program = resolve(&request.program, &request.env, &request.cwd);
         let [stdin, stdout, stderr] = streams;
         let mut command = std::process::Command::new(&program);
         command
@@ -500,10 +556,11 @@ pub(crate) fn without_covers(
     }
 }
 
-/// The program `program` names, looked up on the call's `PATH` when it has no folder.
-fn resolve(program: &str, env: &[(String, String)]) -> PathBuf {
+/// The program `program` names: looked up on the call's `PATH` when it has no folder,
+/// else from the call's folder `cwd`.
+fn resolve(program: &str, env: &[(String, String)], cwd: &Path) -> PathBuf {
     if program.contains('/') {
-        return PathBuf::from(program);
+        return cwd.join(program);
     }
     let path = env
         .iter()
@@ -513,7 +570,28 @@ fn resolve(program: &str, env: &[(String, String)]) -> PathBuf {
     std::env::split_paths(path)
         .map(|dir| dir.join(program))
         .find(|candidate| candidate.is_file())
-        .unwrap_or_else(|| PathBuf::from("/usr/bin/git"))
+        .unwrap_or_else(|| PathBuf::from(program))
+}
+
+/// `word` as the agent would type it: bare when nothing in it is special to the shell,
+/// else quoted (so a text guard reads `git push --force`, not `'git' 'push' '--force'`).
+fn shell_word(word: &str) -> String {
+    let bare = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_./:=@%+,-".contains(c));
+    match bare {
+        true => word.to_string(),
+        false => super::wrap::quote(word),
+    }
+}
+
+/// The file name `program` was started by (`/usr/bin/git` → `git`).
+fn program_name(program: &str) -> String {
+    Path::new(program)
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_else(|| program.to_string())
 }
 
 /// Reads one request and the three streams it carries.
@@ -562,17 +640,19 @@ fn receive(stream: &UnixStream) -> Result<(Request, [OwnedFd; 3]), String> {
     Ok((request, streams))
 }
 
-/// The client: started as `git` (the launcher's binary covering the real one), it hands
-/// the call to the judge and exits with the real git's status, or says why it was refused.
+/// The client: started as a judged program (the launcher's binary covering the real
+/// one), it hands the call to the judge and exits with the real program's status, or says
+/// why it was refused.
 pub fn client_main(program: &str, args: Vec<String>) -> i32 {
+    let name = program_name(program);
     match ask(program, args) {
         Ok(Answer::Status(status)) => status,
         Ok(Answer::Refused(why)) => {
-            eprintln!("hookhost envelope: git was not run: {why}");
+            eprintln!("hookhost envelope: {name} was not run: {why}");
             1
         }
         Err(why) => {
-            eprintln!("hookhost envelope: git was not run: {why}");
+            eprintln!("hookhost envelope: {name} was not run: {why}");
             126
         }
     }
@@ -581,7 +661,7 @@ pub fn client_main(program: &str, args: Vec<String>) -> i32 {
 fn ask(program: &str, args: Vec<String>) -> Result<Answer, String> {
     use nix::sys::socket::{ControlMessage, MsgFlags, sendmsg};
     let socket = std::env::var_os(JUDGE_VAR).ok_or(
-        "inside the owner's envelope git runs through its judge, and this process's environment no longer names it (started with a cleared environment?)",
+        "inside the owner's envelope this program runs through its judge, and this process's environment no longer names it (started with a cleared environment?)",
     )?;
     let request = Request {
         program: program.to_string(),
@@ -592,7 +672,7 @@ fn ask(program: &str, args: Vec<String>) -> Result<Answer, String> {
     };
     let bytes = serde_json::to_vec(&request).map_err(|err| err.to_string())?;
     let mut stream = UnixStream::connect(&socket).map_err(|err| {
-        format!("the envelope's git judge is gone ({err}): the command that started this has ended")
+        format!("the envelope's judge is gone ({err}): the command that started this has ended")
     })?;
     let fds: [RawFd; 3] = [0, 1, 2];
     let iov = [std::io::IoSlice::new(&bytes)];
@@ -620,10 +700,44 @@ fn ask(program: &str, args: Vec<String>) -> Result<Answer, String> {
     serde_json::from_slice(&reply).map_err(|_| "no answer from the judge".to_string())
 }
 
-/// Whether this process was started as git (the client's names).
-pub fn started_as_git(argv0: &str) -> bool {
+/// Whether this process was started as a judged program (the client): by any name but
+/// hookhost's own (`hookhost`, `hookhost-envelope`, `hookhost-keeper`, …), which only a
+/// cover gives the launcher's binary.
+pub fn started_as_judged(argv0: &str) -> bool {
     Path::new(argv0)
         .file_name()
         .and_then(|name| name.to_str())
-        .is_some_and(|name| name == "git")
+        .is_some_and(|name| !name.starts_with("hookhost"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_call_reads_as_typed() {
+        let words: Vec<String> = ["git", "push", "--force", "a b", "", "x;y", "$HOME"]
+            .iter()
+            .map(|w| shell_word(w))
+            .collect();
+        assert_eq!(
+            words,
+            ["git", "push", "--force", "'a b'", "''", "'x;y'", "'$HOME'"]
+        );
+    }
+
+    #[test]
+    fn a_judged_program_is_found_on_the_path_by_its_real_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real-tool");
+        std::fs::write(&real, "#!/bin/sh\n").unwrap();
+        std::os::unix::fs::symlink(&real, dir.path().join("tool")).unwrap();
+        let path = std::ffi::OsString::from(dir.path());
+        let covers = judged_places(&["tool".into(), "absent".into()], Some(&path));
+        let real = std::fs::canonicalize(&real).unwrap();
+        assert_eq!(covers.files, std::slice::from_ref(&real));
+        assert_eq!(covers.names, [(real, "tool".to_string())]);
+        // git's exec folders only when git is judged.
+        assert!(covers.folders.is_empty());
+    }
 }

@@ -87,7 +87,7 @@ fn become_member() {
             eprintln!(
                 "hookhost envelope: the command was not run: cannot fork into the project's PID namespace ({err})"
             );
-            std::process::exit(super::launch::REFUSED);
+            std::process::exit(super::REFUSED);
         }
     };
     for interrupt in [Signal::SIGINT, Signal::SIGQUIT] {
@@ -112,7 +112,7 @@ fn become_member() {
                 std::process::exit(128 + raised as i32);
             }
             Ok(_) | Err(nix::errno::Errno::EINTR) => continue,
-            Err(_) => std::process::exit(super::launch::REFUSED),
+            Err(_) => std::process::exit(super::REFUSED),
         }
     }
 }

@@ -17,8 +17,7 @@ use super::Envelope;
 use super::KernelSupport;
 pub use super::session::Broker;
 
-/// The exit status of a command the envelope refused to run.
-pub const REFUSED: i32 = 126;
+pub use super::REFUSED;
 
 /// Largest envelope file read.
 const MAX_ENVELOPE_FILE: u64 = 1 << 20;
@@ -117,8 +116,8 @@ pub fn run(launch: &Launch) -> i32 {
     // The judge's helper asks the guards from the namespaces this process starts in:
     // forked before it leaves them (it has one thread still).
     #[cfg(target_os = "linux")]
-    let helper = match (envelope.mode, envelope.judge_git) {
-        (super::Mode::Enforce, true) => match super::judge::Helper::fork(&envelope) {
+    let helper = match (envelope.mode, envelope.judge.is_empty()) {
+        (super::Mode::Enforce, false) => match super::judge::Helper::fork(&envelope) {
             Ok(helper) => Some(std::sync::Arc::new(helper)),
             Err(why) => return refuse(&why),
         },
@@ -245,9 +244,9 @@ fn enclosed_shell(
             }
             super::Mode::LandlockOnly => Vec::new(),
         };
-        let git = match (envelope.mode, envelope.judge_git) {
-            (super::Mode::Enforce, true) => {
-                super::judge::git_places(std::env::var_os("PATH").as_deref())
+        let git = match (envelope.mode, envelope.judge.is_empty()) {
+            (super::Mode::Enforce, false) => {
+                super::judge::judged_places(&envelope.judge, std::env::var_os("PATH").as_deref())
             }
             _ => super::judge::Covers::default(),
         };
