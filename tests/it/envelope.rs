@@ -151,6 +151,17 @@ impl Who {
     }
 }
 
+/// Replaces the owner's hook file of `test` with `settings`, owned by `who`.
+fn set_owner_settings(who: Who, test: &TestEnv, settings: Value) {
+    let file = test.write(
+        "home/.config/hookhost/hooks.json",
+        &serde_json::to_string_pretty(&settings).unwrap(),
+    );
+    if let Who::User { uid, gid } = who {
+        std::os::unix::fs::chown(&file, Some(uid), Some(gid)).unwrap();
+    }
+}
+
 /// `hookhost fire PreToolUse` for the Bash call `command`, as an agent's hook runs it.
 fn fire(test: &TestEnv, command: &str, env: &[(&str, &str)]) -> Value {
     fire_as(Who::Me, test, command, env)

@@ -107,11 +107,11 @@ const PROJECT: &[LeftBehind] = &[
     },
 ];
 
-/// `command` as the agent's shell runs it: rewritten into the envelope (`inside`), or
+/// `command` as `who`'s agent shell runs it: rewritten into the envelope (`inside`), or
 /// as written (the control).
-fn as_run(test: &TestEnv, command: &str, inside: bool) -> String {
+fn as_run_by(who: Who, test: &TestEnv, command: &str, inside: bool) -> String {
     if inside {
-        rewrite(test, command)
+        rewrite_as(who, test, command)
     } else {
         command.to_string()
     }
@@ -427,18 +427,20 @@ fn the_users_tmux_server_runs_nothing_for_the_command() {
     if Command::new("tmux").arg("-V").output().is_err() {
         panic!("tmux is not installed (CI installs it)");
     }
-    for inside in [false, true] {
-        let test = guarded(json!({}));
+    for (as_user, inside) in AS_USER.into_iter().flat_map(|u| [(u, false), (u, true)]) {
+        let (test, who) = tree(as_user, json!({}), |_| {});
         let socket = test.root.join("tmux.sock");
         let mark = marker(&test);
-        let started = Command::new("tmux")
+        let started = who
+            .command("tmux")
             .arg("-S")
             .arg(&socket)
             .args(["new-session", "-d", "-s", "user", "sh"])
             .status()
             .unwrap();
         assert!(started.success());
-        let pid = Command::new("tmux")
+        let pid = who
+            .command("tmux")
             .arg("-S")
             .arg(&socket)
             .args(["display-message", "-p", "#{pid}"])
@@ -450,15 +452,12 @@ fn the_users_tmux_server_runs_nothing_for_the_command() {
             socket.display(),
             mark.display()
         );
-        let out = if inside {
-            bash(&test, &rewrite(&test, &command))
-        } else {
-            bash(&test, &command)
-        };
+        let out = bash_as(who, &test, &as_run_by(who, &test, &command, inside));
         std::thread::sleep(Duration::from_millis(500));
         let ran = mark.exists();
         // The user's own tmux keeps working outside.
-        let listed = Command::new("tmux")
+        let listed = who
+            .command("tmux")
             .arg("-S")
             .arg(&socket)
             .arg("list-sessions")
@@ -469,7 +468,7 @@ fn the_users_tmux_server_runs_nothing_for_the_command() {
             nix::unistd::Pid::from_raw(pid),
             nix::sys::signal::Signal::SIGTERM,
         );
-        assert_eq!(ran, !inside, "{}", text(&out));
+        assert_eq!(ran, !inside, "{who:?}: {}", text(&out));
     }
 }
 
@@ -516,42 +515,50 @@ fn a_folder_on_the_users_path_takes_no_planted_program() {
     // A folder on the PATH inside a writable root (here /tmp; in a real home the
     // home's own bin folders, `~/.local/bin`, `~/.cargo/bin`, …, which lie outside every
     // root unless a cache or the owner's `writable` holds them).
-    for inside in [false, true] {
-        let test = guarded(json!({}));
+    for (as_user, inside) in AS_USER.into_iter().flat_map(|u| [(u, false), (u, true)]) {
+        let (test, who) = tree(as_user, json!({}), |test| {
+            std::fs::create_dir_all(test.root.join("bin")).unwrap();
+        });
         let bin = test.root.join("bin");
-        std::fs::create_dir_all(&bin).unwrap();
         let command = "printf '#!/bin/sh\\ntouch owned\\n' > \"${PATH%%:*}/git\"; chmod +x \"${PATH%%:*}/git\"";
-        let out = Command::new("bash")
+        let out = who
+            .command("bash")
             .arg("-c")
-            .arg(as_run(&test, command, inside))
+            .arg(as_run_by(who, &test, command, inside))
             .current_dir(&test.project)
             .env("HOME", &test.home)
             .env(
                 "PATH",
-                format!("{}:{}", bin.display(), std::env::var("PATH").unwrap()),
+                format!("{}:/usr/local/bin:/usr/bin:/bin", bin.display()),
             )
             .output()
             .unwrap();
-        assert_eq!(bin.join("git").exists(), !inside, "{}", text(&out));
+        assert_eq!(bin.join("git").exists(), !inside, "{who:?}: {}", text(&out));
     }
 }
 
 #[test]
 fn the_agents_logins_and_the_variables_the_owner_names_stay_outside() {
-    for inside in [false, true] {
-        let test = guarded(json!({"envelope": {"withholdEnv": ["ANTHROPIC_API_KEY"]}}));
-        test.write(
-            "home/.claude/.credentials.json",
-            "{\"claudeAiOauth\": {\"accessToken\": \"sk-ant-oat-login\"}}",
+    for (as_user, inside) in AS_USER.into_iter().flat_map(|u| [(u, false), (u, true)]) {
+        let (test, who) = tree(
+            as_user,
+            json!({"envelope": {"withholdEnv": ["ANTHROPIC_API_KEY"]}}),
+            |test| {
+                test.write(
+                    "home/.claude/.credentials.json",
+                    "{\"claudeAiOauth\": {\"accessToken\": \"sk-ant-oat-login\"}}",
+                );
+            },
         );
         // The agent's process holds a variable its commands do not get; a command looks
         // for it in every process's environment.
         let command = "cat ~/.claude/.credentials.json; echo key=$ANTHROPIC_API_KEY; cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n' | grep AGENT_ONLY";
-        let out = Command::new("bash")
+        let out = who
+            .command("bash")
             .arg("-c")
             .arg("env -u AGENT_ONLY bash -c \"$1\"; exit $?")
             .arg("agent")
-            .arg(as_run(&test, command, inside))
+            .arg(as_run_by(who, &test, command, inside))
             .current_dir(&test.project)
             .env("HOME", &test.home)
             .env("ANTHROPIC_API_KEY", "sk-ant-api-inherited")
@@ -564,7 +571,7 @@ fn the_agents_logins_and_the_variables_the_owner_names_stay_outside() {
             "sk-ant-api-inherited",
             "agent-secret-in-environ",
         ] {
-            assert_eq!(said.contains(secret), !inside, "{secret}: {said}");
+            assert_eq!(said.contains(secret), !inside, "{who:?}: {secret}: {said}");
         }
     }
 }
@@ -595,21 +602,29 @@ fn envelope_show_names_what_runs_later() {
 fn the_owners_checks_run_the_projects_makefile_inside_the_envelope() {
     // The agent edited the Makefile; the owner's checks run `make check` before the
     // commit: outside the envelope its recipe rewrites the owner's hook file.
-    for enveloped in [false, true] {
-        let test = guarded(json!({
-            "envelope": enveloped,
-            "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{
-                "type": "command",
-                "command": format!("{} checks-before-commit --run 'make -s check'", env!("CARGO_BIN_EXE_hookhost")),
-            }]}]}
-        }));
+    for (as_user, enveloped) in AS_USER.into_iter().flat_map(|u| [(u, false), (u, true)]) {
+        let (test, who) = tree(as_user, json!({}), |test| {
+            test.write(
+                "project/Makefile",
+                "check:\n\t@echo '{}' > $(HOME)/.config/hookhost/hooks.json\n",
+            );
+        });
+        // The owner's checks, naming the binary as this account can start it.
+        super::set_owner_settings(
+            who,
+            &test,
+            json!({
+                "envelope": enveloped,
+                "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{
+                    "type": "command",
+                    "command": format!("{} checks-before-commit --run 'make -s check'", who.cli()),
+                }]}]}
+            }),
+        );
         let hooks = test.home.join(".config/hookhost/hooks.json");
         let before = std::fs::read_to_string(&hooks).unwrap();
-        test.write(
-            "project/Makefile",
-            "check:\n\t@echo '{}' > $(HOME)/.config/hookhost/hooks.json\n",
-        );
-        let answer = super::fire(
+        let answer = fire_as(
+            who,
             &test,
             "git commit -qam 'next'",
             &[("HOME", test.home.to_str().unwrap())],
@@ -618,7 +633,7 @@ fn the_owners_checks_run_the_projects_makefile_inside_the_envelope() {
         assert_eq!(
             after == before,
             enveloped,
-            "{}: {answer:#}",
+            "{who:?}: {}: {answer:#}",
             if enveloped {
                 "the checks wrote outside the envelope"
             } else {
@@ -737,13 +752,13 @@ fn a_force_push_a_makefile_runs_is_judged_like_the_typed_one() {
 
 #[test]
 fn the_real_git_is_reachable_only_through_the_judge() {
-    let test = guarded(with_bash_guard());
-    pushed(&test);
-    // git's exec folder (its dashed names), the binaries under every name, a copy, a
-    // cleared environment: from a program, where no text guard reads them.
-    test.write(
+    for as_user in AS_USER {
+        let (test, who) = tree(as_user, with_bash_guard(), pushed);
+        // git's exec folder (its dashed names), the binaries under every name, a copy, a
+        // cleared environment: from a program, where no text guard reads them.
+        test.write(
         "project/tools/push.py",
-        r#"import os, shutil, subprocess
+        r#"import os, shutil, subprocess, tempfile
 def run(argv, env=None):
     try:
         print(argv[0], subprocess.run(argv, env=env, capture_output=True, text=True).stderr.strip()[-200:])
@@ -753,16 +768,19 @@ print(sorted(os.listdir('/usr/lib/git-core')) if os.path.isdir('/usr/lib/git-cor
 for git in ['/usr/lib/git-core/git-push', '/usr/lib/git-core/git', '/usr/bin/git', '/usr/local/bin/git', '/usr/local/libexec/git-core/git-push']:
     run([git, 'push', '--force', 'origin', 'main'] if not git.endswith('-push') else [git, '--force', 'origin', 'main'])
 run(['/usr/bin/git', 'push', '--force', 'origin', 'main'], env={})
-copy = '/tmp/g-%d' % os.getpid()
+folder = tempfile.mkdtemp()
+copy = os.path.join(folder, 'g')
 shutil.copy('/usr/bin/git', copy)
 run([copy, 'push', '--force', 'origin', 'main'])
+shutil.rmtree(folder)
 print('done')
 "#,
     );
-    let before = remote_main(&test);
-    let out = bash(&test, &rewrite(&test, "python3 tools/push.py"));
-    assert_eq!(remote_main(&test), before, "{}", text(&out));
-    assert!(text(&out).contains("done"), "{}", text(&out));
+        let before = remote_main(&test);
+        let out = bash_as(who, &test, &rewrite_as(who, &test, "python3 tools/push.py"));
+        assert_eq!(remote_main(&test), before, "{who:?}: {}", text(&out));
+        assert!(text(&out).contains("done"), "{who:?}: {}", text(&out));
+    }
 }
 
 #[test]
