@@ -151,6 +151,17 @@ impl Who {
     }
 }
 
+/// What `hookhost envelope show` prints for `test`'s project.
+fn envelope_show(test: &TestEnv) -> String {
+    let out = Command::new(CLI)
+        .args(["envelope", "show", "--own-files", "--home"])
+        .arg(&test.home)
+        .current_dir(&test.project)
+        .output()
+        .unwrap();
+    text(&out)
+}
+
 /// Replaces the owner's hook file of `test` with `settings`, owned by `who`.
 fn set_owner_settings(who: Who, test: &TestEnv, settings: Value) {
     let file = test.write(

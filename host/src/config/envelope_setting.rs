@@ -132,25 +132,14 @@ pub(super) fn envelope(sources: &[Source], diags: &mut Vec<Diagnostic>) -> Envel
             }
         }
     }
-    if let Some(names) = object.get("unenclosedSkills") {
-        match names.as_array() {
-            Some(names) => {
-                for (index, name) in names.iter().enumerate() {
-                    match name.as_str().filter(|name| !name.is_empty()) {
-                        Some(name) => settings.unenclosed_skills.push(name.to_string()),
-                        None => warn(
-                            &format!(".unenclosedSkills[{index}]"),
-                            "not a skill or command name; skipped".into(),
-                        ),
-                    }
-                }
-            }
-            None => warn(
-                ".unenclosedSkills",
-                "not an array of skill and command names; none exempted".into(),
-            ),
-        }
-    }
+    settings.unenclosed_skills = names_of(
+        object,
+        "unenclosedSkills",
+        |name| !name.is_empty(),
+        "not a skill or command name; skipped",
+        "not an array of skill and command names; none exempted",
+        &mut warn,
+    );
     if let Some(entries) = object.get("sockets") {
         match entries.as_array() {
             Some(entries) => {
@@ -170,44 +159,22 @@ pub(super) fn envelope(sources: &[Source], diags: &mut Vec<Diagnostic>) -> Envel
             ),
         }
     }
-    if let Some(names) = object.get("withholdEnv") {
-        match names.as_array() {
-            Some(names) => {
-                for (index, name) in names.iter().enumerate() {
-                    match name.as_str().filter(|name| is_variable_name(name)) {
-                        Some(name) => settings.withhold_env.push(name.to_string()),
-                        None => warn(
-                            &format!(".withholdEnv[{index}]"),
-                            "not an environment variable name; skipped".into(),
-                        ),
-                    }
-                }
-            }
-            None => warn(
-                ".withholdEnv",
-                "not an array of variable names; none withheld".into(),
-            ),
-        }
-    }
-    if let Some(names) = object.get("judge") {
-        match names.as_array() {
-            Some(names) => {
-                for (index, name) in names.iter().enumerate() {
-                    match name.as_str().filter(|name| is_judged_name(name)) {
-                        Some(name) => settings.judge.push(name.to_string()),
-                        None => warn(
-                            &format!(".judge[{index}]"),
-                            "not a program name (a file name on PATH; neither a shell, `env` nor hookhost's own); skipped".into(),
-                        ),
-                    }
-                }
-            }
-            None => warn(
-                ".judge",
-                "not an array of program names; only git and the programs the owner's conditions name are judged".into(),
-            ),
-        }
-    }
+    settings.withhold_env = names_of(
+        object,
+        "withholdEnv",
+        is_variable_name,
+        "not an environment variable name; skipped",
+        "not an array of variable names; none withheld",
+        &mut warn,
+    );
+    settings.judge = names_of(
+        object,
+        "judge",
+        is_judged_name,
+        "not a program name (a file name on PATH; neither a shell, `env` nor hookhost's own); skipped",
+        "not an array of program names; only git and the programs the owner's conditions name are judged",
+        &mut warn,
+    );
     for (key, flag) in [
         ("scopeSignals", &mut settings.scope_signals),
         ("scopeAbstractSockets", &mut settings.scope_abstract_sockets),
@@ -221,6 +188,33 @@ pub(super) fn envelope(sources: &[Source], diags: &mut Vec<Diagnostic>) -> Envel
         }
     }
     settings
+}
+
+/// The names the list at `key` holds that `valid` accepts; each other entry, and a `key`
+/// that is no list, named in a diagnostic (`entry_why`, `list_why`).
+fn names_of(
+    object: &serde_json::Map<String, Value>,
+    key: &str,
+    valid: fn(&str) -> bool,
+    entry_why: &str,
+    list_why: &str,
+    warn: &mut impl FnMut(&str, String),
+) -> Vec<String> {
+    let Some(names) = object.get(key) else {
+        return Vec::new();
+    };
+    let Some(names) = names.as_array() else {
+        warn(&format!(".{key}"), list_why.to_string());
+        return Vec::new();
+    };
+    let mut kept = Vec::new();
+    for (index, name) in names.iter().enumerate() {
+        match name.as_str().filter(|name| valid(name)) {
+            Some(name) => kept.push(name.to_string()),
+            None => warn(&format!(".{key}[{index}]"), entry_why.to_string()),
+        }
+    }
+    kept
 }
 
 /// Programs the envelope never judges where they run: the shells it runs commands in

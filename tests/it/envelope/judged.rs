@@ -123,13 +123,7 @@ fn a_program_the_owners_guards_watch_is_judged_where_a_script_runs_it() {
 #[test]
 fn envelope_show_names_the_judged_programs_and_the_pid_namespace() {
     let (test, _) = tree(false, policy(), programs);
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_hookhost"))
-        .args(["envelope", "show", "--own-files", "--home"])
-        .arg(&test.home)
-        .current_dir(&test.project)
-        .output()
-        .unwrap();
-    let said = text(&out);
+    let said = super::envelope_show(&test);
     assert!(
         said.contains("judged where they run (a Makefile's, a script's call asked of the owner's guards like a typed one): git, deploytool, othertool"),
         "{said}"

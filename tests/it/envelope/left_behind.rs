@@ -579,13 +579,7 @@ fn the_agents_logins_and_the_variables_the_owner_names_stay_outside() {
 #[test]
 fn envelope_show_names_what_runs_later() {
     let test = guarded(json!({}));
-    let out = Command::new(env!("CARGO_BIN_EXE_hookhost"))
-        .args(["envelope", "show", "--own-files", "--home"])
-        .arg(&test.home)
-        .current_dir(&test.project)
-        .output()
-        .unwrap();
-    let said = text(&out);
+    let said = super::envelope_show(&test);
     for expected in [
         "Claude Code's project folder",
         ".github/hooks",
