@@ -33,9 +33,38 @@ pub(crate) const IDLE: Duration = Duration::from_secs(30);
 /// while a launcher runs.
 static JOINED: OnceLock<Flock<File>> = OnceLock::new();
 
-/// Joins the PID namespace of `envelope`'s project (starting its keeper when none runs)
-/// and makes this process's private mount namespace in it. Call it with one thread.
-pub(crate) fn enter(envelope: &Envelope, fix: &str) -> Result<(), String> {
+/// The way out of [`enter`]: this process goes on as the launcher inside the project's
+/// PID namespace, or waits outside for the one that does.
+pub(crate) enum Member {
+    /// A member of the namespace, in a private mount namespace of its own.
+    Inside,
+    /// Outside: [`Outside::wait_then_end`] waits for the member.
+    Outside(Outside),
+}
+
+/// The process outside, whose child is the launcher inside.
+pub(crate) struct Outside {
+    /// The launcher inside.
+    child: nix::unistd::Pid,
+    /// Where the launcher inside says it settled what the command left behind.
+    settled: OwnedFd,
+}
+
+/// The launcher inside's end of the pipe [`settled`] writes to (close-on-exec: no
+/// command inherits it).
+static SETTLED: OnceLock<OwnedFd> = OnceLock::new();
+
+/// The fix named when a namespace cannot be made.
+pub(crate) const FIX: &str = "Fix: allow unprivileged user namespaces (Ubuntu: the `kernel.apparmor_restrict_unprivileged_userns` sysctl, or an AppArmor profile for hookhost), or the owner sets `envelope.mode` to \"landlock-only\" (weaker: places inside writable folders stay writable, secret files there readable)";
+
+/// Joins the PID namespace of `envelope`'s project (starting its keeper when none runs).
+/// A process joining a PID namespace stays outside it (only its children are members,
+/// and none of them may start threads), so this one forks: the child, a member, makes
+/// its private mount namespace and goes on as the launcher ([`Member::Inside`]); this
+/// process waits outside ([`Member::Outside`]), where no command can see or signal it.
+/// Call it with one thread.
+pub(crate) fn enter(envelope: &Envelope) -> Result<Member, String> {
+    let fix = FIX;
     let folder = envelope.layers.with_file_name("keepers");
     crate::files::ensure_private_dir(&folder)?;
     let key = key_of(envelope);
@@ -63,45 +92,69 @@ pub(crate) fn enter(envelope: &Envelope, fix: &str) -> Result<(), String> {
     lock.relock(FlockArg::LockShared)
         .map_err(|err| format!("cannot lock {} ({err})", lock_path.display()))?;
     let _ = JOINED.set(lock);
-    // A process joining a PID namespace stays outside it (only its children are
-    // members, and none of them may start threads): this one waits outside, and its
-    // child, a member, goes on as the launcher.
-    become_member();
-    nix::sched::unshare(nix::sched::CloneFlags::CLONE_NEWNS)
-        .map_err(|err| format!("cannot make a private mount namespace ({err}). {fix}"))?;
-    Ok(())
-}
-
-/// Forks: the child returns, a member of the joined PID namespace; this process waits
-/// for it and ends as it ended (its exit code, or its signal raised again), letting the
-/// terminal's Ctrl-C reach the child alone.
-fn become_member() {
-    use nix::sys::signal::{SigHandler, Signal, raise, signal};
-    use nix::sys::wait::{WaitStatus, waitpid};
+    let (read, write) = nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC)
+        .map_err(|err| format!("cannot make a pipe ({err})"))?;
     #[expect(unsafe_code, reason = "fork in a process that has one thread")]
     // SAFETY: the launcher has one thread here.
-    let child = match unsafe { nix::unistd::fork() } {
-        Ok(nix::unistd::ForkResult::Child) => return,
-        Ok(nix::unistd::ForkResult::Parent { child }) => child,
-        Err(err) => {
-            eprintln!(
-                "hookhost envelope: the command was not run: cannot fork into the project's PID namespace ({err})"
-            );
-            std::process::exit(super::REFUSED);
+    match unsafe { nix::unistd::fork() } {
+        Ok(nix::unistd::ForkResult::Child) => {
+            drop(read);
+            let _ = SETTLED.set(write);
+            nix::sched::unshare(nix::sched::CloneFlags::CLONE_NEWNS)
+                .map_err(|err| format!("cannot make a private mount namespace ({err}). {fix}"))?;
+            Ok(Member::Inside)
         }
-    };
-    for interrupt in [Signal::SIGINT, Signal::SIGQUIT] {
-        #[expect(
-            unsafe_code,
-            reason = "setting a signal to be ignored installs no handler that could run"
-        )]
-        // SAFETY: SIG_IGN installs no handler.
-        let _ = unsafe { signal(interrupt, SigHandler::SigIgn) };
+        Ok(nix::unistd::ForkResult::Parent { child }) => {
+            drop(write);
+            Ok(Member::Outside(Outside {
+                child,
+                settled: read,
+            }))
+        }
+        Err(err) => Err(format!(
+            "cannot fork into the project's PID namespace ({err})"
+        )),
     }
-    loop {
-        match waitpid(child, None) {
-            Ok(WaitStatus::Exited(_, code)) => std::process::exit(code),
-            Ok(WaitStatus::Signaled(_, raised, _)) => {
+}
+
+/// Said by the launcher inside once it has settled what the command left behind.
+pub(crate) fn settled() {
+    if let Some(fd) = SETTLED.get() {
+        let _ = nix::unistd::write(fd, b"s");
+    }
+}
+
+impl Outside {
+    /// Waits for the launcher inside, letting the terminal's Ctrl-C reach it alone;
+    /// runs `lost` when it ended without saying it settled (a command killed it), then
+    /// ends as it ended (its exit code, or its signal raised again).
+    pub(crate) fn wait_then_end(self, lost: impl FnOnce()) -> ! {
+        use nix::sys::signal::{SigHandler, Signal, raise, signal};
+        use nix::sys::wait::{WaitStatus, waitpid};
+        for interrupt in [Signal::SIGINT, Signal::SIGQUIT] {
+            #[expect(
+                unsafe_code,
+                reason = "setting a signal to be ignored installs no handler that could run"
+            )]
+            // SAFETY: SIG_IGN installs no handler.
+            let _ = unsafe { signal(interrupt, SigHandler::SigIgn) };
+        }
+        let status = loop {
+            match waitpid(self.child, None) {
+                Ok(status @ (WaitStatus::Exited(..) | WaitStatus::Signaled(..))) => {
+                    break Some(status);
+                }
+                Ok(_) | Err(nix::errno::Errno::EINTR) => continue,
+                Err(_) => break None,
+            }
+        };
+        let mut said = [0u8; 1];
+        if !matches!(nix::unistd::read(&self.settled, &mut said), Ok(1)) {
+            lost();
+        }
+        match status {
+            Some(WaitStatus::Exited(_, code)) => std::process::exit(code),
+            Some(WaitStatus::Signaled(_, raised, _)) => {
                 #[expect(
                     unsafe_code,
                     reason = "the default action installs no handler that could run"
@@ -109,10 +162,9 @@ fn become_member() {
                 // SAFETY: SIG_DFL installs no handler.
                 let _ = unsafe { signal(raised, SigHandler::SigDfl) };
                 let _ = raise(raised);
-                std::process::exit(128 + raised as i32);
+                std::process::exit(128 + raised as i32)
             }
-            Ok(_) | Err(nix::errno::Errno::EINTR) => continue,
-            Err(_) => std::process::exit(super::REFUSED),
+            _ => std::process::exit(super::REFUSED),
         }
     }
 }

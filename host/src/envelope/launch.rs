@@ -123,6 +123,23 @@ pub fn run(launch: &Launch) -> i32 {
         },
         _ => None,
     };
+    // Into the project's PID namespace: the launcher goes on in a child there; this
+    // process waits outside, out of every command's reach, and settles the git config
+    // itself when a command killed the launcher inside before it could.
+    #[cfg(target_os = "linux")]
+    if envelope.mode == super::Mode::Enforce {
+        match super::keeper::enter(&envelope) {
+            Err(why) => return refuse(&why),
+            Ok(super::keeper::Member::Inside) => {}
+            Ok(super::keeper::Member::Outside(outside)) => outside.wait_then_end(|| {
+                if let Some(git) = &git {
+                    for line in git.settle() {
+                        eprintln!("hookhost envelope: {line}");
+                    }
+                }
+            }),
+        }
+    }
     let ((mut command, confinement), unbound) =
         match enclosed_shell(&envelope, &launch.command, broker.as_ref()) {
             Ok(enclosed) => enclosed,
@@ -184,6 +201,8 @@ pub fn run(launch: &Launch) -> i32 {
     #[cfg(not(target_os = "linux"))]
     let is_judged = |_: i32| false;
     settle(git.as_ref(), &made, &is_judged);
+    #[cfg(target_os = "linux")]
+    super::keeper::settled();
     remove_created(&unbound);
     if !status.success() && launch.session.is_none() {
         note(&envelope);

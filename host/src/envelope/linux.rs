@@ -257,8 +257,8 @@ fn isolate(
     plan: &MountPlan,
     broker: Option<(&Path, &Path)>,
 ) -> Result<(), String> {
-    let fix = "Fix: allow unprivileged user namespaces (Ubuntu: the `kernel.apparmor_restrict_unprivileged_userns` sysctl, or an AppArmor profile for hookhost), or the owner sets `envelope.mode` to \"landlock-only\" (weaker: places inside writable folders stay writable, secret files there readable)";
-    super::keeper::enter(envelope, fix)?;
+    // The launcher is inside the project's PID namespace and a private mount namespace
+    // already (`keeper::enter`).
     // git's exec folders are covered by a folder holding only the client as `git`,
     // made (in the envelope's folder) before anything is read-only.
     let git_folder = match plan.git.folders.is_empty() {

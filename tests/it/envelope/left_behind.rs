@@ -28,13 +28,21 @@ struct LeftBehind {
 
 const GIT: &[LeftBehind] = &[
     LeftBehind {
+        // The launcher inside is the command's parent (and visible in the project's PID
+        // namespace): killed, it cannot put the key back — the process waiting outside
+        // does. Only a hookhost parent is killed (the control's parent is the test).
+        name: "core.fsmonitor, then the launcher killed",
+        command: "git config core.fsmonitor 'touch {M}; false'; case $(ps -o comm= -p $PPID) in hookhost*) kill -9 $PPID;; esac",
+        then: "git status --short",
+    },
+    LeftBehind {
         name: "core.fsmonitor runs at the next git status",
         command: "git config core.fsmonitor 'touch {M}; false'",
         then: "git status --short",
     },
     LeftBehind {
         name: "core.hooksPath to a folder the command wrote",
-        command: "mkdir -p /tmp/hh-$$ && printf '#!/bin/sh\\ntouch {M}\\n' > /tmp/hh-$$/pre-commit && chmod +x /tmp/hh-$$/pre-commit && git config core.hooksPath /tmp/hh-$$",
+        command: "d=$(mktemp -d {M}.hooks.XXXXXX) && chmod 755 $d && printf '#!/bin/sh\\ntouch {M}\\n' > $d/pre-commit && chmod +x $d/pre-commit && git config core.hooksPath $d",
         then: "git commit -q --allow-empty -m next",
     },
     LeftBehind {
@@ -202,39 +210,43 @@ fn agents_project_files_the_command_plants_are_never_there_for_the_next_session(
 
 #[test]
 fn ordinary_git_keeps_working_inside() {
-    let test = guarded(json!({}));
-    repository(&test);
-    let remote = test.root.join("remote.git");
-    let out = Command::new("git")
-        .args(["init", "-q", "--bare", "-b", "main"])
-        .arg(&remote)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let script = format!(
-        "set -e; git remote add origin {remote}; git config user.email other@example.com; \
-         git switch -qc feature; echo x > f.txt; git add f.txt; git commit -qm f; \
-         git push -q -u origin feature 2>&1; git rebase -q main; \
-         git worktree add -q /tmp/hh-wt-$$ main 2>&1 && git worktree remove /tmp/hh-wt-$$; \
-         git config branch.feature.remote",
-        remote = remote.display()
-    );
-    let out = bash(&test, &rewrite(&test, &script));
-    assert!(out.status.success(), "{}", text(&out));
-    assert!(text(&out).contains("origin"), "{}", text(&out));
-    let config = std::fs::read_to_string(test.project.join(".git/config")).unwrap();
-    for kept in [
-        "other@example.com",
-        "[remote \"origin\"]",
-        "[branch \"feature\"]",
-    ] {
-        assert!(config.contains(kept), "{kept} lost:\n{config}");
+    for as_user in AS_USER {
+        let (test, who) = tree(as_user, json!({}), |test| {
+            repository(test);
+            hookhost_tests::git(
+                &test.root,
+                &["init", "-q", "--bare", "-b", "main", "remote.git"],
+            );
+        });
+        let remote = test.root.join("remote.git");
+        // The worktree in /tmp, in a folder `mktemp` makes (pids repeat across PID
+        // namespaces), inside the test's tree.
+        let script = format!(
+            "set -e; git remote add origin {remote}; git config user.email other@example.com; \
+             git switch -qc feature; echo x > f.txt; git add f.txt; git commit -qm f; \
+             git push -q -u origin feature 2>&1; git rebase -q main; \
+             wt=$(mktemp -d '{root}/wt.XXXXXX')/wt; git worktree add -q $wt main 2>&1 && git worktree remove $wt; \
+             git config branch.feature.remote",
+            remote = remote.display(),
+            root = test.root.display()
+        );
+        let out = bash_as(who, &test, &rewrite_as(who, &test, &script));
+        assert!(out.status.success(), "{who:?}: {}", text(&out));
+        assert!(text(&out).contains("origin"), "{who:?}: {}", text(&out));
+        let config = std::fs::read_to_string(test.project.join(".git/config")).unwrap();
+        for kept in [
+            "other@example.com",
+            "[remote \"origin\"]",
+            "[branch \"feature\"]",
+        ] {
+            assert!(config.contains(kept), "{who:?}: {kept} lost:\n{config}");
+        }
+        assert!(
+            !text(&out).contains("put back"),
+            "{who:?}: an ordinary change was taken for a program key: {}",
+            text(&out)
+        );
     }
-    assert!(
-        !text(&out).contains("put back"),
-        "an ordinary change was taken for a program key: {}",
-        text(&out)
-    );
 }
 
 #[test]
