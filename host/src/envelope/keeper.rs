@@ -124,20 +124,43 @@ pub(crate) fn settled() {
     }
 }
 
+/// The launcher inside, for [`forward`] (0 until it is forked).
+static MEMBER: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
+/// Passes a termination signal this process gets on to the launcher inside, and stays
+/// to settle after it (an agent's harness ending a command that ran too long signals it).
+extern "C" fn forward(signal: libc::c_int) {
+    let member = MEMBER.load(std::sync::atomic::Ordering::Relaxed);
+    if member > 0 {
+        #[expect(unsafe_code, reason = "kill takes integers and is async-signal-safe")]
+        // SAFETY: one kill call, allowed in a signal handler.
+        unsafe {
+            libc::kill(member, signal);
+        }
+    }
+}
+
 impl Outside {
-    /// Waits for the launcher inside, letting the terminal's Ctrl-C reach it alone;
-    /// runs `lost` when it ended without saying it settled (a command killed it), then
-    /// ends as it ended (its exit code, or its signal raised again).
+    /// Waits for the launcher inside, letting the terminal's Ctrl-C reach it alone and
+    /// passing `SIGTERM` and `SIGHUP` on to it; runs `lost` when it ended without saying it
+    /// settled (a command or a harness killed it), then ends as it ended (its exit code,
+    /// or its signal raised again).
     pub(crate) fn wait_then_end(self, lost: impl FnOnce()) -> ! {
         use nix::sys::signal::{SigHandler, Signal, raise, signal};
         use nix::sys::wait::{WaitStatus, waitpid};
-        for interrupt in [Signal::SIGINT, Signal::SIGQUIT] {
+        MEMBER.store(self.child.as_raw(), std::sync::atomic::Ordering::Relaxed);
+        for (caught, handler) in [
+            (Signal::SIGINT, SigHandler::SigIgn),
+            (Signal::SIGQUIT, SigHandler::SigIgn),
+            (Signal::SIGTERM, SigHandler::Handler(forward)),
+            (Signal::SIGHUP, SigHandler::Handler(forward)),
+        ] {
             #[expect(
                 unsafe_code,
-                reason = "setting a signal to be ignored installs no handler that could run"
+                reason = "the handler installed makes one async-signal-safe call"
             )]
-            // SAFETY: SIG_IGN installs no handler.
-            let _ = unsafe { signal(interrupt, SigHandler::SigIgn) };
+            // SAFETY: SIG_IGN runs nothing; `forward` only loads an atomic and calls kill.
+            let _ = unsafe { signal(caught, handler) };
         }
         let status = loop {
             match waitpid(self.child, None) {

@@ -250,6 +250,57 @@ fn ordinary_git_keeps_working_inside() {
 }
 
 #[test]
+fn a_command_its_harness_ends_still_has_its_git_config_put_back() {
+    // The agent plants the key and outlasts the tool's timeout; the harness ends the
+    // command's process group with SIGTERM, as the agents do. The launcher inside dies
+    // with it; its parent outside passes the signal on, stays, and puts the key back.
+    use std::os::unix::process::CommandExt;
+    for (as_user, inside) in AS_USER.into_iter().flat_map(|u| [(u, false), (u, true)]) {
+        let (test, who) = tree(as_user, json!({}), repository);
+        let mark = marker(&test);
+        let command = format!(
+            "git config core.fsmonitor 'touch {}; false'; sleep 60",
+            mark.display()
+        );
+        let script = as_run_by(who, &test, &command, inside);
+        let mut shell = who.command("bash");
+        shell
+            .arg("-c")
+            .arg(&script)
+            .current_dir(&test.project)
+            .env("HOME", &test.home)
+            .process_group(0);
+        let mut child = shell.spawn().unwrap();
+        let config = test.project.join(".git/config");
+        for _ in 0..1000 {
+            if std::fs::read_to_string(&config).is_ok_and(|text| text.contains("fsmonitor")) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let group = nix::unistd::Pid::from_raw(-(child.id() as i32));
+        let _ = nix::sys::signal::kill(group, nix::sys::signal::Signal::SIGTERM);
+        let _ = child.wait();
+        // The shell the test started ends at once; what it started (the launcher's parent,
+        // settling) may take a moment more: every process of the group gone.
+        for _ in 0..1000 {
+            if nix::sys::signal::kill(group, None).is_err() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let then = bash_as(who, &test, "git status --short");
+        assert_eq!(
+            mark.exists(),
+            !inside,
+            "{who:?}, inside: {inside}: {}\nthe config: {}",
+            text(&then),
+            std::fs::read_to_string(&config).unwrap_or_default()
+        );
+    }
+}
+
+#[test]
 fn a_program_key_is_put_back_and_the_command_is_told_which() {
     let test = guarded(json!({}));
     repository(&test);
