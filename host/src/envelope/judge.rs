@@ -661,7 +661,7 @@ pub fn client_main(program: &str, args: Vec<String>) -> i32 {
 fn ask(program: &str, args: Vec<String>) -> Result<Answer, String> {
     use nix::sys::socket::{ControlMessage, MsgFlags, sendmsg};
     let socket = std::env::var_os(JUDGE_VAR).ok_or(
-        "inside the owner's envelope this program runs through its judge, and this process's environment no longer names it (started with a cleared environment?)",
+        "hookhost's binary under a name not beginning with `hookhost` is the envelope's judge client, and this process's environment names no judge (inside the envelope: started with a cleared environment? outside it: start it as `hookhost`)",
     )?;
     let request = Request {
         program: program.to_string(),

@@ -4,16 +4,17 @@
 //! one command leaves running (`npm run dev &`) stays visible to, and killable from, the
 //! project's next command, as ordinary work needs.
 //!
-//! The namespace is held by its init, the *keeper*: a process the first launcher forks
-//! (no exec: it costs a fork), which reaps what is left to it and ends once it has been
-//! alone for [`IDLE`] while no launcher holds the project's lock. Its pid and start time
-//! are kept in hookhost's state folder (read-only inside), so a recycled pid is never
-//! joined. For a user other than root the keeper also owns the user namespace the
-//! commands' mount namespaces are made in (the same ids inside).
+//! The namespace is held by its init, the *keeper*: started by the first launcher (a
+//! fork, then an exec of the launcher's binary as [`KEEPER_NAME`], holding nothing of the
+//! command's), it reaps what is left to it and ends once it has been alone for [`IDLE`]
+//! while no launcher holds the project's lock. Its pid and start time are kept in
+//! hookhost's state folder (read-only inside), so a recycled pid is never joined. For a
+//! user other than root the keeper also owns the user namespace the commands' mount
+//! namespaces are made in (the same ids inside).
 //!
-//! A launcher joins with `setns` on a pidfd (user and PID namespace at once), makes its
-//! mount namespace, and has `/proc` mounted anew by a process of the namespace: the
-//! fresh procfs shows the namespace's processes only.
+//! A launcher joins with `setns` on a pidfd (user and PID namespace at once) and forks:
+//! its child, a member, goes on as the launcher and mounts a fresh procfs, which shows the
+//! namespace's processes only; the parent waits outside ([`Outside`]).
 
 use std::fs::File;
 use std::io::Read;
@@ -27,7 +28,7 @@ use nix::fcntl::{Flock, FlockArg};
 use super::Envelope;
 
 /// How long the keeper stays while no process but itself is in its namespace.
-pub(crate) const IDLE: Duration = Duration::from_secs(30);
+const IDLE: Duration = Duration::from_secs(30);
 
 /// The project's lock, held shared while this launcher runs: the keeper does not end
 /// while a launcher runs.
@@ -190,6 +191,12 @@ impl Outside {
             _ => std::process::exit(super::REFUSED),
         }
     }
+}
+
+/// Whether this process joined the project's PID namespace and made its private mount
+/// namespace ([`enter`]): the mounts are made only there.
+pub(crate) fn joined() -> bool {
+    SETTLED.get().is_some()
 }
 
 /// Mounts a procfs of the joined PID namespace over `/proc`, read-only, in this

@@ -258,7 +258,10 @@ fn isolate(
     broker: Option<(&Path, &Path)>,
 ) -> Result<(), String> {
     // The launcher is inside the project's PID namespace and a private mount namespace
-    // already (`keeper::enter`).
+    // already (`keeper::enter`); never are these mounts made in the one it started in.
+    if !super::keeper::joined() {
+        return Err("the launcher has no private mount namespace to enclose the command in (it did not join the project's namespaces)".into());
+    }
     // git's exec folders are covered by a folder holding only the client as `git`,
     // made (in the envelope's folder) before anything is read-only.
     let git_folder = match plan.git.folders.is_empty() {

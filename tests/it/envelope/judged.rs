@@ -130,3 +130,18 @@ fn envelope_show_names_the_judged_programs_and_the_pid_namespace() {
     );
     assert!(said.contains("one PID namespace per project"), "{said}");
 }
+
+#[test]
+fn hookhosts_binary_under_another_name_outside_the_envelope_runs_nothing_and_says_why() {
+    let test = TestEnv::new();
+    let renamed = test.root.join("hh");
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_hookhost"), &renamed).unwrap();
+    let out = std::process::Command::new(&renamed)
+        .args(["trust", "."])
+        .current_dir(&test.project)
+        .env_remove("HOOKHOST_JUDGE")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(126), "{}", text(&out));
+    hookhost_tests::assert_says(text(&out), "start it as `hookhost`");
+}
